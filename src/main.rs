@@ -1,0 +1,6 @@
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    libations::run(libations::cli::Cli::parse())
+}

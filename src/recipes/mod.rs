@@ -1,0 +1,191 @@
+//! Recipes: the data model, loading a recipes file, and validating it.
+//!
+//! Data flows one way: a file (or the embedded sample) is parsed and validated into
+//! [`Recipes`], which never changes afterwards; everything the web layer shows is derived
+//! from it.
+
+mod json;
+mod validate;
+
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+pub use validate::{Problem, RecipeRef};
+
+/// The sample collection compiled into the binary, used when no recipes file is given.
+pub const SAMPLE_JSON: &str = include_str!("../../recipes/sample.json");
+
+/// One ingredient line: "20 ml Lemon Juice". `measure` and `unit` are free text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ingredient {
+    pub name: String,
+    pub measure: String,
+    pub unit: String,
+}
+
+/// A recipe in the file's schema. Missing or `null` lists and notes load as empty.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Recipe {
+    pub id: u64,
+    pub name: String,
+    pub base: Vec<String>,
+    pub glass: Vec<String>,
+    pub method: Vec<String>,
+    pub ice: Vec<String>,
+    pub ingredients: Vec<Ingredient>,
+    pub garnish: Vec<String>,
+    pub notes: String,
+}
+
+/// Where a collection came from; shown in logs and in error messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The sample compiled into the binary.
+    Embedded,
+    /// A recipes file on disk.
+    File(PathBuf),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Embedded => f.write_str("embedded sample"),
+            Origin::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// Why a recipes file could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot read recipes file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{origin}:{line}:{column}: invalid JSON: {message}")]
+    Syntax {
+        origin: Origin,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{origin}: {} problem(s) found:\n{}", problems.len(), list(problems))]
+    Invalid {
+        origin: Origin,
+        problems: Vec<Problem>,
+    },
+}
+
+fn list(problems: &[Problem]) -> String {
+    let lines: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
+    lines.join("\n")
+}
+
+/// A validated, immutable collection, sorted by name (case- and accent-insensitive).
+#[derive(Debug, Clone)]
+pub struct Recipes {
+    list: Vec<Recipe>,
+    by_id: HashMap<u64, usize>,
+    origin: Origin,
+    updated: SystemTime,
+}
+
+impl Recipes {
+    /// Loads and validates a recipes file; `updated` is the file's modification time.
+    pub fn from_file(path: &Path) -> Result<Self, LoadError> {
+        let read_err = |source| LoadError::Read {
+            path: path.to_owned(),
+            source,
+        };
+        let text = std::fs::read_to_string(path).map_err(read_err)?;
+        let updated = std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .map_err(read_err)?;
+        Self::parse(&text, Origin::File(path.to_owned()), updated)
+    }
+
+    /// The sample compiled into the binary; "updated" is the time it was built in.
+    pub fn sample() -> Result<Self, LoadError> {
+        let built = SystemTime::UNIX_EPOCH
+            + std::time::Duration::from_secs(env!("LIBATIONS_SAMPLE_BUILT").parse().unwrap_or(0));
+        Self::parse(SAMPLE_JSON, Origin::Embedded, built)
+    }
+
+    /// Parses and validates recipes text; reports every problem, not just the first.
+    pub fn parse(text: &str, origin: Origin, updated: SystemTime) -> Result<Self, LoadError> {
+        let mut list = validate::parse(text, &origin)?;
+        list.sort_by_cached_key(|r| (crate::search::fold(&r.name), r.id));
+        let by_id = list.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+        Ok(Recipes {
+            list,
+            by_id,
+            origin,
+            updated,
+        })
+    }
+
+    /// All recipes, sorted by name.
+    pub fn all(&self) -> &[Recipe] {
+        &self.list
+    }
+
+    pub fn get(&self, id: u64) -> Option<&Recipe> {
+        self.by_id.get(&id).map(|&i| &self.list[i])
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
+
+    /// The file's modification time (or the build time of the embedded sample).
+    pub fn updated(&self) -> SystemTime {
+        self.updated
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_is_valid_and_sorted_accent_insensitively() {
+        let recipes = Recipes::sample().expect("embedded sample must be valid");
+        assert!(
+            (20..=30).contains(&recipes.len()),
+            "sample has {}",
+            recipes.len()
+        );
+        let keys: Vec<String> = recipes
+            .all()
+            .iter()
+            .map(|r| crate::search::fold(&r.name))
+            .collect();
+        let mut sorted = keys.clone();
+        sorted.sort();
+        assert_eq!(keys, sorted);
+        assert!(recipes.all().iter().any(|r| r.base == ["Non-Alcoholic"]));
+    }
+
+    #[test]
+    fn sorts_by_folded_name_and_finds_by_id() {
+        let text = r#"[{"id": 3, "name": "zombie"}, {"id": 1, "name": "Éclair"}, {"id": 2, "name": "Daiquiri"}]"#;
+        let r = Recipes::parse(text, Origin::Embedded, SystemTime::UNIX_EPOCH).unwrap();
+        let names: Vec<&str> = r.all().iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["Daiquiri", "Éclair", "zombie"]);
+        assert_eq!(r.get(3).map(|r| r.name.as_str()), Some("zombie"));
+        assert!(r.get(4).is_none());
+    }
+}

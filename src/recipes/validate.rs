@@ -1,0 +1,606 @@
+//! Turns recipes text into [`Recipe`]s, collecting every problem with its place.
+//!
+//! Each problem names the file and line of the recipe, its index, id and name, and the
+//! field, so that a hand-edited file can be fixed in one pass.
+
+use super::json::Json;
+use super::{Ingredient, LoadError, Origin, Recipe};
+use std::collections::HashMap;
+use std::fmt;
+
+/// The keys a recipe may have, in the order the schema lists them.
+pub const RECIPE_FIELDS: [&str; 9] = [
+    "id",
+    "name",
+    "base",
+    "glass",
+    "method",
+    "ice",
+    "ingredients",
+    "garnish",
+    "notes",
+];
+/// The keys an ingredient may have.
+pub const INGREDIENT_FIELDS: [&str; 3] = ["name", "measure", "unit"];
+
+/// Which recipe a problem belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecipeRef {
+    /// Position in the top-level array, from 0.
+    pub index: usize,
+    /// Line of the file where the recipe starts, from 1.
+    pub line: usize,
+    pub id: Option<u64>,
+    pub name: Option<String>,
+}
+
+/// One thing wrong with a recipes file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub origin: Origin,
+    pub recipe: Option<RecipeRef>,
+    /// The field path, e.g. `garnish[1]` or `ingredients[0].name`.
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.origin)?;
+        if let Some(r) = &self.recipe {
+            write!(f, ":{}: recipe index {}", r.line, r.index)?;
+            match (&r.id, &r.name) {
+                (Some(id), Some(name)) => write!(f, " (id {id}, {name:?})")?,
+                (Some(id), None) => write!(f, " (id {id})")?,
+                (None, Some(name)) => write!(f, " ({name:?})")?,
+                (None, None) => {}
+            }
+        }
+        if let Some(field) = &self.field {
+            write!(f, ", field \"{field}\"")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Parses and validates; returns every recipe or every problem.
+pub fn parse(text: &str, origin: &Origin) -> Result<Vec<Recipe>, LoadError> {
+    let top: Json = serde_json::from_str(text).map_err(|e| LoadError::Syntax {
+        origin: origin.clone(),
+        line: e.line(),
+        column: e.column(),
+        message: strip_position(&e.to_string()),
+    })?;
+    let mut problems = Vec::new();
+    let Json::Array(items) = top else {
+        problems.push(Problem {
+            origin: origin.clone(),
+            recipe: None,
+            field: None,
+            message: format!(
+                "the file must be a JSON array of recipes ([{{\"id\": 1, \"name\": …}}, …]), found {}",
+                top.kind()
+            ),
+        });
+        return Err(LoadError::Invalid {
+            origin: origin.clone(),
+            problems,
+        });
+    };
+    let lines = element_lines(text);
+    let mut recipes = Vec::with_capacity(items.len());
+    let mut seen_ids: HashMap<u64, (usize, String)> = HashMap::new();
+    for (index, item) in items.iter().enumerate() {
+        let line = lines.get(index).copied().unwrap_or(1);
+        let mut cx = Context {
+            origin,
+            recipe: RecipeRef {
+                index,
+                line,
+                id: None,
+                name: None,
+            },
+            problems: &mut problems,
+        };
+        let recipe = cx.recipe(item);
+        // Ids are checked for every recipe, valid or not, so that one fix does not reveal
+        // another problem on the next run.
+        if let Some(id) = cx.recipe.id {
+            if let Some((other, other_name)) = seen_ids.get(&id) {
+                let message = format!(
+                    "id {id} is already used by recipe index {other} ({other_name:?}); ids must be unique"
+                );
+                cx.push(Some("id"), message);
+                continue;
+            }
+            let name = cx.recipe.name.clone().unwrap_or_default();
+            seen_ids.insert(id, (index, name));
+        }
+        if let Some(recipe) = recipe {
+            recipes.push(recipe);
+        }
+    }
+    if problems.is_empty() {
+        Ok(recipes)
+    } else {
+        Err(LoadError::Invalid {
+            origin: origin.clone(),
+            problems,
+        })
+    }
+}
+
+/// serde_json appends " at line L column C"; we print the position ourselves.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+/// The line (from 1) on which each element of the top-level array starts.
+/// Only called on text that already parsed as JSON.
+fn element_lines(text: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    let (mut line, mut depth) = (1usize, 0usize);
+    let (mut in_string, mut escaped, mut expect_element) = (false, false, false);
+    for c in text.chars() {
+        if c == '\n' {
+            line += 1;
+        }
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        if depth == 1 && expect_element && !c.is_whitespace() && c != ']' {
+            lines.push(line);
+            expect_element = false;
+        }
+        match c {
+            '"' => in_string = true,
+            '[' | '{' => {
+                depth += 1;
+                if depth == 1 {
+                    expect_element = true;
+                }
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 1 => expect_element = true,
+            _ => {}
+        }
+    }
+    lines
+}
+
+/// Validation state for one recipe.
+struct Context<'a> {
+    origin: &'a Origin,
+    recipe: RecipeRef,
+    problems: &'a mut Vec<Problem>,
+}
+
+impl Context<'_> {
+    fn push(&mut self, field: Option<&str>, message: String) {
+        self.problems.push(Problem {
+            origin: self.origin.clone(),
+            recipe: Some(self.recipe.clone()),
+            field: field.map(str::to_owned),
+            message,
+        });
+    }
+
+    fn recipe(&mut self, item: &Json) -> Option<Recipe> {
+        let Json::Object(entries) = item else {
+            self.push(
+                None,
+                format!("each recipe must be an object, found {}", item.kind()),
+            );
+            return None;
+        };
+        let before = self.problems.len();
+        // Identify the recipe first so that every later message can name it.
+        let fields = self.fields(entries, &RECIPE_FIELDS, "a recipe", "");
+        self.recipe.id = match fields.get("id") {
+            None => {
+                self.push(
+                    Some("id"),
+                    "missing; every recipe needs a unique whole-number id".into(),
+                );
+                None
+            }
+            Some(v) => self.id(v),
+        };
+        self.recipe.name = match fields.get("name") {
+            Some(Json::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+            Some(Json::String(_)) => {
+                self.push(Some("name"), "must not be empty".into());
+                None
+            }
+            Some(other) => {
+                self.push(
+                    Some("name"),
+                    format!("expected a string, found {}", other.kind()),
+                );
+                None
+            }
+            None => {
+                self.push(Some("name"), "missing; every recipe needs a name".into());
+                None
+            }
+        };
+        // Problems found before the id and name were known should name them too.
+        for p in &mut self.problems[before..] {
+            p.recipe = Some(self.recipe.clone());
+        }
+        let recipe = Recipe {
+            id: self.recipe.id.unwrap_or_default(),
+            name: self.recipe.name.clone().unwrap_or_default(),
+            base: self.strings(&fields, "base"),
+            glass: self.strings(&fields, "glass"),
+            method: self.strings(&fields, "method"),
+            ice: self.strings(&fields, "ice"),
+            ingredients: self.ingredients(fields.get("ingredients").copied()),
+            garnish: self.strings(&fields, "garnish"),
+            notes: self.text(fields.get("notes").copied(), "notes"),
+        };
+        (self.problems.len() == before).then_some(recipe)
+    }
+
+    /// Maps keys to values, reporting unknown and repeated keys.
+    fn fields<'j>(
+        &mut self,
+        entries: &'j [(String, Json)],
+        accepted: &[&str],
+        what: &str,
+        prefix: &str,
+    ) -> HashMap<&'j str, &'j Json> {
+        let mut fields = HashMap::new();
+        for (key, value) in entries {
+            let path = format!("{prefix}{key}");
+            if !accepted.contains(&key.as_str()) {
+                let hint = match closest(key, accepted) {
+                    Some(near) => format!("did you mean \"{near}\"? "),
+                    None => String::new(),
+                };
+                self.push(
+                    Some(&path),
+                    format!(
+                        "unknown field; {hint}the fields of {what} are: {}",
+                        accepted.join(", ")
+                    ),
+                );
+            } else if fields.insert(key.as_str(), value).is_some() {
+                self.push(
+                    Some(&path),
+                    "appears more than once; keep one so that nothing is silently lost".into(),
+                );
+            }
+        }
+        fields
+    }
+
+    fn id(&mut self, value: &Json) -> Option<u64> {
+        match value {
+            Json::Number(n) => match n.as_u64() {
+                Some(id) => Some(id),
+                None => {
+                    self.push(
+                        Some("id"),
+                        format!("expected a whole number of 0 or more, found {n}"),
+                    );
+                    None
+                }
+            },
+            other => {
+                self.push(
+                    Some("id"),
+                    format!("expected a whole number, found {}", other.kind()),
+                );
+                None
+            }
+        }
+    }
+
+    /// A list of strings; missing or `null` is empty.
+    fn strings(&mut self, fields: &HashMap<&str, &Json>, key: &str) -> Vec<String> {
+        match fields.get(key) {
+            None | Some(Json::Null) => Vec::new(),
+            Some(Json::Array(items)) => {
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    match item {
+                        Json::String(s) => out.push(s.clone()),
+                        other => self.push(
+                            Some(&format!("{key}[{i}]")),
+                            format!("expected a string, found {}", other.kind()),
+                        ),
+                    }
+                }
+                out
+            }
+            Some(other) => {
+                self.push(
+                    Some(key),
+                    format!(
+                        "expected a list of strings ([\"…\"]), found {}",
+                        other.kind()
+                    ),
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    /// A free-text string; missing or `null` is empty.
+    fn text(&mut self, value: Option<&Json>, path: &str) -> String {
+        match value {
+            None | Some(Json::Null) => String::new(),
+            Some(Json::String(s)) => s.clone(),
+            Some(Json::Number(n)) => {
+                self.push(
+                    Some(path),
+                    format!("expected a string, found the number {n}; write it in quotes: \"{n}\""),
+                );
+                String::new()
+            }
+            Some(other) => {
+                self.push(
+                    Some(path),
+                    format!("expected a string, found {}", other.kind()),
+                );
+                String::new()
+            }
+        }
+    }
+
+    fn ingredients(&mut self, value: Option<&Json>) -> Vec<Ingredient> {
+        let items = match value {
+            None | Some(Json::Null) => return Vec::new(),
+            Some(Json::Array(items)) => items,
+            Some(other) => {
+                self.push(
+                    Some("ingredients"),
+                    format!(
+                        "expected a list of ingredients ([{{\"name\": …, \"measure\": …, \"unit\": …}}]), found {}",
+                        other.kind()
+                    ),
+                );
+                return Vec::new();
+            }
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let path = format!("ingredients[{i}]");
+            let Json::Object(entries) = item else {
+                self.push(
+                    Some(&path),
+                    format!("expected an ingredient object, found {}", item.kind()),
+                );
+                continue;
+            };
+            let fields = self.fields(
+                entries,
+                &INGREDIENT_FIELDS,
+                "an ingredient",
+                &format!("{path}."),
+            );
+            let name_path = format!("{path}.name");
+            let name = match fields.get("name") {
+                Some(Json::String(s)) if !s.trim().is_empty() => s.clone(),
+                Some(Json::String(_)) | None | Some(Json::Null) => {
+                    self.push(Some(&name_path), "every ingredient needs a name".into());
+                    String::new()
+                }
+                Some(other) => {
+                    self.push(
+                        Some(&name_path),
+                        format!("expected a string, found {}", other.kind()),
+                    );
+                    String::new()
+                }
+            };
+            let measure = self.text(fields.get("measure").copied(), &format!("{path}.measure"));
+            let unit = self.text(fields.get("unit").copied(), &format!("{path}.unit"));
+            out.push(Ingredient {
+                name,
+                measure,
+                unit,
+            });
+        }
+        out
+    }
+}
+
+/// The accepted key within two edits of `key`, to suggest a fix for a typo.
+fn closest<'a>(key: &str, accepted: &[&'a str]) -> Option<&'a str> {
+    let key = key.to_lowercase();
+    accepted
+        .iter()
+        .map(|a| (edit_distance(&key, a), *a))
+        .filter(|(d, _)| *d <= 2)
+        .min()
+        .map(|(_, a)| a)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn origin() -> Origin {
+        Origin::File(PathBuf::from("bar.json"))
+    }
+
+    fn problems(text: &str) -> Vec<String> {
+        match parse(text, &origin()) {
+            Ok(r) => panic!("expected problems, parsed {} recipes", r.len()),
+            Err(LoadError::Invalid { problems, .. }) => {
+                problems.iter().map(ToString::to_string).collect()
+            }
+            Err(other) => vec![other.to_string()],
+        }
+    }
+
+    fn one(text: &str) -> String {
+        let p = problems(text);
+        assert_eq!(p.len(), 1, "expected one problem, got {p:#?}");
+        p.into_iter().next().unwrap_or_default()
+    }
+
+    #[test]
+    fn accepts_the_documented_format_with_nulls_and_missing_fields() {
+        let text = r#"[{"id": 10, "name": "New York Sour", "base": ["Bourbon"], "glass": ["12oz Lowball"],
+  "method": ["Dry Shake", "Shake"], "ice": ["Cubed"],
+  "ingredients": [{"name": "Lemon Juice", "measure": "20", "unit": "ml"}, {"name": "Soda", "measure": null}],
+  "garnish": ["Lemon Sail"], "notes": "Use claret or malbec"},
+  {"id": 11, "name": "Plain", "base": null, "notes": null}]"#;
+        let recipes = parse(text, &origin()).expect("valid");
+        assert_eq!(recipes.len(), 2);
+        assert_eq!(recipes[0].method, ["Dry Shake", "Shake"]);
+        assert_eq!(recipes[0].ingredients[1].measure, "");
+        assert_eq!(recipes[1].base, Vec::<String>::new());
+        assert_eq!(recipes[1].notes, "");
+    }
+
+    #[test]
+    fn syntax_error_names_file_line_and_column() {
+        let err = parse("[\n {\"id\": 1,\n  \"name\": \"A\",,\n}]", &origin()).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("bar.json:3:"), "{msg}");
+        assert!(msg.contains("invalid JSON"), "{msg}");
+        assert!(!msg.contains(" at line "), "position printed twice: {msg}");
+    }
+
+    #[test]
+    fn top_level_must_be_an_array() {
+        let p = one(r#"{"id": 1, "name": "A"}"#);
+        assert!(p.contains("must be a JSON array"), "{p}");
+        assert!(p.contains("found an object"), "{p}");
+    }
+
+    #[test]
+    fn unknown_field_is_named_with_the_accepted_keys_and_a_suggestion() {
+        let p = one("[\n{\"id\": 7, \"name\": \"Negroni\", \"garnsh\": [\"Orange\"]}]");
+        assert!(
+            p.starts_with("bar.json:2: recipe index 0 (id 7, \"Negroni\")"),
+            "{p}"
+        );
+        assert!(p.contains("field \"garnsh\""), "{p}");
+        assert!(p.contains("did you mean \"garnish\""), "{p}");
+        assert!(
+            p.contains("id, name, base, glass, method, ice, ingredients, garnish, notes"),
+            "{p}"
+        );
+    }
+
+    #[test]
+    fn missing_and_empty_name() {
+        assert!(one(r#"[{"id": 1}]"#).contains("field \"name\": missing"));
+        let p = one(r#"[{"id": 1, "name": "  "}]"#);
+        assert!(
+            p.contains("recipe index 0 (id 1), field \"name\": must not be empty"),
+            "{p}"
+        );
+    }
+
+    #[test]
+    fn missing_negative_and_duplicate_ids() {
+        let p = one(r#"[{"name": "A"}]"#);
+        assert!(p.contains("(\"A\"), field \"id\": missing"), "{p}");
+        assert!(
+            one(r#"[{"id": -1, "name": "A"}]"#).contains("whole number of 0 or more, found -1")
+        );
+        assert!(
+            one(r#"[{"id": "1", "name": "A"}]"#)
+                .contains("expected a whole number, found a string")
+        );
+        let p = one("[{\"id\": 1, \"name\": \"A\"},\n{\"id\": 1, \"name\": \"B\"}]");
+        assert!(
+            p.starts_with("bar.json:2: recipe index 1 (id 1, \"B\"), field \"id\""),
+            "{p}"
+        );
+        assert!(p.contains("already used by recipe index 0 (\"A\")"), "{p}");
+    }
+
+    #[test]
+    fn wrong_types_are_named_by_field_path() {
+        let p = one(r#"[{"id": 1, "name": "A", "garnish": ["Lime", 3]}]"#);
+        assert!(
+            p.contains("field \"garnish[1]\": expected a string, found a number"),
+            "{p}"
+        );
+        let p = one(r#"[{"id": 1, "name": "A", "glass": "Coupe"}]"#);
+        assert!(
+            p.contains("field \"glass\": expected a list of strings"),
+            "{p}"
+        );
+        let p = one(r#"[{"id": 1, "name": "A", "ingredients": [{"name": "Gin", "measure": 20}]}]"#);
+        assert!(p.contains("field \"ingredients[0].measure\""), "{p}");
+        assert!(p.contains("write it in quotes: \"20\""), "{p}");
+        assert!(
+            one(r#"[{"id": 1, "name": "A", "notes": ["x"]}]"#)
+                .contains("field \"notes\": expected a string, found an array")
+        );
+        assert!(one(r#"[1]"#).contains("each recipe must be an object, found a number"));
+    }
+
+    #[test]
+    fn ingredient_without_a_name_or_with_unknown_keys() {
+        let p =
+            one(r#"[{"id": 1, "name": "A", "ingredients": [{"measure": "20", "unit": "ml"}]}]"#);
+        assert!(
+            p.contains("field \"ingredients[0].name\": every ingredient needs a name"),
+            "{p}"
+        );
+        let p =
+            one(r#"[{"id": 1, "name": "A", "ingredients": [{"name": "Gin", "amount": "20"}]}]"#);
+        assert!(p.contains("field \"ingredients[0].amount\""), "{p}");
+        assert!(
+            p.contains("the fields of an ingredient are: name, measure, unit"),
+            "{p}"
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_rejected_not_silently_dropped() {
+        let p = one(r#"[{"id": 1, "name": "A", "notes": "first", "notes": "second"}]"#);
+        assert!(p.contains("field \"notes\": appears more than once"), "{p}");
+    }
+
+    #[test]
+    fn every_problem_is_reported_not_just_the_first() {
+        let text = "[\n{\"id\": 1, \"name\": \"A\", \"garnsh\": []},\n{\"id\": 2},\n{\"id\": 1, \"name\": \"C\"},\n{\"id\": 4, \"name\": \"D\", \"ingredients\": [{}]}\n]";
+        let p = problems(text);
+        assert_eq!(p.len(), 4, "{p:#?}");
+        assert!(p[0].starts_with("bar.json:2: recipe index 0"));
+        assert!(p[1].starts_with("bar.json:3: recipe index 1 (id 2)"));
+        assert!(p[2].starts_with("bar.json:4: recipe index 2 (id 1, \"C\")"));
+        assert!(p[3].starts_with("bar.json:5: recipe index 3 (id 4, \"D\")"));
+    }
+
+    #[test]
+    fn element_lines_ignore_brackets_inside_strings() {
+        let text = "[\n {\"name\": \"a [b], {c}\"},\n\n {\"name\": \"\\\"]\"}, 3\n]";
+        assert_eq!(element_lines(text), [2, 4, 4]);
+    }
+}

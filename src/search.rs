@@ -1,0 +1,314 @@
+//! Search: one definition of matching, shared in spirit with `static/app.js`.
+//!
+//! Both sides fold text the same way (lower case, compatibility decomposition, marks
+//! removed, typographic quotes and dashes made plain, white space collapsed), split the
+//! query into terms that must all match, honour `field:value` and `"quoted phrases"`, match
+//! a term only where a word starts (so "ice" finds "Crushed Ice" but not "Lime Juice"), and
+//! put recipes whose name matches more terms first. `tests/search-cases.json` holds the
+//! table that both implementations are tested against.
+
+use crate::recipes::{Recipe, Recipes};
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+
+/// The fields a term can be narrowed to with `field:value`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    Name,
+    Base,
+    Glass,
+    Method,
+    Ice,
+    Ingredient,
+    Garnish,
+    Notes,
+}
+
+impl Field {
+    pub const ALL: [Field; 8] = [
+        Field::Name,
+        Field::Base,
+        Field::Glass,
+        Field::Method,
+        Field::Ice,
+        Field::Ingredient,
+        Field::Garnish,
+        Field::Notes,
+    ];
+
+    /// The prefix as typed (already folded); plurals are accepted too.
+    fn from_prefix(prefix: &str) -> Option<Field> {
+        Some(match prefix {
+            "name" => Field::Name,
+            "base" => Field::Base,
+            "glass" => Field::Glass,
+            "method" => Field::Method,
+            "ice" => Field::Ice,
+            "ingredient" | "ingredients" => Field::Ingredient,
+            "garnish" => Field::Garnish,
+            "note" | "notes" => Field::Notes,
+            _ => return None,
+        })
+    }
+}
+
+/// Folds text for matching: "Crème  de Cassis" → "creme de cassis".
+pub fn fold(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut pending_space = false;
+    // Decompose before and after lower-casing: "№" only becomes "No" once decomposed, and
+    // lower-casing can itself produce marks ("İ" → "i̇"). app.js does the same steps.
+    let lowered = text.nfkd().collect::<String>().to_lowercase();
+    for c in lowered.nfkd() {
+        if is_combining_mark(c) {
+            continue;
+        }
+        if c.is_whitespace() {
+            pending_space = !out.is_empty();
+            continue;
+        }
+        if pending_space {
+            out.push(' ');
+            pending_space = false;
+        }
+        out.push(match c {
+            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '`' | '\u{B4}' => '\'',
+            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' => '"',
+            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+            other => other,
+        });
+    }
+    out
+}
+
+/// One query term: folded text, optionally narrowed to a field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Term {
+    pub field: Option<Field>,
+    pub text: String,
+}
+
+/// A parsed query: every term must match.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Query {
+    pub terms: Vec<Term>,
+}
+
+impl Query {
+    /// Parses what the user typed. Never fails: odd input becomes plain terms.
+    pub fn parse(input: &str) -> Query {
+        let folded = fold(input);
+        let chars: Vec<char> = folded.chars().collect();
+        let mut terms = Vec::new();
+        let mut i = 0;
+        while i < chars.len() {
+            if chars[i] == ' ' {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < chars.len() && chars[i] != ' ' && chars[i] != '"' {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            let (field, rest) = match word.split_once(':') {
+                Some((prefix, rest)) => match Field::from_prefix(prefix) {
+                    Some(field) => (Some(field), rest.to_owned()),
+                    None => (None, word.clone()),
+                },
+                None => (None, word.clone()),
+            };
+            let text = if i < chars.len() && chars[i] == '"' && rest.is_empty() {
+                // A phrase: `"old tom"` or `glass:"nick and nora"`; an unclosed one runs to the end.
+                let open = i + 1;
+                i = open;
+                while i < chars.len() && chars[i] != '"' {
+                    i += 1;
+                }
+                let phrase: String = chars[open..i].iter().collect();
+                i += 1;
+                phrase.trim().to_owned()
+            } else {
+                rest
+            };
+            if text.is_empty() {
+                continue;
+            }
+            terms.push(Term { field, text });
+        }
+        Query { terms }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+}
+
+/// Whether `needle` occurs in `hay` where a word starts: "lim" finds "Lime Juice" and
+/// "ice" finds "Crushed Ice", but "ice" does not find "juice".
+pub fn starts_a_word(hay: &str, needle: &str) -> bool {
+    let is_word = |c: char| c.is_alphabetic() || c.is_numeric();
+    let mut from = 0;
+    // Overlapping matches count ("aaa" in "aaaa" at 1), as in app.js.
+    while let Some(found) = hay[from..].find(needle) {
+        let at = from + found;
+        if hay[..at].chars().next_back().is_none_or(|c| !is_word(c)) {
+            return true;
+        }
+        from = at + hay[at..].chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
+/// The folded text of one recipe's fields; values of a list field are joined by newlines
+/// so that a phrase never matches across two values.
+#[derive(Debug, Clone)]
+struct Doc {
+    fields: [String; 8],
+}
+
+impl Doc {
+    fn new(r: &Recipe) -> Doc {
+        let join = |values: &[String]| {
+            values
+                .iter()
+                .map(|v| fold(v))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let ingredients: Vec<String> = r.ingredients.iter().map(|i| i.name.clone()).collect();
+        Doc {
+            fields: [
+                fold(&r.name),
+                join(&r.base),
+                join(&r.glass),
+                join(&r.method),
+                join(&r.ice),
+                join(&ingredients),
+                join(&r.garnish),
+                fold(&r.notes),
+            ],
+        }
+    }
+
+    fn field(&self, field: Field) -> &str {
+        &self.fields[field as usize]
+    }
+
+    fn matches(&self, term: &Term) -> bool {
+        match term.field {
+            Some(f) => starts_a_word(self.field(f), &term.text),
+            None => self.fields.iter().any(|f| starts_a_word(f, &term.text)),
+        }
+    }
+}
+
+/// A search index over a collection, built once when recipes load.
+#[derive(Debug, Clone)]
+pub struct Index {
+    docs: Vec<Doc>,
+}
+
+impl Index {
+    pub fn new(recipes: &Recipes) -> Index {
+        Index {
+            docs: recipes.all().iter().map(Doc::new).collect(),
+        }
+    }
+
+    /// Positions (in `Recipes::all()` order) of the recipes matching every term, those
+    /// whose name matches more terms first, otherwise in name order.
+    pub fn search(&self, query: &Query) -> Vec<usize> {
+        let mut hits: Vec<(usize, usize)> = self
+            .docs
+            .iter()
+            .enumerate()
+            .filter(|(_, doc)| query.terms.iter().all(|t| doc.matches(t)))
+            .map(|(i, doc)| {
+                let in_name = query
+                    .terms
+                    .iter()
+                    .filter(|t| matches!(t.field, None | Some(Field::Name)))
+                    .filter(|t| starts_a_word(doc.field(Field::Name), &t.text))
+                    .count();
+                (i, in_name)
+            })
+            .collect();
+        // Stable: equal scores keep name order.
+        hits.sort_by_key(|hit| std::cmp::Reverse(hit.1));
+        hits.into_iter().map(|(i, _)| i).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recipes::Origin;
+    use serde::Deserialize;
+    use std::time::SystemTime;
+
+    /// The table shared with the JavaScript side (`tests/search-cases.json`).
+    #[derive(Deserialize)]
+    struct Cases {
+        recipes: serde_json::Value,
+        cases: Vec<Case>,
+        fold: Vec<(String, String)>,
+    }
+    #[derive(Deserialize)]
+    struct Case {
+        query: String,
+        expect: Vec<String>,
+    }
+
+    fn cases() -> Cases {
+        let text = include_str!("../tests/search-cases.json");
+        serde_json::from_str(text).expect("tests/search-cases.json parses")
+    }
+
+    #[test]
+    fn fold_table() {
+        for (input, want) in cases().fold {
+            assert_eq!(fold(&input), want, "fold({input:?})");
+        }
+    }
+
+    #[test]
+    fn search_table() {
+        let table = cases();
+        let text = table.recipes.to_string();
+        let recipes = Recipes::parse(&text, Origin::Embedded, SystemTime::UNIX_EPOCH)
+            .expect("fixture recipes are valid");
+        let index = Index::new(&recipes);
+        assert!(table.cases.len() >= 20);
+        for case in table.cases {
+            let got: Vec<&str> = index
+                .search(&Query::parse(&case.query))
+                .into_iter()
+                .map(|i| recipes.all()[i].name.as_str())
+                .collect();
+            assert_eq!(got, case.expect, "query {:?}", case.query);
+        }
+    }
+
+    #[test]
+    fn parses_fields_and_phrases() {
+        let q =
+            Query::parse(r#"base:Gin  "Old Tom" glass:"Nick & Nora" foo:bar ingredient: “lime”"#);
+        let t = |field, text: &str| Term {
+            field,
+            text: text.into(),
+        };
+        assert_eq!(
+            q.terms,
+            [
+                t(Some(Field::Base), "gin"),
+                t(None, "old tom"),
+                t(Some(Field::Glass), "nick & nora"),
+                t(None, "foo:bar"),
+                t(None, "lime"),
+            ]
+        );
+        assert!(Query::parse("  ").is_empty());
+        assert!(Query::parse("\"\"").is_empty());
+    }
+}

@@ -1,0 +1,121 @@
+//! Static assets, embedded with rust-embed and served under content-hashed names.
+//!
+//! `app.css` is served as `/static/app.<hash>.css` with a year-long immutable cache: a
+//! new build changes the name, so phones never keep a stale file. Debug builds read
+//! `static/` from disk on every request (rust-embed's debug behaviour) and send it with
+//! `no-cache`, so CSS and JS edits show on reload in `--local` mode.
+
+use super::cached::{Cached, Effort};
+use axum::body::Body;
+use axum::http::{HeaderMap, Response};
+use rust_embed::RustEmbed;
+use std::collections::HashMap;
+
+#[derive(RustEmbed)]
+#[folder = "static/"]
+struct Static;
+
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+const REVALIDATE: &str = "no-cache";
+
+/// Every embedded file, by hashed and by plain name.
+#[derive(Debug)]
+pub struct Assets {
+    /// Logical name ("app.css") → hashed URL ("/static/app.1a2b….css").
+    urls: HashMap<String, String>,
+    /// Hashed file name → (logical name, body).
+    hashed: HashMap<String, (String, Cached)>,
+    /// Logical name → body served with `no-cache`, for URLs that must stay stable.
+    plain: HashMap<String, Cached>,
+}
+
+impl Assets {
+    /// Reads, hashes and compresses every asset once.
+    pub fn load() -> Assets {
+        let mut assets = Assets {
+            urls: HashMap::new(),
+            hashed: HashMap::new(),
+            plain: HashMap::new(),
+        };
+        for name in Static::iter() {
+            let name = name.to_string();
+            let Some(file) = Static::get(&name) else {
+                continue;
+            };
+            let mime = file.metadata.mimetype().to_owned();
+            let mime = text_charset(&mime);
+            let data = file.data.into_owned();
+            let immutable = Cached::new(data.clone(), &mime, IMMUTABLE);
+            let plain = Cached::new(data, &mime, REVALIDATE);
+            immutable.compress(Effort::Best);
+            plain.compress(Effort::Best);
+            let hashed = hashed_name(&name, immutable.hash());
+            assets
+                .urls
+                .insert(name.clone(), format!("/static/{hashed}"));
+            assets.hashed.insert(hashed, (name.clone(), immutable));
+            assets.plain.insert(name, plain);
+        }
+        assets
+    }
+
+    /// The URL to reference an asset by, e.g. `url("app.css")`.
+    pub fn url(&self, name: &str) -> String {
+        self.urls
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| format!("/static/{name}"))
+    }
+
+    /// Serves `/static/<file>`, hashed or plain; `None` when there is no such asset.
+    pub fn respond(&self, file: &str, request: &HeaderMap) -> Option<Response<Body>> {
+        if cfg!(debug_assertions) {
+            let name = match self.hashed.get(file) {
+                Some((name, _)) => name.as_str(),
+                None => file,
+            };
+            let fresh = Static::get(name)?;
+            let mime = text_charset(fresh.metadata.mimetype());
+            let cached = Cached::new(fresh.data.into_owned(), &mime, REVALIDATE);
+            cached.compress(Effort::Fast);
+            return Some(cached.respond(request));
+        }
+        if let Some((_, cached)) = self.hashed.get(file) {
+            return Some(cached.respond(request));
+        }
+        self.plain.get(file).map(|c| c.respond(request))
+    }
+}
+
+/// `app.css` + `1a2b` → `app.1a2b.css`.
+fn hashed_name(name: &str, hash: &str) -> String {
+    match name.rsplit_once('.') {
+        Some((stem, ext)) => format!("{stem}.{hash}.{ext}"),
+        None => format!("{name}.{hash}"),
+    }
+}
+
+fn text_charset(mime: &str) -> String {
+    if (mime.starts_with("text/") || mime.contains("javascript")) && !mime.contains("charset") {
+        format!("{mime}; charset=utf-8")
+    } else {
+        mime.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_asset_has_a_hashed_url() {
+        let assets = Assets::load();
+        for name in ["app.css", "app.js", "glasses.svg"] {
+            let url = assets.url(name);
+            let file = url.trim_start_matches("/static/");
+            assert_ne!(file, name, "{name} is not hashed");
+            assert!(assets.respond(file, &HeaderMap::new()).is_some(), "{url}");
+        }
+        assert_eq!(hashed_name("a.b.css", "ff"), "a.b.ff.css");
+    }
+}

@@ -1,0 +1,285 @@
+//! Responses whose bytes are fixed: rendered once, hashed once, compressed once.
+//!
+//! The list page, the JSON of all recipes and every static asset are `Cached`. Each gets a
+//! strong ETag from its content hash, answers `If-None-Match` with 304, and is sent with the
+//! best encoding the client accepts. Compression of large bodies can run after start-up
+//! ([`Cached::compress`]); until it has, clients get the identity body.
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::sync::OnceLock;
+
+/// A content coding we can send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Identity,
+    Gzip,
+    Brotli,
+}
+
+impl Encoding {
+    fn token(self) -> Option<&'static str> {
+        match self {
+            Encoding::Identity => None,
+            Encoding::Gzip => Some("gzip"),
+            Encoding::Brotli => Some("br"),
+        }
+    }
+}
+
+/// Picks the coding to send from an `Accept-Encoding` header: brotli, then gzip, honouring
+/// q-values (`br;q=0` refuses brotli) and `*`.
+pub fn negotiate(headers: &HeaderMap) -> Encoding {
+    let (mut br, mut gzip, mut star) = (None, None, None);
+    for value in headers.get_all(header::ACCEPT_ENCODING) {
+        let Ok(value) = value.to_str() else { continue };
+        for item in value.split(',') {
+            let mut parts = item.split(';');
+            let coding = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+            let q = parts
+                .filter_map(|p| p.trim().strip_prefix("q=").or(p.trim().strip_prefix("Q=")))
+                .find_map(|q| q.trim().parse::<f32>().ok())
+                .unwrap_or(1.0);
+            match coding.as_str() {
+                "br" => br = Some(q),
+                "gzip" | "x-gzip" => gzip = Some(q),
+                "*" => star = Some(q),
+                _ => {}
+            }
+        }
+    }
+    let br = br.or(star).unwrap_or(0.0);
+    let gzip = gzip.or(star).unwrap_or(0.0);
+    if br > 0.0 && br >= gzip {
+        Encoding::Brotli
+    } else if gzip > 0.0 {
+        Encoding::Gzip
+    } else {
+        Encoding::Identity
+    }
+}
+
+/// Compressed variants, kept only where they are smaller than the original.
+#[derive(Debug, Default)]
+struct Compressed {
+    gzip: Option<Bytes>,
+    brotli: Option<Bytes>,
+}
+
+/// A fixed body with its type, caching policy, ETag and compressed variants.
+#[derive(Debug)]
+pub struct Cached {
+    identity: Bytes,
+    content_type: HeaderValue,
+    cache_control: HeaderValue,
+    hash: String,
+    compressed: OnceLock<Compressed>,
+}
+
+/// How hard to compress: bodies served for a year deserve the best ratio; per-request
+/// bodies must stay cheap.
+#[derive(Debug, Clone, Copy)]
+pub enum Effort {
+    Best,
+    Fast,
+}
+
+impl Cached {
+    pub fn new(body: impl Into<Bytes>, content_type: &str, cache_control: &'static str) -> Cached {
+        let identity = body.into();
+        let hash = content_hash(&identity);
+        Cached {
+            identity,
+            content_type: HeaderValue::from_str(content_type)
+                .unwrap_or(HeaderValue::from_static("application/octet-stream")),
+            cache_control: HeaderValue::from_static(cache_control),
+            hash,
+            compressed: OnceLock::new(),
+        }
+    }
+
+    /// The hex content hash (also the ETag, quoted).
+    pub fn hash(&self) -> &str {
+        &self.hash
+    }
+
+    pub fn bytes(&self) -> &Bytes {
+        &self.identity
+    }
+
+    /// Computes the gzip and brotli variants; later calls do nothing.
+    pub fn compress(&self, effort: Effort) {
+        self.compressed.get_or_init(|| {
+            let keep = |b: Vec<u8>| (b.len() < self.identity.len()).then(|| Bytes::from(b));
+            if !compressible(&self.content_type) || self.identity.len() < 256 {
+                return Compressed::default();
+            }
+            Compressed {
+                gzip: gzip(&self.identity, effort).and_then(keep),
+                brotli: brotli(&self.identity, effort).and_then(keep),
+            }
+        });
+    }
+
+    /// The response for a GET or HEAD with these request headers.
+    pub fn respond(&self, request: &HeaderMap) -> Response<Body> {
+        let encoding = negotiate(request);
+        let compressed = self.compressed.get();
+        let (body, encoding) = match (encoding, compressed) {
+            (
+                Encoding::Brotli,
+                Some(Compressed {
+                    brotli: Some(b), ..
+                }),
+            ) => (b.clone(), encoding),
+            (Encoding::Brotli | Encoding::Gzip, Some(Compressed { gzip: Some(g), .. })) => {
+                (g.clone(), Encoding::Gzip)
+            }
+            _ => (self.identity.clone(), Encoding::Identity),
+        };
+        // Each encoding is its own representation, so each gets its own strong ETag.
+        let etag = match encoding.token() {
+            Some(token) => format!("\"{}-{token}\"", self.hash),
+            None => format!("\"{}\"", self.hash),
+        };
+        let mut builder = Response::builder()
+            .header(header::CACHE_CONTROL, self.cache_control.clone())
+            .header(header::VARY, "Accept-Encoding");
+        if let Ok(etag) = HeaderValue::from_str(&etag) {
+            builder = builder.header(header::ETAG, etag);
+        }
+        if self.not_modified(request) {
+            return builder
+                .status(StatusCode::NOT_MODIFIED)
+                .body(Body::empty())
+                .unwrap_or_default();
+        }
+        builder = builder.header(header::CONTENT_TYPE, self.content_type.clone());
+        if let Some(token) = encoding.token() {
+            builder = builder.header(header::CONTENT_ENCODING, token);
+        }
+        builder.body(Body::from(body)).unwrap_or_default()
+    }
+
+    /// `If-None-Match` names any representation of this content (weak comparison, as
+    /// RFC 9110 asks for this header).
+    fn not_modified(&self, request: &HeaderMap) -> bool {
+        request
+            .get_all(header::IF_NONE_MATCH)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .map(|tag| tag.trim().trim_start_matches("W/").trim_matches('"'))
+            .any(|tag| tag == "*" || tag.split('-').next() == Some(self.hash.as_str()))
+    }
+}
+
+/// The first 16 hex digits of the SHA-256 of `bytes`: plenty to tell versions apart.
+pub fn content_hash(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn compressible(content_type: &HeaderValue) -> bool {
+    let t = content_type.to_str().unwrap_or("");
+    t.starts_with("text/")
+        || t.contains("json")
+        || t.contains("javascript")
+        || t.contains("svg")
+        || t.contains("xml")
+        || t.contains("manifest")
+}
+
+fn gzip(data: &[u8], effort: Effort) -> Option<Vec<u8>> {
+    let level = match effort {
+        Effort::Best => flate2::Compression::best(),
+        Effort::Fast => flate2::Compression::fast(),
+    };
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), level);
+    encoder.write_all(data).ok()?;
+    encoder.finish().ok()
+}
+
+fn brotli(data: &[u8], effort: Effort) -> Option<Vec<u8>> {
+    let quality = match effort {
+        Effort::Best => 11,
+        Effort::Fast => 4,
+    };
+    let mut out = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams {
+        quality,
+        lgwin: 22,
+        ..Default::default()
+    };
+    brotli::BrotliCompress(&mut &data[..], &mut out, &params).ok()?;
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accept(value: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_str(value).unwrap(),
+        );
+        h
+    }
+
+    #[test]
+    fn negotiation_honours_q_values() {
+        assert_eq!(negotiate(&HeaderMap::new()), Encoding::Identity);
+        assert_eq!(
+            negotiate(&accept("gzip, deflate, br, zstd")),
+            Encoding::Brotli
+        );
+        assert_eq!(negotiate(&accept("gzip")), Encoding::Gzip);
+        assert_eq!(negotiate(&accept("br;q=0, gzip")), Encoding::Gzip);
+        assert_eq!(negotiate(&accept("br;q=0.5, gzip;q=0.8")), Encoding::Gzip);
+        assert_eq!(negotiate(&accept("*")), Encoding::Brotli);
+        assert_eq!(negotiate(&accept("*;q=0")), Encoding::Identity);
+        assert_eq!(negotiate(&accept("identity")), Encoding::Identity);
+    }
+
+    #[test]
+    fn etag_and_304_per_encoding() {
+        let page = "<p>hello</p>".repeat(100);
+        let c = Cached::new(page.clone(), "text/html; charset=utf-8", "no-cache");
+        c.compress(Effort::Fast);
+        let r = c.respond(&accept("br"));
+        assert_eq!(r.headers()[header::CONTENT_ENCODING], "br");
+        let etag = r.headers()[header::ETAG].to_str().unwrap().to_owned();
+        assert_eq!(etag, format!("\"{}-br\"", c.hash()));
+        let mut again = accept("br");
+        again.insert(header::IF_NONE_MATCH, HeaderValue::from_str(&etag).unwrap());
+        assert_eq!(c.respond(&again).status(), StatusCode::NOT_MODIFIED);
+        let mut other = HeaderMap::new();
+        other.insert(header::IF_NONE_MATCH, HeaderValue::from_static("\"0000\""));
+        assert_eq!(c.respond(&other).status(), StatusCode::OK);
+    }
+
+    #[test]
+    fn small_or_binary_bodies_are_not_compressed() {
+        let c = Cached::new("tiny", "text/plain", "no-cache");
+        c.compress(Effort::Best);
+        assert!(
+            c.respond(&accept("br"))
+                .headers()
+                .get(header::CONTENT_ENCODING)
+                .is_none()
+        );
+        let png = Cached::new(vec![0u8; 4096], "image/png", "no-cache");
+        png.compress(Effort::Best);
+        assert!(
+            png.respond(&accept("br"))
+                .headers()
+                .get(header::CONTENT_ENCODING)
+                .is_none()
+        );
+    }
+}

@@ -1,0 +1,263 @@
+//! The web layer: router, handlers and the state they share.
+//!
+//! [`app`] builds the one `Router` that `--local`, the tailnet and the tests all serve. It
+//! knows nothing about where a connection came from.
+
+mod assets;
+mod cached;
+mod glass;
+mod pages;
+mod site;
+
+pub use assets::Assets;
+pub use cached::{Cached, Effort, content_hash};
+pub use site::{Site, SiteError};
+
+use axum::Router;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{FromRef, Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Deserialize;
+use std::sync::Arc;
+use tower_http::set_header::SetResponseHeaderLayer;
+
+/// What every handler can reach. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    pub site: Arc<Site>,
+    pub assets: Arc<Assets>,
+}
+
+impl FromRef<AppState> for Arc<Site> {
+    fn from_ref(state: &AppState) -> Arc<Site> {
+        state.site.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<Assets> {
+    fn from_ref(state: &AppState) -> Arc<Assets> {
+        state.assets.clone()
+    }
+}
+
+/// The strict policy the UI is written for: no inline script or style, nothing external.
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+    connect-src 'self'; manifest-src 'self'; worker-src 'self'; form-action 'self'; \
+    frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
+
+/// The application router, shared by every way of serving it.
+pub fn app(state: AppState) -> Router {
+    let header =
+        |name, value| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
+    Router::new()
+        .route("/", get(index))
+        .route("/recipes/{id}", get(recipe_page))
+        .route("/api/recipes", get(api_list))
+        .route("/api/recipes/{id}", get(api_recipe))
+        .route("/static/{file}", get(static_file))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(header(header::CONTENT_SECURITY_POLICY, CSP))
+        .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .layer(header(header::REFERRER_POLICY, "no-referrer"))
+        .layer(header(
+            header::HeaderName::from_static("permissions-policy"),
+            "camera=(), microphone=(), geolocation=(), payment=(), usb=(), screen-wake-lock=(self)",
+        ))
+        .with_state(state)
+}
+
+/// What went wrong with a request, mapped to a status code and a page.
+#[derive(Debug, thiserror::Error)]
+pub enum WebError {
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    #[error(transparent)]
+    Internal(#[from] SiteError),
+}
+
+impl WebError {
+    fn status(&self) -> StatusCode {
+        match self {
+            WebError::NotFound(_) => StatusCode::NOT_FOUND,
+            WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            WebError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// What the visitor is told; internal details stay in the log.
+    fn public_message(&self) -> String {
+        match self {
+            WebError::Internal(_) => "Something went wrong on our side. Try again.".into(),
+            WebError::MethodNotAllowed => "This address only answers GET and HEAD.".into(),
+            other => other.to_string(),
+        }
+    }
+
+    fn title(&self) -> &'static str {
+        match self {
+            WebError::NotFound(_) => "Not found",
+            WebError::BadRequest(_) => "Bad request",
+            WebError::MethodNotAllowed => "Method not allowed",
+            WebError::Internal(_) => "Server error",
+        }
+    }
+
+    /// An HTML error page built with the site's header and footer.
+    pub fn page(self, site: &Site) -> Response {
+        if let WebError::Internal(e) = &self {
+            tracing::error!(error = %e, "request failed");
+        }
+        let status = self.status();
+        let body = site
+            .render_error(self.title(), &self.public_message())
+            .unwrap_or_else(|_| format!("{} {}", status.as_u16(), self.title()));
+        let mut response = (status, html(body)).into_response();
+        if status == StatusCode::METHOD_NOT_ALLOWED {
+            response
+                .headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        }
+        response
+    }
+
+    /// A JSON error for the API: `{"error": "…"}`.
+    pub fn json(self) -> Response {
+        if let WebError::Internal(e) = &self {
+            tracing::error!(error = %e, "request failed");
+        }
+        let body = serde_json::json!({ "error": self.public_message() });
+        (self.status(), axum::Json(body)).into_response()
+    }
+}
+
+fn html(body: String) -> ([(header::HeaderName, &'static str); 2], String) {
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, site::HTML_CACHE),
+        ],
+        body,
+    )
+}
+
+/// A per-request body, compressed cheaply and with an ETag of its own.
+fn dynamic(body: impl Into<bytes::Bytes>, content_type: &str, request: &HeaderMap) -> Response {
+    let cached = Cached::new(body, content_type, site::HTML_CACHE);
+    cached.compress(Effort::Fast);
+    cached.respond(request)
+}
+
+#[derive(Debug, Deserialize)]
+struct SearchParams {
+    #[serde(default)]
+    q: String,
+}
+
+fn query_text(params: Result<Query<SearchParams>, QueryRejection>) -> Result<String, WebError> {
+    params
+        .map(|Query(p)| p.q)
+        .map_err(|_| WebError::BadRequest("The search could not be read from the address.".into()))
+}
+
+async fn index(
+    State(site): State<Arc<Site>>,
+    params: Result<Query<SearchParams>, QueryRejection>,
+    headers: HeaderMap,
+) -> Response {
+    let q = match query_text(params) {
+        Ok(q) => q,
+        Err(e) => return e.page(&site),
+    };
+    if q.trim().is_empty() {
+        return site.list_page().respond(&headers);
+    }
+    match site.render_search(&q) {
+        Ok(body) => dynamic(body, "text/html; charset=utf-8", &headers),
+        Err(e) => WebError::from(e).page(&site),
+    }
+}
+
+fn parse_id(id: &str) -> Result<u64, WebError> {
+    id.parse()
+        .map_err(|_| WebError::NotFound(format!("There is no recipe with id {id}.")))
+}
+
+async fn recipe_page(
+    State(site): State<Arc<Site>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let rendered = parse_id(&id).and_then(|n| {
+        let r = site
+            .recipes()
+            .get(n)
+            .ok_or_else(|| WebError::NotFound(format!("There is no recipe with id {n}.")))?;
+        Ok(site.render_recipe(r)?)
+    });
+    match rendered {
+        Ok(body) => dynamic(body, "text/html; charset=utf-8", &headers),
+        Err(e) => e.page(&site),
+    }
+}
+
+async fn api_list(
+    State(site): State<Arc<Site>>,
+    params: Result<Query<SearchParams>, QueryRejection>,
+    headers: HeaderMap,
+) -> Response {
+    let q = match query_text(params) {
+        Ok(q) => q,
+        Err(e) => return e.json(),
+    };
+    if q.trim().is_empty() {
+        return site.all_json().respond(&headers);
+    }
+    let hits = site.search(&crate::search::Query::parse(&q));
+    match serde_json::to_vec(&hits) {
+        Ok(body) => dynamic(body, "application/json", &headers),
+        Err(e) => WebError::Internal(e.into()).json(),
+    }
+}
+
+async fn api_recipe(
+    State(site): State<Arc<Site>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let found = parse_id(&id).and_then(|n| {
+        site.recipes()
+            .get(n)
+            .ok_or_else(|| WebError::NotFound(format!("There is no recipe with id {n}.")))
+    });
+    match found.and_then(|r| serde_json::to_vec(r).map_err(|e| WebError::Internal(e.into()))) {
+        Ok(body) => dynamic(body, "application/json", &headers),
+        Err(e) => e.json(),
+    }
+}
+
+async fn static_file(
+    State(state): State<AppState>,
+    Path(file): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    match state.assets.respond(&file, &headers) {
+        Some(response) => response,
+        None => WebError::NotFound("There is no such file.".into()).page(&state.site),
+    }
+}
+
+async fn not_found(State(site): State<Arc<Site>>) -> Response {
+    WebError::NotFound("There is no page at this address.".into()).page(&site)
+}
+
+async fn method_not_allowed(State(site): State<Arc<Site>>) -> Response {
+    WebError::MethodNotAllowed.page(&site)
+}

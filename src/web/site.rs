@@ -1,0 +1,152 @@
+//! Everything derived from one loaded collection: the search index, the pre-rendered list
+//! page and the JSON of all recipes. Built once per load; requests only read it.
+
+use super::assets::Assets;
+use super::cached::{Cached, Effort};
+use super::pages::{ErrorPage, Footer, ListPage, RecipePage, Row, Urls};
+use crate::recipes::{Recipe, Recipes};
+use crate::search::{Index, Query};
+use askama::Template;
+
+/// HTML changes whenever the recipes do, so browsers must revalidate (cheap: ETag → 304).
+pub const HTML_CACHE: &str = "no-cache";
+
+#[derive(Debug, thiserror::Error)]
+pub enum SiteError {
+    #[error("rendering the {page} failed: {source}")]
+    Render {
+        page: &'static str,
+        #[source]
+        source: askama::Error,
+    },
+    #[error("encoding recipes as JSON failed: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// A loaded collection and everything rendered from it.
+#[derive(Debug)]
+pub struct Site {
+    recipes: Recipes,
+    index: Index,
+    urls: Urls,
+    footer: Footer,
+    list_page: Cached,
+    all_json: Cached,
+}
+
+impl Site {
+    /// Renders the full list page and the API's JSON once. Compression is left to
+    /// [`Site::compress`], so that start-up is not held up by it.
+    pub fn new(recipes: Recipes, assets: &Assets) -> Result<Site, SiteError> {
+        let urls = Urls {
+            css: assets.url("app.css"),
+            js: assets.url("app.js"),
+            glasses: assets.url("glasses.svg"),
+            icon: assets.url("icon.svg"),
+        };
+        let footer = Footer::new(&recipes);
+        let index = Index::new(&recipes);
+        let html = ListPage {
+            urls: &urls,
+            footer: &footer,
+            q: "",
+            total: recipes.len(),
+            rows: recipes.all().iter().map(Row::new).collect(),
+        }
+        .render()
+        .map_err(|source| SiteError::Render {
+            page: "recipe list",
+            source,
+        })?;
+        let list_page = Cached::new(html, "text/html; charset=utf-8", HTML_CACHE);
+        let all_json = Cached::new(
+            serde_json::to_vec(recipes.all())?,
+            "application/json",
+            HTML_CACHE,
+        );
+        Ok(Site {
+            recipes,
+            index,
+            urls,
+            footer,
+            list_page,
+            all_json,
+        })
+    }
+
+    /// Compresses the pre-rendered bodies (slow for thousands of recipes: run it off the
+    /// request path, e.g. in `spawn_blocking`).
+    pub fn compress(&self) {
+        self.list_page.compress(Effort::Best);
+        self.all_json.compress(Effort::Best);
+    }
+
+    pub fn recipes(&self) -> &Recipes {
+        &self.recipes
+    }
+
+    pub fn list_page(&self) -> &Cached {
+        &self.list_page
+    }
+
+    pub fn all_json(&self) -> &Cached {
+        &self.all_json
+    }
+
+    /// The recipes matching a query, best first.
+    pub fn search(&self, query: &Query) -> Vec<&Recipe> {
+        let all = self.recipes.all();
+        self.index
+            .search(query)
+            .into_iter()
+            .map(|i| &all[i])
+            .collect()
+    }
+
+    /// The list page for a search (rendered per request: queries are endless).
+    pub fn render_search(&self, q: &str) -> Result<String, SiteError> {
+        let hits = self.search(&Query::parse(q));
+        ListPage {
+            urls: &self.urls,
+            footer: &self.footer,
+            q,
+            total: self.recipes.len(),
+            rows: hits.into_iter().map(Row::new).collect(),
+        }
+        .render()
+        .map_err(|source| SiteError::Render {
+            page: "search results",
+            source,
+        })
+    }
+
+    pub fn render_recipe(&self, r: &Recipe) -> Result<String, SiteError> {
+        RecipePage {
+            urls: &self.urls,
+            footer: &self.footer,
+            q: "",
+            r,
+            icon: super::glass::icon(&r.glass),
+        }
+        .render()
+        .map_err(|source| SiteError::Render {
+            page: "recipe page",
+            source,
+        })
+    }
+
+    pub fn render_error(&self, title: &str, message: &str) -> Result<String, SiteError> {
+        ErrorPage {
+            urls: &self.urls,
+            footer: &self.footer,
+            q: "",
+            title,
+            message,
+        }
+        .render()
+        .map_err(|source| SiteError::Render {
+            page: "error page",
+            source,
+        })
+    }
+}

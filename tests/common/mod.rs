@@ -1,0 +1,142 @@
+//! Shared by the integration tests: start the real `libations` binary and talk to it.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_libations");
+
+/// A running `libations --local` on a free port; stopped (SIGTERM) when dropped.
+pub struct Server {
+    child: Child,
+    pub base: String,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    /// Starts the binary with `--local --addr 127.0.0.1:0` plus `args`, and waits until it
+    /// logs the URL it serves.
+    pub fn start(args: &[&str]) -> Server {
+        Server::start_with_env(args, &[])
+    }
+
+    pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["--local", "--addr", "127.0.0.1:0", "--log-level", "info"])
+            .args(args)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("start libations");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = mpsc::channel();
+        let sink = log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(url) = line.split("serving on ").nth(1) {
+                    let url = url.split_whitespace().next().unwrap_or_default();
+                    let _ = tx.send(url.trim_end_matches('/').to_owned());
+                }
+                sink.lock().unwrap().push(line);
+            }
+        });
+        let base = match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(url) => url,
+            Err(_) => {
+                let _ = child.kill();
+                panic!(
+                    "libations did not start; log:\n{}",
+                    log.lock().unwrap().join("\n")
+                );
+            }
+        };
+        Server { child, base, log }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub fn log(&self) -> String {
+        self.log.lock().unwrap().join("\n")
+    }
+
+    /// Sends SIGTERM and waits for the exit status.
+    pub fn stop(mut self) -> ExitStatus {
+        terminate(&self.child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("libations did not stop on SIGTERM; log:\n{}", self.log());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+pub fn terminate(child: &Child) {
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+}
+
+/// A client that does not decompress or follow redirects: tests see the bytes as sent.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("client")
+}
+
+/// `../shared/data/<name>`: the real collections. Outside this workplace they are absent;
+/// then the test is skipped with a message, unless LIBATIONS_REQUIRE_SHARED_DATA=1 (as in CI).
+pub fn shared_data(name: &str) -> Option<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data")
+        .join(name);
+    if path.is_file() {
+        return Some(path);
+    }
+    let required = std::env::var("LIBATIONS_REQUIRE_SHARED_DATA").is_ok_and(|v| v == "1");
+    assert!(
+        !required,
+        "LIBATIONS_REQUIRE_SHARED_DATA=1 but {} is missing",
+        path.display()
+    );
+    eprintln!(
+        "SKIPPED: {} not found (the shared test data lives beside this clone, in ../shared/data)",
+        path.display()
+    );
+    None
+}
+
+pub fn decode_brotli(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    brotli::BrotliDecompress(&mut &bytes[..], &mut out).expect("valid brotli");
+    out
+}

@@ -1,0 +1,517 @@
+//! The real binary, over real HTTP: pages, search, API, errors, caching and compression.
+
+mod common;
+
+use common::{Server, client, decode_brotli, shared_data};
+use reqwest::StatusCode;
+use reqwest::header::{self, HeaderMap};
+use serde_json::Value;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+async fn get(url: &str) -> reqwest::Response {
+    client().get(url).send().await.expect("request")
+}
+
+async fn text(url: &str) -> String {
+    let r = get(url).await;
+    assert_eq!(r.status(), StatusCode::OK, "{url}");
+    r.text().await.expect("body")
+}
+
+async fn api(url: &str) -> Vec<Value> {
+    let r = get(url).await;
+    assert_eq!(r.status(), StatusCode::OK, "{url}");
+    r.json::<Vec<Value>>().await.expect("json array")
+}
+
+fn names(recipes: &[Value]) -> Vec<String> {
+    recipes
+        .iter()
+        .map(|r| r["name"].as_str().expect("name").to_owned())
+        .collect()
+}
+
+/// Names of the rows of a list page, in order (the text of each `class="name"` span).
+fn page_names(html: &str) -> Vec<String> {
+    html.split("<span class=\"name\">")
+        .skip(1)
+        .map(|s| s.split("</span>").next().unwrap_or("").to_owned())
+        .collect()
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&#39;", "'")
+        .replace("&#34;", "\"")
+        .replace("&#60;", "<")
+        .replace("&#62;", ">")
+        .replace("&#38;", "&")
+}
+
+fn asset_url(html: &str, prefix: &str) -> String {
+    let start = html.find(prefix).expect("asset referenced");
+    let rest = &html[start..];
+    rest[..rest.find('"').expect("quoted")].to_owned()
+}
+
+#[tokio::test]
+async fn list_page_shows_every_sample_recipe_with_headers() {
+    let server = Server::start(&[]);
+    let all = api(&server.url("/api/recipes")).await;
+    assert!((20..=30).contains(&all.len()));
+    let r = get(&server.url("/")).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let h = r.headers().clone();
+    assert_eq!(h[header::CONTENT_TYPE], "text/html; charset=utf-8");
+    assert_eq!(h[header::CACHE_CONTROL], "no-cache");
+    let csp = h[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
+    assert!(csp.contains("default-src 'self'") && csp.contains("frame-ancestors 'none'"));
+    assert_eq!(h[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+    let html = r.text().await.unwrap();
+    let shown: Vec<String> = page_names(&html).iter().map(|n| unescape(n)).collect();
+    assert_eq!(
+        shown,
+        names(&all),
+        "page and API list the same recipes in the same order"
+    );
+    assert!(html.contains(&format!("{} recipes", all.len())));
+    assert!(!html.contains("<script>"), "no inline script");
+    assert!(!html.contains("style="), "no inline style");
+    assert!(server.log().contains(&format!(
+        "loaded {} recipes from embedded sample",
+        all.len()
+    )));
+}
+
+#[tokio::test]
+async fn list_page_etag_gives_304() {
+    let server = Server::start(&[]);
+    let r = get(&server.url("/")).await;
+    let etag = r.headers()[header::ETAG].clone();
+    assert!(etag.to_str().unwrap().starts_with('"'));
+    let again = client()
+        .get(server.url("/"))
+        .header(header::IF_NONE_MATCH, etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+    assert!(again.bytes().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn search_without_javascript() {
+    let server = Server::start(&[]);
+    let total = api(&server.url("/api/recipes")).await.len();
+    let hits = names(&api(&server.url("/api/recipes?q=lime")).await);
+    assert!(hits.len() >= 3, "lime finds several recipes: {hits:?}");
+    assert!(hits.len() < total);
+    let html = text(&server.url("/?q=lime")).await;
+    assert!(html.contains(&format!("{} of {total}", hits.len())));
+    let shown: Vec<String> = page_names(&html).iter().map(|n| unescape(n)).collect();
+    assert_eq!(shown, hits);
+    assert!(
+        html.contains("value=\"lime\""),
+        "the query stays in the box"
+    );
+    assert!(html.contains("id=\"empty\" hidden"));
+
+    let mezcal = names(&api(&server.url("/api/recipes?q=mezcal+margarita")).await);
+    assert_eq!(mezcal, ["Margarita (Mezcal)"]);
+    let creme = names(&api(&server.url("/api/recipes?q=creme")).await);
+    assert!(creme.contains(&"Kir Royale".to_owned()), "{creme:?}");
+    let gin = names(&api(&server.url("/api/recipes?q=base:gin")).await);
+    assert!(gin.contains(&"Negroni".to_owned()) && !gin.contains(&"Daiquiri".to_owned()));
+
+    let none = text(&server.url("/?q=zzzzzz")).await;
+    assert!(none.contains(&format!("0 of {total}")));
+    assert!(none.contains("No recipe matches <q id=\"empty-q\">zzzzzz</q>"));
+    assert!(!none.contains("id=\"empty\" hidden"));
+    assert!(page_names(&none).is_empty());
+}
+
+#[tokio::test]
+async fn recipe_page_and_api_by_id() {
+    let server = Server::start(&[]);
+    let all = api(&server.url("/api/recipes")).await;
+    let first = &all[0];
+    let id = first["id"].as_u64().unwrap();
+    let html = text(&server.url(&format!("/recipes/{id}"))).await;
+    assert!(unescape(&html).contains(first["name"].as_str().unwrap()));
+    let one: Value = get(&server.url(&format!("/api/recipes/{id}")))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(&one, first);
+    for key in [
+        "id",
+        "name",
+        "base",
+        "glass",
+        "method",
+        "ice",
+        "ingredients",
+        "garnish",
+        "notes",
+    ] {
+        assert!(one.get(key).is_some(), "API recipe has {key}");
+    }
+    let missing = get(&server.url("/recipes/987654")).await;
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    assert!(
+        missing
+            .text()
+            .await
+            .unwrap()
+            .contains("There is no recipe with id 987654")
+    );
+    assert_eq!(
+        get(&server.url("/recipes/abc")).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    let api_missing = get(&server.url("/api/recipes/987654")).await;
+    assert_eq!(api_missing.status(), StatusCode::NOT_FOUND);
+    let body: Value = api_missing.json().await.unwrap();
+    assert!(body["error"].as_str().unwrap().contains("987654"));
+}
+
+#[tokio::test]
+async fn unknown_paths_404_and_wrong_methods_405() {
+    let server = Server::start(&[]);
+    let r = get(&server.url("/no/such/page")).await;
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        r.headers()[header::CONTENT_TYPE],
+        "text/html; charset=utf-8"
+    );
+    let html = r.text().await.unwrap();
+    assert!(html.contains("<h1>Not found</h1>") && html.contains("href=\"/\""));
+    for path in ["/", "/api/recipes", "/recipes/1"] {
+        let r = client().post(server.url(path)).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::METHOD_NOT_ALLOWED, "POST {path}");
+        assert!(r.headers()[header::ALLOW].to_str().unwrap().contains("GET"));
+        assert!(r.text().await.unwrap().contains("Method not allowed"));
+    }
+    let head = client().head(server.url("/")).send().await.unwrap();
+    assert_eq!(head.status(), StatusCode::OK);
+    let missing_asset = get(&server.url("/static/nope.css")).await;
+    assert_eq!(missing_asset.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn assets_are_hashed_cached_and_compressed() {
+    let server = Server::start(&[]);
+    let html = text(&server.url("/")).await;
+    for prefix in ["/static/app.", "/static/glasses."] {
+        let url = server.url(&asset_url(&html, prefix));
+        let plain = get(&url).await;
+        assert_eq!(plain.status(), StatusCode::OK, "{url}");
+        let h = plain.headers().clone();
+        let ct = h[header::CONTENT_TYPE].to_str().unwrap().to_owned();
+        assert!(
+            ct.starts_with("text/css") || ct.starts_with("image/svg+xml"),
+            "{ct}"
+        );
+        let etag = h[header::ETAG].clone();
+        let identity = plain.bytes().await.unwrap();
+        if cfg!(debug_assertions) {
+            // Debug builds read static/ from disk on each request and never cache.
+            assert_eq!(h[header::CACHE_CONTROL], "no-cache");
+        } else {
+            assert_eq!(
+                h[header::CACHE_CONTROL],
+                "public, max-age=31536000, immutable"
+            );
+        }
+        let not_modified = client()
+            .get(&url)
+            .header(header::IF_NONE_MATCH, etag)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(not_modified.status(), StatusCode::NOT_MODIFIED);
+        let br = client()
+            .get(&url)
+            .header(header::ACCEPT_ENCODING, "gzip, deflate, br")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(br.headers()[header::CONTENT_ENCODING], "br", "{url}");
+        let body = br.bytes().await.unwrap();
+        assert!(body.len() < identity.len());
+        assert_eq!(decode_brotli(&body), identity.to_vec());
+    }
+}
+
+/// The list page is compressed in the background after start; poll until it is.
+async fn brotli_page(url: &str) -> (Vec<u8>, usize) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let r = client()
+            .get(url)
+            .header(header::ACCEPT_ENCODING, "br")
+            .send()
+            .await
+            .unwrap();
+        let encoded = r.headers().get(header::CONTENT_ENCODING).cloned();
+        let body = r.bytes().await.unwrap();
+        if encoded.is_some_and(|e| e == "br") {
+            return (decode_brotli(&body), body.len());
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the page was never served with brotli"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn list_page_brotli_decodes_to_the_same_bytes() {
+    let server = Server::start(&[]);
+    let identity = get(&server.url("/")).await.bytes().await.unwrap();
+    let (decoded, compressed) = brotli_page(&server.url("/")).await;
+    assert_eq!(decoded, identity.to_vec());
+    assert!(
+        compressed * 3 < identity.len(),
+        "brotli {compressed} vs {}",
+        identity.len()
+    );
+    let gz = client()
+        .get(server.url("/"))
+        .header(header::ACCEPT_ENCODING, "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gz.headers()[header::CONTENT_ENCODING], "gzip");
+    let search = client()
+        .get(server.url("/?q=gin"))
+        .header(header::ACCEPT_ENCODING, "br")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(search.headers()[header::CONTENT_ENCODING], "br");
+    let plain_search = text(&server.url("/?q=gin")).await;
+    assert_eq!(
+        decode_brotli(&search.bytes().await.unwrap()),
+        plain_search.as_bytes()
+    );
+}
+
+fn write_temp(contents: &str) -> tempfile::NamedTempFile {
+    let mut f = tempfile::Builder::new().suffix(".json").tempfile().unwrap();
+    std::io::Write::write_all(&mut f, contents.as_bytes()).unwrap();
+    f
+}
+
+#[tokio::test]
+async fn recipes_file_escaping_and_modification_time() {
+    let file = write_temp(
+        r#"[{"id": 1, "name": "<script>alert(1)</script>", "glass": [], "ingredients": [{"name": "Gin"}]},
+            {"id": 2, "name": "Plain", "base": null}]"#,
+    );
+    // 2021-06-15T12:00:00Z: the page must show the file's time, not the request's.
+    let mtime = std::time::UNIX_EPOCH + Duration::from_secs(1_623_758_400);
+    std::fs::File::options()
+        .write(true)
+        .open(file.path())
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    let path = file.path().to_str().unwrap();
+    let server = Server::start(&["--recipes-file", path]);
+    let html = text(&server.url("/")).await;
+    assert!(!html.contains("<script>alert(1)</script>"));
+    assert!(html.contains("&#60;script&#62;alert(1)&#60;/script&#62;"));
+    assert!(html.contains("datetime=\"2021-06-15T12:00:00Z\">15 Jun 2021</time>"));
+    assert!(html.contains("#glass-default"));
+    assert!(
+        server
+            .log()
+            .contains(&format!("loaded 2 recipes from {path}"))
+    );
+}
+
+#[test]
+fn bad_recipes_file_exits_1_before_listening() {
+    let file = write_temp(
+        "[{\"id\": 1, \"name\": \"A\", \"garnsh\": []},\n {\"id\": 1, \"name\": \"B\"}]",
+    );
+    let out = Command::new(common::BIN)
+        .args(["--local", "--addr", "127.0.0.1:0", "--recipes-file"])
+        .arg(file.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let path = file.path().display().to_string();
+    assert!(
+        err.contains(&format!(
+            "{path}:1: recipe index 0 (id 1, \"A\"), field \"garnsh\""
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "{path}:2: recipe index 1 (id 1, \"B\"), field \"id\""
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("serving on"), "{err}");
+
+    let missing = Command::new(common::BIN)
+        .args(["--local", "--recipes-file", "/nonexistent/bar.json"])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&missing.stderr)
+            .contains("cannot read recipes file /nonexistent/bar.json")
+    );
+
+    let syntax = write_temp("[\n{\"id\": 1,, }]");
+    let out = Command::new(common::BIN)
+        .args(["--local", "--recipes-file"])
+        .arg(syntax.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("{}:2:", syntax.path().display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn check_command_lists_every_problem() {
+    let bad = write_temp(
+        "[{\"id\": 1},\n{\"name\": \"B\", \"ingredients\": [{\"unit\": \"ml\"}]},\n{\"id\": 3, \"name\": \"C\", \"notes\": 5}]",
+    );
+    let out = Command::new(common::BIN)
+        .arg("check")
+        .arg(bad.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("4 problem(s) found"), "{err}");
+    assert!(err.contains("field \"name\": missing"));
+    assert!(err.contains("field \"id\": missing"));
+    assert!(err.contains("field \"ingredients[0].name\""));
+    assert!(err.contains("field \"notes\": expected a string"));
+
+    let good = write_temp(
+        r#"[{"id": 1, "name": "A", "ingredients": [{"name": "Gin", "measure": "50", "unit": "ml"}]}]"#,
+    );
+    let out = Command::new(common::BIN)
+        .arg("check")
+        .arg(good.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().count(), 1);
+    assert!(
+        stdout.contains("OK, 1 recipes with 1 ingredient lines"),
+        "{stdout}"
+    );
+}
+
+#[tokio::test]
+async fn flags_come_from_the_environment_and_sigterm_exits_0() {
+    let file = write_temp(r#"[{"id": 5, "name": "From Env"}]"#);
+    let server = Server::start_with_env(
+        &[],
+        &[("LIBATIONS_RECIPES_FILE", file.path().to_str().unwrap())],
+    );
+    let all = names(&api(&server.url("/api/recipes")).await);
+    assert_eq!(all, ["From Env"]);
+    let status = server.stop();
+    assert_eq!(status.code(), Some(0));
+}
+
+#[tokio::test]
+async fn sigterm_lets_an_in_flight_request_finish() {
+    let Some(path) = shared_data("scale-5000.json") else {
+        return;
+    };
+    let server = Server::start(&["--recipes-file", path.to_str().unwrap()]);
+    // A big search response is in flight while SIGTERM arrives.
+    let url = server.url("/api/recipes?q=e");
+    let pending = tokio::spawn(async move { client().get(url).send().await?.bytes().await });
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let status = server.stop();
+    assert_eq!(status.code(), Some(0));
+    let body = pending
+        .await
+        .unwrap()
+        .expect("the in-flight request completed");
+    let parsed: Vec<Value> = serde_json::from_slice(&body).unwrap();
+    assert!(parsed.len() > 1000);
+}
+
+#[tokio::test]
+async fn real_collections_load_list_and_search() {
+    for name in ["bar-assistant.json", "iba.json", "scale-5000.json"] {
+        let Some(path) = shared_data(name) else {
+            return;
+        };
+        let expected: Vec<Value> = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let check = Command::new(common::BIN)
+            .arg("check")
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            check.status.code(),
+            Some(0),
+            "check {name}: {}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+
+        let server = Server::start(&["--recipes-file", path.to_str().unwrap()]);
+        let all = api(&server.url("/api/recipes")).await;
+        assert_eq!(all.len(), expected.len(), "{name}");
+        let mut by_id: Vec<&Value> = all.iter().collect();
+        by_id.sort_by_key(|r| r["id"].as_u64());
+        let mut want: Vec<&Value> = expected.iter().collect();
+        want.sort_by_key(|r| r["id"].as_u64());
+        assert_eq!(
+            by_id, want,
+            "{name}: the API returns the file's data unchanged"
+        );
+
+        let html = text(&server.url("/")).await;
+        assert_eq!(page_names(&html).len(), expected.len(), "{name}");
+        assert!(html.contains(&format!("{} recipes", expected.len())));
+
+        for q in ["gin", "lime", "base:rum", "\"lemon juice\"", "glass:coup"] {
+            let hits = names(&api(&server.url(&format!("/api/recipes?q={}", urlencode(q)))).await);
+            let page = text(&server.url(&format!("/?q={}", urlencode(q)))).await;
+            let shown: Vec<String> = page_names(&page).iter().map(|n| unescape(n)).collect();
+            assert_eq!(shown, hits, "{name}: page and API agree for {q}");
+            assert!(page.contains(&format!("{} of {}", hits.len(), expected.len())));
+        }
+        let gin = names(&api(&server.url("/api/recipes?q=gin")).await);
+        assert!(!gin.is_empty(), "{name}: gin finds something");
+    }
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            b' ' => "+".into(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[allow(dead_code)]
+fn header_str(h: &HeaderMap, name: header::HeaderName) -> String {
+    h.get(name)
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default()
+}

@@ -1,0 +1,45 @@
+// Runs static/app.js's search against the table that src/search.rs is tested with, so the
+// instant (JavaScript) search and the server's search cannot drift apart.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import vm from "node:vm";
+
+const root = new URL("../../", import.meta.url);
+const context = {};
+vm.createContext(context);
+vm.runInContext(readFileSync(new URL("static/app.js", root), "utf8"), context);
+const S = context.LibationsSearch;
+const table = JSON.parse(readFileSync(new URL("tests/search-cases.json", root), "utf8"));
+
+test("app.js loads without a DOM and exposes the search", () => {
+  assert.equal(typeof S.search, "function");
+});
+
+test("fold table", () => {
+  for (const [input, want] of table.fold) assert.equal(S.fold(input), want, `fold(${JSON.stringify(input)})`);
+});
+
+test("search table", () => {
+  const docs = table.recipes.map(S.doc);
+  // The server sorts by folded name, then id; the page lists recipes in that order.
+  const order = table.recipes
+    .map((r, i) => [S.fold(r.name), r.id, i])
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]))
+    .map((x) => x[2]);
+  const sortedDocs = order.map((i) => docs[i]);
+  const sortedRecipes = order.map((i) => table.recipes[i]);
+  assert.ok(table.cases.length >= 20);
+  for (const c of table.cases) {
+    const got = [...S.search(sortedDocs, S.parse(c.query))].map((i) => sortedRecipes[i].name);
+    assert.deepEqual(got, c.expect, `query ${JSON.stringify(c.query)}`);
+  }
+});
+
+test("a term matches only where a word starts", () => {
+  assert.equal(S.startsAWord("lime juice", "ice"), false);
+  assert.equal(S.startsAWord("crushed ice", "ice"), true);
+  assert.equal(S.startsAWord("baaa", "aa"), false);
+  assert.equal(S.startsAWord("baaa aa", "aa"), true);
+  assert.equal(S.startsAWord("x-gin", "gin"), true);
+});
