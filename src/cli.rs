@@ -63,6 +63,115 @@ pub struct ServeArgs {
     /// The node's name on the tailnet: https://<hostname>.<tailnet>.ts.net.
     #[arg(long, env = "LIBATIONS_HOSTNAME", default_value = "libations")]
     pub hostname: String,
+
+    #[command(flatten)]
+    pub tailnet: TailnetArgs,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+
+    /// Serve Prometheus metrics (/metrics) and health checks (/healthz, /readyz) on this
+    /// address, e.g. 127.0.0.1:9090. Off unless set; never on the tailnet unless you give a
+    /// tailnet address yourself.
+    #[arg(long, env = "LIBATIONS_METRICS_ADDR")]
+    pub metrics_addr: Option<SocketAddr>,
+}
+
+/// Limits on what one client can make the server hold.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Limits")]
+pub struct LimitArgs {
+    /// Seconds a client may take to send its request headers; then the connection closes.
+    /// The same bound applies to an idle keep-alive connection waiting for its next request.
+    #[arg(
+        long,
+        env = "LIBATIONS_HEADER_TIMEOUT",
+        default_value_t = 10,
+        value_name = "SECS"
+    )]
+    pub header_timeout: u64,
+    /// Open connections at most; more are closed as soon as they are accepted.
+    #[arg(long, env = "LIBATIONS_MAX_CONNECTIONS", default_value_t = 1024)]
+    pub max_connections: usize,
+    /// Largest request head (request line and headers) in bytes; larger gets 431.
+    #[arg(
+        long,
+        env = "LIBATIONS_MAX_HEADER_BYTES",
+        default_value_t = 16384,
+        value_name = "BYTES"
+    )]
+    pub max_header_bytes: usize,
+    /// Longest request target (path and query) in bytes; longer gets 414.
+    #[arg(
+        long,
+        env = "LIBATIONS_MAX_URI_BYTES",
+        default_value_t = 8192,
+        value_name = "BYTES"
+    )]
+    pub max_uri_bytes: usize,
+    /// Largest request body in bytes (the app only answers GET and HEAD); larger gets 413.
+    #[arg(
+        long,
+        env = "LIBATIONS_MAX_BODY_BYTES",
+        default_value_t = 1024,
+        value_name = "BYTES"
+    )]
+    pub max_body_bytes: usize,
+    /// HTTP/2 streams one connection may have open at once.
+    #[arg(long, env = "LIBATIONS_H2_MAX_STREAMS", default_value_t = 100)]
+    pub h2_max_streams: u32,
+    /// HTTP/2 flow-control window per stream, in bytes.
+    #[arg(
+        long,
+        env = "LIBATIONS_H2_STREAM_WINDOW",
+        default_value_t = 65536,
+        value_name = "BYTES"
+    )]
+    pub h2_stream_window: u32,
+    /// HTTP/2 flow-control window per connection, in bytes.
+    #[arg(
+        long,
+        env = "LIBATIONS_H2_CONNECTION_WINDOW",
+        default_value_t = 1048576,
+        value_name = "BYTES"
+    )]
+    pub h2_connection_window: u32,
+    /// Seconds shutdown waits for requests in flight before closing what is left.
+    #[arg(
+        long,
+        env = "LIBATIONS_DRAIN_TIMEOUT",
+        default_value_t = 10,
+        value_name = "SECS"
+    )]
+    pub drain_timeout: u64,
+}
+
+/// How to join the tailnet (ignored with --local).
+#[derive(Debug, Clone, clap::Args)]
+pub struct TailnetArgs {
+    /// Where the node keeps its Tailscale state (keys, login), created with mode 0700.
+    /// Default: $XDG_STATE_HOME/libations, else ~/.local/state/libations.
+    #[arg(long, env = "LIBATIONS_STATE_DIR")]
+    pub state_dir: Option<PathBuf>,
+
+    /// File holding a Tailscale auth key (just the key, or a line TS_AUTHKEY=<key>). A
+    /// relative name is looked up in $CREDENTIALS_DIRECTORY when set (systemd
+    /// LoadCredential). Without it, TS_AUTHKEY is used; with neither, the log shows a login
+    /// URL to open once.
+    #[arg(long, env = "LIBATIONS_AUTH_KEY_FILE")]
+    pub auth_key_file: Option<PathBuf>,
+
+    /// Control server URL, for a self-hosted one such as headscale. Default: Tailscale's.
+    #[arg(long, env = "LIBATIONS_CONTROL_URL")]
+    pub control_url: Option<String>,
+
+    /// Join as an ephemeral node, removed from the tailnet soon after it goes offline.
+    #[arg(long, env = "LIBATIONS_EPHEMERAL")]
+    pub ephemeral: bool,
+
+    /// Pass Tailscale's own log lines to our log (target "tailscale").
+    #[arg(long, env = "LIBATIONS_TSNET_LOGS", default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub tsnet_logs: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -88,5 +197,9 @@ mod tests {
         assert_eq!(cli.serve.addr.to_string(), "127.0.0.1:8080");
         assert_eq!(cli.serve.hostname, "libations");
         assert!(cli.command.is_none());
+        assert!(cli.serve.tailnet.tsnet_logs);
+        assert!(!cli.serve.tailnet.ephemeral);
+        let cli = Cli::try_parse_from(["libations", "--tsnet-logs", "false"]).unwrap();
+        assert!(!cli.serve.tailnet.tsnet_logs);
     }
 }

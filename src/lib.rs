@@ -4,31 +4,41 @@
 //! - [`search`]: the one definition of what a query matches.
 //! - [`web`]: the router, pages and embedded assets ([`web::app`]).
 //! - [`serve`]: speaking HTTP on connections, wherever they come from; graceful drain.
+//! - [`credentials`]: files handed over by systemd (`$CREDENTIALS_DIRECTORY`), auth keys.
+//! - [`reload`]: live reload of the recipes file (SIGHUP, file changes).
+//! - [`metrics`]: Prometheus metrics and health checks on their own listener.
 //! - [`cli`]: flags; [`run`] wires it all together.
 
 pub mod cli;
+pub mod credentials;
+pub mod metrics;
 pub mod recipes;
+pub mod reload;
 pub mod search;
 pub mod serve;
 pub mod web;
 
-use cli::{Cli, Command, LogFormat, ServeArgs};
+use arc_swap::ArcSwap;
+use cli::{Cli, Command, LimitArgs, LogFormat, ServeArgs};
+use metrics::Metrics;
 use recipes::{LoadError, Recipes};
-use serve::Connections;
+use reload::Reloader;
+use serve::{Connections, Limits};
+use std::net::SocketAddr;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use web::{AppState, Assets, Site, SiteError};
-
-/// How long shutdown waits for in-flight requests.
-const DRAIN_DEADLINE: Duration = Duration::from_secs(10);
+use tokio::net::TcpListener;
+use web::{AppState, Assets, RequestLimits, Site, SiteError};
 
 /// Why the program stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error(transparent)]
     Load(#[from] LoadError),
+    #[error(transparent)]
+    Credential(#[from] credentials::CredentialError),
     #[error(transparent)]
     Site(#[from] SiteError),
     #[error("cannot listen on {addr}: {source}")]
@@ -97,10 +107,11 @@ fn check(file: &Path) -> ExitCode {
 }
 
 /// Loads the recipes named by the flags, or the embedded sample.
-pub fn load_recipes(args: &ServeArgs) -> Result<Recipes, LoadError> {
+/// A relative `--recipes-file` is looked up in `$CREDENTIALS_DIRECTORY` when that is set.
+pub fn load_recipes(args: &ServeArgs) -> Result<Recipes, RunError> {
     match &args.recipes_file {
-        Some(path) => Recipes::from_file(path),
-        None => Recipes::sample(),
+        Some(path) => Ok(Recipes::from_file(&credentials::resolve(path)?)?),
+        None => Ok(Recipes::sample()?),
     }
 }
 
@@ -126,36 +137,44 @@ fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
 }
 
 async fn serve(args: &ServeArgs, recipes: Recipes, started: Instant) -> Result<(), RunError> {
+    let metrics = Arc::new(Metrics::new());
+    metrics.reloaded(Ok(recipes.len()));
     let assets = Arc::new(Assets::load());
     let site = Arc::new(Site::new(recipes, &assets)?);
     let compressing = site.clone();
     tokio::task::spawn_blocking(move || compressing.compress());
-    let connections = Connections::new(web::app(AppState { site, assets }));
+    let site = Arc::new(ArcSwap::new(site));
+    let limits = &args.limits;
+    let state = AppState {
+        site: site.clone(),
+        assets: assets.clone(),
+        metrics: metrics.clone(),
+        limits: RequestLimits {
+            max_uri_bytes: limits.max_uri_bytes,
+            max_body_bytes: limits.max_body_bytes,
+        },
+    };
+    let connections = Connections::new(web::app(state), connection_limits(limits), metrics.clone());
+    let stopping = connections.stopping();
+    let reloader = Reloader::new(args.recipes_file.clone(), site, assets, metrics.clone());
+    let reloading = tokio::spawn(reloader.run(stopping.clone()));
+    if let Some(addr) = args.metrics_addr {
+        serve_metrics(addr, metrics.clone(), stopping.clone()).await?;
+    }
     if !args.local {
         return Err(RunError::Usage(
             "joining a tailnet is not available in this build; run with --local".into(),
         ));
     }
-    let listener = tokio::net::TcpListener::bind(args.addr)
-        .await
-        .map_err(|source| RunError::Bind {
-            addr: args.addr,
-            source,
-        })?;
-    let addr = listener.local_addr().map_err(|source| RunError::Bind {
-        addr: args.addr,
-        source,
-    })?;
-    tracing::info!(
-        url = %format!("http://{addr}/"),
-        startup_ms = started.elapsed().as_millis() as u64,
-        "serving on http://{addr}/"
-    );
-    let accepting = tokio::spawn(serve::accept_tcp(listener, connections.clone()));
+    let accepting = serve_local(args.addr, &connections, started).await?;
+    metrics.set_ready(true);
     serve::shutdown_signal().await;
     tracing::info!("shutting down: finishing requests in flight");
-    let left = connections.drain(DRAIN_DEADLINE).await;
+    let left = connections
+        .drain(Duration::from_secs(limits.drain_timeout))
+        .await;
     let _ = accepting.await;
+    let _ = reloading.await;
     if left > 0 {
         tracing::warn!(
             connections = left,
@@ -163,5 +182,60 @@ async fn serve(args: &ServeArgs, recipes: Recipes, started: Instant) -> Result<(
         );
     }
     tracing::info!("stopped");
+    Ok(())
+}
+
+fn connection_limits(args: &LimitArgs) -> Limits {
+    Limits {
+        header_read_timeout: Duration::from_secs(args.header_timeout),
+        max_connections: args.max_connections,
+        max_header_bytes: args.max_header_bytes,
+        h2_max_streams: args.h2_max_streams,
+        h2_stream_window: args.h2_stream_window,
+        h2_connection_window: args.h2_connection_window,
+    }
+}
+
+async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), RunError> {
+    let bind_err = |source| RunError::Bind { addr, source };
+    let listener = TcpListener::bind(addr).await.map_err(bind_err)?;
+    let local = listener.local_addr().map_err(bind_err)?;
+    Ok((listener, local))
+}
+
+/// `--local`: plain HTTP on an ordinary TCP address.
+async fn serve_local(
+    addr: SocketAddr,
+    connections: &Connections,
+    started: Instant,
+) -> Result<tokio::task::JoinHandle<()>, RunError> {
+    let (listener, addr) = bind(addr).await?;
+    tracing::info!(
+        startup_ms = started.elapsed().as_millis() as u64,
+        "serving on http://{addr}/"
+    );
+    Ok(tokio::spawn(serve::accept_tcp(
+        listener,
+        connections.clone(),
+    )))
+}
+
+/// The metrics and health listener; it stops when shutdown starts.
+async fn serve_metrics(
+    addr: SocketAddr,
+    metrics: Arc<Metrics>,
+    stopping: tokio_util::sync::CancellationToken,
+) -> Result<(), RunError> {
+    let (listener, addr) = bind(addr).await?;
+    tracing::info!("metrics on http://{addr}/metrics");
+    tokio::spawn(async move {
+        let shutdown = async move { stopping.cancelled().await };
+        if let Err(e) = axum::serve(listener, metrics::router(metrics))
+            .with_graceful_shutdown(shutdown)
+            .await
+        {
+            tracing::warn!(error = %e, "metrics listener failed");
+        }
+    });
     Ok(())
 }

@@ -5,6 +5,7 @@
 //! tracked so that shutdown can stop accepting, let in-flight requests finish, and give up
 //! after a deadline.
 
+use crate::metrics::Metrics;
 use axum::Router;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
@@ -16,8 +17,35 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-/// How long a client may take to send its request headers.
-pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Edge limits, in the spirit of Envoy's edge-proxy advice: bound everything a client can
+/// make us hold (time, memory, connections, streams).
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// How long a client may take to send its request headers (slowloris guard).
+    pub header_read_timeout: Duration,
+    /// Open connections beyond this are closed as soon as they are accepted.
+    pub max_connections: usize,
+    /// Largest request head (request line + headers); beyond it: 431.
+    pub max_header_bytes: usize,
+    /// HTTP/2 streams one connection may have open at once.
+    pub h2_max_streams: u32,
+    /// HTTP/2 flow-control windows: per stream and per connection.
+    pub h2_stream_window: u32,
+    pub h2_connection_window: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            header_read_timeout: Duration::from_secs(10),
+            max_connections: 1024,
+            max_header_bytes: 16 * 1024,
+            h2_max_streams: 100,
+            h2_stream_window: 64 * 1024,
+            h2_connection_window: 1024 * 1024,
+        }
+    }
+}
 
 /// Serves HTTP/1.1 and HTTP/2 on any stream handed to it, and drains them on shutdown.
 #[derive(Clone)]
@@ -26,24 +54,34 @@ pub struct Connections {
     builder: Arc<auto::Builder<TokioExecutor>>,
     tracker: TaskTracker,
     stopping: CancellationToken,
+    limits: Limits,
+    metrics: Arc<Metrics>,
 }
 
 impl Connections {
-    pub fn new(app: Router) -> Connections {
+    pub fn new(app: Router, limits: Limits, metrics: Arc<Metrics>) -> Connections {
         let mut builder = auto::Builder::new(TokioExecutor::new());
         builder
             .http1()
             .timer(TokioTimer::new())
-            .header_read_timeout(HEADER_READ_TIMEOUT);
+            .header_read_timeout(limits.header_read_timeout)
+            .max_buf_size(limits.max_header_bytes.max(8192));
         builder
             .http2()
             .timer(TokioTimer::new())
-            .max_concurrent_streams(100);
+            .max_concurrent_streams(limits.h2_max_streams)
+            .initial_stream_window_size(limits.h2_stream_window)
+            .initial_connection_window_size(limits.h2_connection_window)
+            .max_header_list_size(limits.max_header_bytes as u32)
+            .keep_alive_interval(Some(Duration::from_secs(30)))
+            .keep_alive_timeout(Duration::from_secs(20));
         Connections {
             app,
             builder: Arc::new(builder),
             tracker: TaskTracker::new(),
             stopping: CancellationToken::new(),
+            limits,
+            metrics,
         }
     }
 
@@ -57,10 +95,19 @@ impl Connections {
     where
         I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
+        self.metrics.connections_accepted.inc();
+        // Shedding is a close without reading a byte: the cheapest answer there is.
+        if self.metrics.connections_open.get() >= self.limits.max_connections as i64 {
+            self.metrics.connections_shed.inc();
+            drop(io);
+            return;
+        }
         let service = TowerToHyperService::new(self.app.clone());
         let builder = self.builder.clone();
         let stopping = self.stopping.clone();
+        let open = OpenGuard::new(self.metrics.clone());
         self.tracker.spawn(async move {
+            let _open = open;
             let conn = builder.serve_connection_with_upgrades(TokioIo::new(io), service);
             tokio::pin!(conn);
             tokio::select! {
@@ -88,6 +135,22 @@ impl Connections {
             Ok(()) => 0,
             Err(_) => self.tracker.len(),
         }
+    }
+}
+
+/// Counts a connection as open for as long as it lives.
+struct OpenGuard(Arc<Metrics>);
+
+impl OpenGuard {
+    fn new(metrics: Arc<Metrics>) -> OpenGuard {
+        metrics.connections_open.inc();
+        OpenGuard(metrics)
+    }
+}
+
+impl Drop for OpenGuard {
+    fn drop(&mut self) {
+        self.0.connections_open.dec();
     }
 }
 

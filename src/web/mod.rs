@@ -13,6 +13,8 @@ pub use assets::Assets;
 pub use cached::{Cached, Effort, content_hash};
 pub use site::{Site, SiteError};
 
+use crate::metrics::Metrics;
+use arc_swap::ArcSwap;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{FromRef, Path, Query, State};
@@ -24,15 +26,44 @@ use std::sync::Arc;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 /// What every handler can reach. Cheap to clone.
+///
+/// The site sits behind an [`ArcSwap`] so that a reload can replace it atomically: each
+/// request takes the current `Arc<Site>` once and finishes on it, even if a reload lands
+/// meanwhile.
 #[derive(Clone)]
 pub struct AppState {
-    pub site: Arc<Site>,
+    pub site: Arc<ArcSwap<Site>>,
     pub assets: Arc<Assets>,
+    pub metrics: Arc<Metrics>,
+    pub limits: RequestLimits,
+}
+
+/// Bounds on a single request that the router enforces (the connection layer enforces
+/// header size and timing).
+#[derive(Debug, Clone, Copy)]
+pub struct RequestLimits {
+    pub max_uri_bytes: usize,
+    pub max_body_bytes: usize,
+}
+
+impl Default for RequestLimits {
+    fn default() -> Self {
+        RequestLimits {
+            max_uri_bytes: 8192,
+            max_body_bytes: 1024,
+        }
+    }
 }
 
 impl FromRef<AppState> for Arc<Site> {
     fn from_ref(state: &AppState) -> Arc<Site> {
-        state.site.clone()
+        state.site.load_full()
+    }
+}
+
+impl FromRef<AppState> for Arc<Metrics> {
+    fn from_ref(state: &AppState) -> Arc<Metrics> {
+        state.metrics.clone()
     }
 }
 
@@ -59,6 +90,11 @@ pub fn app(state: AppState) -> Router {
         .route("/static/{file}", get(static_file))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(state.limits, guard))
+        .layer(axum::middleware::from_fn_with_state(
+            state.metrics.clone(),
+            crate::metrics::track,
+        ))
         .layer(header(header::CONTENT_SECURITY_POLICY, CSP))
         .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .layer(header(header::REFERRER_POLICY, "no-referrer"))
@@ -244,13 +280,14 @@ async fn api_recipe(
 }
 
 async fn static_file(
-    State(state): State<AppState>,
+    State(assets): State<Arc<Assets>>,
+    State(site): State<Arc<Site>>,
     Path(file): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    match state.assets.respond(&file, &headers) {
+    match assets.respond(&file, &headers) {
         Some(response) => response,
-        None => WebError::NotFound("There is no such file.".into()).page(&state.site),
+        None => WebError::NotFound("There is no such file.".into()).page(&site),
     }
 }
 
@@ -260,4 +297,57 @@ async fn not_found(State(site): State<Arc<Site>>) -> Response {
 
 async fn method_not_allowed(State(site): State<Arc<Site>>) -> Response {
     WebError::MethodNotAllowed.page(&site)
+}
+
+/// Rejects what no page of ours can answer before any handler sees it: over-long targets
+/// (414), bodies on a GET-only app (413), and paths that try to smuggle a separator or NUL
+/// past routing (400).
+async fn guard(
+    State(limits): State<RequestLimits>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let plain = |status: StatusCode, text: &'static str| {
+        (
+            status,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            text,
+        )
+            .into_response()
+    };
+    let target_len = request
+        .uri()
+        .path_and_query()
+        .map_or(0, |pq| pq.as_str().len());
+    if target_len > limits.max_uri_bytes {
+        return plain(StatusCode::URI_TOO_LONG, "Request target too long.\n");
+    }
+    let path = request.uri().path().to_ascii_lowercase();
+    if path.contains("%00") || path.contains("%2f") || path.contains("%5c") || path.contains('\\') {
+        return plain(StatusCode::BAD_REQUEST, "Malformed path.\n");
+    }
+    if path.split('/').any(|segment| {
+        segment == ".." || segment == "%2e%2e" || segment == ".%2e" || segment == "%2e."
+    }) {
+        return plain(StatusCode::BAD_REQUEST, "Malformed path.\n");
+    }
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limits.max_body_bytes as u64) {
+        return plain(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large.\n");
+    }
+    // A chunked body has no declared length: read it, up to the limit.
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, limits.max_body_bytes).await {
+        Ok(bytes) => bytes,
+        Err(_) => return plain(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large.\n"),
+    };
+    next.run(axum::extract::Request::from_parts(
+        parts,
+        axum::body::Body::from(bytes),
+    ))
+    .await
 }

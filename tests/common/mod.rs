@@ -66,6 +66,10 @@ impl Server {
         format!("{}{path}", self.base)
     }
 
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn log(&self) -> String {
         self.log.lock().unwrap().join("\n")
     }

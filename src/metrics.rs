@@ -1,0 +1,233 @@
+//! Prometheus metrics and health, served on their own listener (`--metrics-addr`), never
+//! on the tailnet by default: they are for the owner's monitoring, not for guests.
+
+use axum::Router;
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::time::{Instant, SystemTime};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RouteStatus {
+    pub route: String,
+    pub status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct Route {
+    pub route: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct Outcome {
+    pub result: &'static str,
+}
+
+/// Every metric the server keeps, and whether it is ready to serve.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    requests: Family<RouteStatus, Counter>,
+    latency: Family<Route, Histogram>,
+    pub connections_open: Gauge,
+    pub connections_accepted: Counter,
+    pub connections_shed: Counter,
+    pub recipes_loaded: Gauge,
+    reloads: Family<Outcome, Counter>,
+    last_reload: Gauge<f64, AtomicU64>,
+    pub cert_expiry: Gauge<i64, AtomicI64>,
+    pub cert_refresh_failures: Counter,
+    pub tailnet_up: Gauge,
+    ready: AtomicBool,
+}
+
+impl Metrics {
+    pub fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("libations");
+        let m = Metrics {
+            requests: Family::default(),
+            latency: Family::new_with_constructor(|| {
+                Histogram::new([
+                    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0,
+                ])
+            }),
+            connections_open: Gauge::default(),
+            connections_accepted: Counter::default(),
+            connections_shed: Counter::default(),
+            recipes_loaded: Gauge::default(),
+            reloads: Family::default(),
+            last_reload: Gauge::default(),
+            cert_expiry: Gauge::default(),
+            cert_refresh_failures: Counter::default(),
+            tailnet_up: Gauge::default(),
+            ready: AtomicBool::new(false),
+            registry: Registry::default(),
+        };
+        registry.register(
+            "http_requests",
+            "HTTP requests by route and status",
+            m.requests.clone(),
+        );
+        registry.register(
+            "http_request_duration_seconds",
+            "Time to produce a response, by route",
+            m.latency.clone(),
+        );
+        registry.register(
+            "connections_open",
+            "Connections open now",
+            m.connections_open.clone(),
+        );
+        registry.register(
+            "connections_accepted",
+            "Connections accepted",
+            m.connections_accepted.clone(),
+        );
+        registry.register(
+            "connections_shed",
+            "Connections closed at once because the limit was reached",
+            m.connections_shed.clone(),
+        );
+        registry.register(
+            "recipes_loaded",
+            "Recipes being served",
+            m.recipes_loaded.clone(),
+        );
+        registry.register(
+            "recipe_reloads",
+            "Reloads of the recipes file, by result",
+            m.reloads.clone(),
+        );
+        registry.register(
+            "recipe_last_reload_success_timestamp_seconds",
+            "When recipes were last loaded successfully (Unix time)",
+            m.last_reload.clone(),
+        );
+        registry.register(
+            "tls_certificate_expiry_timestamp_seconds",
+            "When the served TLS certificate expires (Unix time; 0 without one)",
+            m.cert_expiry.clone(),
+        );
+        registry.register(
+            "tls_certificate_refresh_failures",
+            "Failed attempts to refresh the TLS certificate",
+            m.cert_refresh_failures.clone(),
+        );
+        registry.register(
+            "tailnet_up",
+            "1 while the tailnet node is running",
+            m.tailnet_up.clone(),
+        );
+        Metrics { registry, ..m }
+    }
+
+    /// Records a load or reload of the recipes.
+    pub fn reloaded(&self, result: Result<usize, ()>) {
+        match result {
+            Ok(count) => {
+                self.reloads
+                    .get_or_create(&Outcome { result: "success" })
+                    .inc();
+                self.recipes_loaded.set(count as i64);
+                let now = SystemTime::now()
+                    .duration_since(SystemTime::UNIX_EPOCH)
+                    .map(|d| d.as_secs_f64())
+                    .unwrap_or(0.0);
+                self.last_reload.set(now);
+            }
+            Err(()) => {
+                self.reloads
+                    .get_or_create(&Outcome { result: "failure" })
+                    .inc();
+            }
+        }
+    }
+
+    pub fn set_ready(&self, ready: bool) {
+        self.ready.store(ready, Ordering::Relaxed);
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::Relaxed)
+    }
+
+    /// The text exposition format.
+    pub fn encode(&self) -> Result<String, std::fmt::Error> {
+        let mut out = String::new();
+        encode(&mut out, &self.registry)?;
+        Ok(out)
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+/// Middleware: counts every request by its route pattern (not the raw path, which would
+/// let a scanner create unbounded label values) and status.
+pub async fn track(State(metrics): State<Arc<Metrics>>, request: Request, next: Next) -> Response {
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
+    let started = Instant::now();
+    let response = next.run(request).await;
+    metrics
+        .latency
+        .get_or_create(&Route {
+            route: route.clone(),
+        })
+        .observe(started.elapsed().as_secs_f64());
+    metrics
+        .requests
+        .get_or_create(&RouteStatus {
+            route,
+            status: response.status().as_u16(),
+        })
+        .inc();
+    response
+}
+
+/// The router for the metrics listener: `/metrics`, `/healthz`, `/readyz`.
+pub fn router(metrics: Arc<Metrics>) -> Router {
+    Router::new()
+        .route("/metrics", get(exposition))
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(readiness))
+        .with_state(metrics)
+}
+
+async fn exposition(State(metrics): State<Arc<Metrics>>) -> Response {
+    match metrics.encode() {
+        Ok(text) => (
+            [(
+                header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+async fn readiness(State(metrics): State<Arc<Metrics>>) -> Response {
+    if metrics.is_ready() {
+        (StatusCode::OK, "ready\n").into_response()
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "not ready\n").into_response()
+    }
+}

@@ -1,0 +1,164 @@
+//! Live reload of the recipes file, on SIGHUP and when the file changes.
+//!
+//! A valid file replaces the served site in one atomic swap; requests already running
+//! finish on the old one. An invalid file is rejected with every problem in the log, and
+//! the old recipes stay: nothing is lost and nothing is half-loaded.
+
+use crate::metrics::Metrics;
+use crate::recipes::Recipes;
+use crate::web::{Assets, Site};
+use crate::{RunError, credentials};
+use arc_swap::ArcSwap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+use tokio_util::sync::CancellationToken;
+
+/// How often the file's size, time and inode are compared with the last load.
+const POLL: Duration = Duration::from_secs(1);
+
+/// What identifies a version of the file without reading it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp {
+    modified: Option<SystemTime>,
+    len: u64,
+    inode: u64,
+}
+
+async fn stamp(path: &PathBuf) -> Option<Stamp> {
+    let meta = tokio::fs::metadata(path).await.ok()?;
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+    #[cfg(not(unix))]
+    let inode = 0;
+    Some(Stamp {
+        modified: meta.modified().ok(),
+        len: meta.len(),
+        inode,
+    })
+}
+
+/// Reloads the recipes file into the shared site.
+#[derive(Clone)]
+pub struct Reloader {
+    /// `None` when serving the embedded sample: there is nothing to reload.
+    path: Option<PathBuf>,
+    site: Arc<ArcSwap<Site>>,
+    assets: Arc<Assets>,
+    metrics: Arc<Metrics>,
+}
+
+impl Reloader {
+    pub fn new(
+        path: Option<PathBuf>,
+        site: Arc<ArcSwap<Site>>,
+        assets: Arc<Assets>,
+        metrics: Arc<Metrics>,
+    ) -> Reloader {
+        Reloader {
+            path,
+            site,
+            assets,
+            metrics,
+        }
+    }
+
+    /// Loads the file again; on success swaps it in and returns the recipe count.
+    pub async fn reload(&self) -> Result<usize, RunError> {
+        let Some(path) = &self.path else {
+            tracing::info!(
+                "reload asked for, but the embedded sample is served: nothing to reload"
+            );
+            return Ok(self.site.load().recipes().len());
+        };
+        let (path, assets) = (path.clone(), self.assets.clone());
+        let built = tokio::task::spawn_blocking(move || -> Result<Site, RunError> {
+            let recipes = Recipes::from_file(&credentials::resolve(&path)?)?;
+            Ok(Site::new(recipes, &assets)?)
+        })
+        .await
+        .map_err(|e| RunError::Usage(format!("reload task failed: {e}")))?;
+        match built {
+            Ok(site) => {
+                let site = Arc::new(site);
+                let count = site.recipes().len();
+                self.site.store(site.clone());
+                self.metrics.reloaded(Ok(count));
+                tracing::info!(
+                    recipes = count,
+                    "reloaded {count} recipes from {}",
+                    site.recipes().origin()
+                );
+                tokio::task::spawn_blocking(move || site.compress());
+                Ok(count)
+            }
+            Err(e) => {
+                self.metrics.reloaded(Err(()));
+                tracing::error!("reload rejected, still serving the previous recipes: {e}");
+                Err(e)
+            }
+        }
+    }
+
+    /// Reloads on SIGHUP and whenever the file changes, until `stopping` is cancelled.
+    pub async fn run(self, stopping: CancellationToken) {
+        let mut hangup = match hangup_signal() {
+            Ok(s) => Some(s),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot listen for SIGHUP; reload by changing the file");
+                None
+            }
+        };
+        let resolved = self
+            .path
+            .as_ref()
+            .and_then(|p| credentials::resolve(p).ok());
+        let mut last = match &resolved {
+            Some(p) => stamp(p).await,
+            None => None,
+        };
+        let mut tick = tokio::time::interval(POLL);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                () = stopping.cancelled() => return,
+                Some(()) = recv(&mut hangup) => {
+                    tracing::info!("SIGHUP: reloading recipes");
+                    let _ = self.reload().await;
+                    if let Some(p) = &resolved { last = stamp(p).await; }
+                }
+                _ = tick.tick(), if resolved.is_some() => {
+                    let Some(p) = &resolved else { continue };
+                    let now = stamp(p).await;
+                    if now.is_some() && now != last {
+                        last = now;
+                        tracing::info!("{} changed: reloading recipes", p.display());
+                        let _ = self.reload().await;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+type Hangup = tokio::signal::unix::Signal;
+#[cfg(not(unix))]
+type Hangup = ();
+
+#[cfg(unix)]
+fn hangup_signal() -> std::io::Result<Hangup> {
+    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+}
+#[cfg(not(unix))]
+fn hangup_signal() -> std::io::Result<Hangup> {
+    Err(std::io::Error::other("no SIGHUP on this platform"))
+}
+
+async fn recv(signal: &mut Option<Hangup>) -> Option<()> {
+    match signal {
+        #[cfg(unix)]
+        Some(s) => s.recv().await,
+        _ => std::future::pending().await,
+    }
+}
