@@ -4,6 +4,9 @@
 //! - [`search`]: the one definition of what a query matches.
 //! - [`web`]: the router, pages and embedded assets ([`web::app`]).
 //! - [`serve`]: speaking HTTP on connections, wherever they come from; graceful drain.
+//! - `tailnet` (feature, on by default): the embedded Tailscale node, HTTPS with the
+//!   tailnet's certificate, and the :80 redirect.
+//! - [`signals`]: SIGINT/SIGTERM/SIGHUP, safe next to the Go runtime.
 //! - [`credentials`]: files handed over by systemd (`$CREDENTIALS_DIRECTORY`), auth keys.
 //! - [`reload`]: live reload of the recipes file (SIGHUP, file changes).
 //! - [`metrics`]: Prometheus metrics and health checks on their own listener.
@@ -16,6 +19,9 @@ pub mod recipes;
 pub mod reload;
 pub mod search;
 pub mod serve;
+pub mod signals;
+#[cfg(feature = "tailnet")]
+pub mod tailnet;
 pub mod web;
 
 use arc_swap::ArcSwap;
@@ -30,6 +36,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
 use web::{AppState, Assets, RequestLimits, Site, SiteError};
 
 /// Why the program stopped with an error.
@@ -49,6 +56,11 @@ pub enum RunError {
     },
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
+    #[error("cannot listen for signals: {0}")]
+    Signals(std::io::Error),
+    #[cfg(feature = "tailnet")]
+    #[error(transparent)]
+    Tailnet(#[from] tailnet::TailnetError),
     #[error("{0}")]
     Usage(String),
 }
@@ -137,6 +149,18 @@ fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
 }
 
 async fn serve(args: &ServeArgs, recipes: Recipes, started: Instant) -> Result<(), RunError> {
+    // Signals first: from here on, SIGTERM means "drain and exit 0", never "die".
+    let stopping = CancellationToken::new();
+    let mut signals = signals::Shutdown::new().map_err(RunError::Signals)?;
+    tokio::spawn({
+        let stopping = stopping.clone();
+        async move {
+            let name = signals.recv().await;
+            tracing::info!("{name}: shutting down, finishing requests in flight");
+            stopping.cancel();
+        }
+    });
+
     let metrics = Arc::new(Metrics::new());
     metrics.reloaded(Ok(recipes.len()));
     let assets = Arc::new(Assets::load());
@@ -144,45 +168,129 @@ async fn serve(args: &ServeArgs, recipes: Recipes, started: Instant) -> Result<(
     let compressing = site.clone();
     tokio::task::spawn_blocking(move || compressing.compress());
     let site = Arc::new(ArcSwap::new(site));
-    let limits = &args.limits;
     let state = AppState {
         site: site.clone(),
         assets: assets.clone(),
         metrics: metrics.clone(),
         limits: RequestLimits {
-            max_uri_bytes: limits.max_uri_bytes,
-            max_body_bytes: limits.max_body_bytes,
+            max_uri_bytes: args.limits.max_uri_bytes,
+            max_body_bytes: args.limits.max_body_bytes,
         },
     };
-    let connections = Connections::new(web::app(state), connection_limits(limits), metrics.clone());
-    let stopping = connections.stopping();
+    let app = web::app(state);
     let reloader = Reloader::new(args.recipes_file.clone(), site, assets, metrics.clone());
     let reloading = tokio::spawn(reloader.run(stopping.clone()));
     if let Some(addr) = args.metrics_addr {
         serve_metrics(addr, metrics.clone(), stopping.clone()).await?;
     }
-    if !args.local {
-        return Err(RunError::Usage(
-            "joining a tailnet is not available in this build; run with --local".into(),
-        ));
+    if args.local {
+        serve_local(args, app, metrics, stopping, started).await?;
+    } else {
+        serve_tailnet(args, app, metrics, stopping).await?;
     }
-    let accepting = serve_local(args.addr, &connections, started).await?;
-    metrics.set_ready(true);
-    serve::shutdown_signal().await;
-    tracing::info!("shutting down: finishing requests in flight");
-    let left = connections
-        .drain(Duration::from_secs(limits.drain_timeout))
-        .await;
-    let _ = accepting.await;
     let _ = reloading.await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// `--local`: plain HTTP on an ordinary TCP address, until shutdown.
+async fn serve_local(
+    args: &ServeArgs,
+    app: axum::Router,
+    metrics: Arc<Metrics>,
+    stopping: CancellationToken,
+    started: Instant,
+) -> Result<(), RunError> {
+    let (listener, addr) = bind(args.addr).await?;
+    let connections = Connections::new(
+        app,
+        connection_limits(&args.limits),
+        metrics.clone(),
+        stopping.clone(),
+    );
+    tracing::info!(
+        startup_ms = started.elapsed().as_millis() as u64,
+        "serving on http://{addr}/"
+    );
+    metrics.set_ready(true);
+    serve::accept_tcp(listener, connections.clone()).await;
+    let left = connections
+        .drain(Duration::from_secs(args.limits.drain_timeout))
+        .await;
     if left > 0 {
         tracing::warn!(
             connections = left,
             "closed connections still open at the drain deadline"
         );
     }
-    tracing::info!("stopped");
     Ok(())
+}
+
+#[cfg(feature = "tailnet")]
+async fn serve_tailnet(
+    args: &ServeArgs,
+    app: axum::Router,
+    metrics: Arc<Metrics>,
+    stopping: CancellationToken,
+) -> Result<(), RunError> {
+    let t = &args.tailnet;
+    let auth_key = match &t.auth_key_file {
+        Some(path) => Some(credentials::read_auth_key(path)?),
+        None => std::env::var("TS_AUTHKEY")
+            .ok()
+            .filter(|k| !k.trim().is_empty()),
+    };
+    let server = tailnet::serve::TailnetServer {
+        node: tailnet::NodeConfig {
+            hostname: args.hostname.clone(),
+            state_dir: state_dir(t.state_dir.as_deref())?,
+            auth_key,
+            control_url: t.control_url.clone(),
+            ephemeral: t.ephemeral,
+            forward_logs: t.tsnet_logs,
+        },
+        app,
+        limits: connection_limits(&args.limits),
+        metrics,
+        stopping,
+        drain: Duration::from_secs(args.limits.drain_timeout),
+    };
+    Ok(server.run().await?)
+}
+
+#[cfg(not(feature = "tailnet"))]
+async fn serve_tailnet(
+    _: &ServeArgs,
+    _: axum::Router,
+    _: Arc<Metrics>,
+    _: CancellationToken,
+) -> Result<(), RunError> {
+    Err(RunError::Usage(
+        "this build has no tailnet support (built without the `tailnet` feature); run with --local"
+            .into(),
+    ))
+}
+
+/// `--state-dir`, else `$XDG_STATE_HOME/libations`, else `~/.local/state/libations`.
+#[cfg(feature = "tailnet")]
+fn state_dir(flag: Option<&Path>) -> Result<std::path::PathBuf, RunError> {
+    if let Some(dir) = flag {
+        return Ok(dir.to_owned());
+    }
+    let env = |name| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    };
+    if let Some(state) = env("XDG_STATE_HOME") {
+        return Ok(state.join("libations"));
+    }
+    match env("HOME") {
+        Some(home) => Ok(home.join(".local/state/libations")),
+        None => Err(RunError::Usage(
+            "no --state-dir given and neither XDG_STATE_HOME nor HOME is set".into(),
+        )),
+    }
 }
 
 fn connection_limits(args: &LimitArgs) -> Limits {
@@ -203,28 +311,11 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), RunError> {
     Ok((listener, local))
 }
 
-/// `--local`: plain HTTP on an ordinary TCP address.
-async fn serve_local(
-    addr: SocketAddr,
-    connections: &Connections,
-    started: Instant,
-) -> Result<tokio::task::JoinHandle<()>, RunError> {
-    let (listener, addr) = bind(addr).await?;
-    tracing::info!(
-        startup_ms = started.elapsed().as_millis() as u64,
-        "serving on http://{addr}/"
-    );
-    Ok(tokio::spawn(serve::accept_tcp(
-        listener,
-        connections.clone(),
-    )))
-}
-
 /// The metrics and health listener; it stops when shutdown starts.
 async fn serve_metrics(
     addr: SocketAddr,
     metrics: Arc<Metrics>,
-    stopping: tokio_util::sync::CancellationToken,
+    stopping: CancellationToken,
 ) -> Result<(), RunError> {
     let (listener, addr) = bind(addr).await?;
     tracing::info!("metrics on http://{addr}/metrics");

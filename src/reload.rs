@@ -27,10 +27,7 @@ struct Stamp {
 
 async fn stamp(path: &PathBuf) -> Option<Stamp> {
     let meta = tokio::fs::metadata(path).await.ok()?;
-    #[cfg(unix)]
     let inode = std::os::unix::fs::MetadataExt::ino(&meta);
-    #[cfg(not(unix))]
-    let inode = 0;
     Some(Stamp {
         modified: meta.modified().ok(),
         len: meta.len(),
@@ -102,7 +99,7 @@ impl Reloader {
 
     /// Reloads on SIGHUP and whenever the file changes, until `stopping` is cancelled.
     pub async fn run(self, stopping: CancellationToken) {
-        let mut hangup = match hangup_signal() {
+        let mut hangup = match crate::signals::hangup() {
             Ok(s) => Some(s),
             Err(e) => {
                 tracing::warn!(error = %e, "cannot listen for SIGHUP; reload by changing the file");
@@ -141,24 +138,9 @@ impl Reloader {
     }
 }
 
-#[cfg(unix)]
-type Hangup = tokio::signal::unix::Signal;
-#[cfg(not(unix))]
-type Hangup = ();
-
-#[cfg(unix)]
-fn hangup_signal() -> std::io::Result<Hangup> {
-    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
-}
-#[cfg(not(unix))]
-fn hangup_signal() -> std::io::Result<Hangup> {
-    Err(std::io::Error::other("no SIGHUP on this platform"))
-}
-
-async fn recv(signal: &mut Option<Hangup>) -> Option<()> {
+async fn recv(signal: &mut Option<tokio::signal::unix::Signal>) -> Option<()> {
     match signal {
-        #[cfg(unix)]
         Some(s) => s.recv().await,
-        _ => std::future::pending().await,
+        None => std::future::pending().await,
     }
 }

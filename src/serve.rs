@@ -59,7 +59,13 @@ pub struct Connections {
 }
 
 impl Connections {
-    pub fn new(app: Router, limits: Limits, metrics: Arc<Metrics>) -> Connections {
+    /// `stopping` starts shutdown for every listener sharing it when cancelled.
+    pub fn new(
+        app: Router,
+        limits: Limits,
+        metrics: Arc<Metrics>,
+        stopping: CancellationToken,
+    ) -> Connections {
         let mut builder = auto::Builder::new(TokioExecutor::new());
         builder
             .http1()
@@ -79,7 +85,7 @@ impl Connections {
             app,
             builder: Arc::new(builder),
             tracker: TaskTracker::new(),
-            stopping: CancellationToken::new(),
+            stopping,
             limits,
             metrics,
         }
@@ -95,11 +101,42 @@ impl Connections {
     where
         I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
+        self.spawn(async move { Some(io) });
+    }
+
+    /// Like [`Connections::serve`], after a TLS handshake that must finish within the
+    /// header timeout (a stalled handshake is a slowloris too).
+    #[cfg(feature = "tailnet")]
+    pub fn serve_tls<I>(&self, io: I, acceptor: tokio_rustls::TlsAcceptor)
+    where
+        I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        let timeout = self.limits.header_read_timeout;
+        self.spawn(async move {
+            match tokio::time::timeout(timeout, acceptor.accept(io)).await {
+                Ok(Ok(tls)) => Some(tls),
+                Ok(Err(e)) => {
+                    tracing::debug!(error = %e, "TLS handshake failed");
+                    None
+                }
+                Err(_) => {
+                    tracing::debug!("TLS handshake timed out");
+                    None
+                }
+            }
+        });
+    }
+
+    /// Admits a connection (or sheds it at the limit) and serves what `ready` yields.
+    fn spawn<I, F>(&self, ready: F)
+    where
+        I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+        F: std::future::Future<Output = Option<I>> + Send + 'static,
+    {
         self.metrics.connections_accepted.inc();
         // Shedding is a close without reading a byte: the cheapest answer there is.
         if self.metrics.connections_open.get() >= self.limits.max_connections as i64 {
             self.metrics.connections_shed.inc();
-            drop(io);
             return;
         }
         let service = TowerToHyperService::new(self.app.clone());
@@ -108,6 +145,7 @@ impl Connections {
         let open = OpenGuard::new(self.metrics.clone());
         self.tracker.spawn(async move {
             let _open = open;
+            let Some(io) = ready.await else { return };
             let conn = builder.serve_connection_with_upgrades(TokioIo::new(io), service);
             tokio::pin!(conn);
             tokio::select! {
@@ -172,30 +210,5 @@ pub async fn accept_tcp(listener: TcpListener, connections: Connections) {
                 }
             },
         }
-    }
-}
-
-/// Resolves on SIGINT or SIGTERM.
-pub async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = interrupt => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for SIGTERM; only Ctrl-C stops the server");
-                let _ = interrupt.await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = interrupt.await;
     }
 }

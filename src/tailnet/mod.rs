@@ -1,0 +1,119 @@
+//! Embedded Tailscale node: Libations joins the tailnet as its own machine.
+//!
+//! The node itself is Go (tsnet, linked in as a C archive by
+//! `libtailscale-sys`); this module wraps its small C API and works around
+//! the parts of it that are unsafe or unreliable to use from async Rust:
+//!
+//! * [`node`] — node lifecycle (start, wait for `Running`, close), Tailscale's
+//!   log lines forwarded into `tracing` (target `tailscale`), and the login URL
+//!   re-logged at WARN when the node needs to be added to a tailnet.
+//! * [`accept`] — an async listener on a tailnet TCP port. We do *not* call
+//!   `tailscale_accept` (it dereferences NULL once the listener closes);
+//!   instead we receive connection fds ourselves with `recvmsg(SCM_RIGHTS)`
+//!   driven by tokio's reactor.
+//! * [`localapi`] — a minimal client for the node's LocalAPI over the loopback
+//!   listener that `tailscale_loopback` opens (status, certificates).
+//! * [`cert`] — the tailnet-issued HTTPS certificate as a rustls
+//!   [`rustls::server::ResolvesServerCert`], refreshed in the background.
+//! * [`serve`] — the tailnet side of serving: join (retrying), HTTPS on :443 with
+//!   the tailnet certificate, :80 redirecting to it, and a clear page on :80 when
+//!   the tailnet offers no certificate.
+//!
+//! HTTP itself is not in here: [`serve`] hands accepted streams to
+//! [`crate::serve::Connections`], which serves the same router as `--local`.
+//!
+//! Environment: the Go runtime snapshots the process environment when it
+//! starts (before `main`), so `TS_*` knobs such as `TS_NO_LOGS_NO_SUPPORT` or
+//! `TS_DEBUG_ACME_DIRECTORY_URL` must be set by whoever launches the process.
+//! Never call `std::env::set_var` for them: it is too late, and unsound in a
+//! process with other threads.
+
+pub mod accept;
+pub mod cert;
+pub mod localapi;
+pub mod node;
+pub mod serve;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use accept::Listener;
+pub use cert::CertStore;
+pub use localapi::{LocalApi, SelfStatus, Status};
+pub use node::{Node, NodeConfig};
+
+/// Everything that can go wrong in the tailnet module.
+#[derive(Debug, thiserror::Error)]
+pub enum TailnetError {
+    /// The state directory cannot be created or written. Tailscale keeps the
+    /// node's identity (private keys) there, so we refuse to start without it.
+    #[error("tailscale state directory {path:?} is not usable: {source}")]
+    StateDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A configuration value cannot be passed to the C API (e.g. contains NUL).
+    #[error("invalid tailnet configuration: {0}")]
+    InvalidConfig(String),
+
+    /// A libtailscale call returned an error code.
+    #[error("libtailscale {op} failed (code {code}): {message}")]
+    Ffi {
+        op: &'static str,
+        code: i32,
+        message: String,
+    },
+
+    /// An OS-level error outside libtailscale (pipes, fds, sockets).
+    #[error("tailnet I/O error: {0}")]
+    Io(#[from] std::io::Error),
+
+    /// The LocalAPI answered with a non-success status.
+    #[error("LocalAPI {path} returned HTTP {status}: {body}")]
+    LocalApiStatus {
+        path: String,
+        status: u16,
+        body: String,
+    },
+
+    /// The LocalAPI could not be reached or the exchange failed midway.
+    #[error("LocalAPI {path} request failed: {reason}")]
+    LocalApiTransport { path: String, reason: String },
+
+    /// The LocalAPI answered with JSON we could not decode.
+    #[error("LocalAPI {path} returned unexpected JSON: {source}")]
+    LocalApiJson {
+        path: String,
+        #[source]
+        source: serde_json::Error,
+    },
+
+    /// The node did not reach `Running` in time.
+    #[error("tailscale node is not running after {waited:?} (state {state}){hint}")]
+    NotRunning {
+        state: String,
+        waited: Duration,
+        /// Human hint, already formatted with a leading separator.
+        hint: String,
+    },
+
+    /// The tailnet offers no certificate name for this node.
+    #[error(
+        "the tailnet offers no HTTPS certificate name for this node: in the Tailscale admin \
+         console open DNS, enable MagicDNS and then \"HTTPS Certificates\", then restart"
+    )]
+    NoCertDomain,
+
+    /// The certificate/key pair from the LocalAPI could not be used.
+    #[error("certificate for {domain} is unusable: {reason}")]
+    BadCertificate { domain: String, reason: String },
+
+    /// The node has been closed.
+    #[error("tailscale node is closed")]
+    Closed,
+}
+
+/// Result alias for this module.
+pub type Result<T, E = TailnetError> = std::result::Result<T, E>;

@@ -1,0 +1,234 @@
+//! Serving on the tailnet: join, then HTTPS on :443 and a redirect on :80.
+//!
+//! In the spirit of tailscale/golink: TLS only when the tailnet offers a certificate, and
+//! :80 only ever redirects to the one HTTPS name. When the tailnet offers no certificate
+//! (HTTPS or MagicDNS off in the admin console), :80 answers with a page that says what to
+//! turn on, rather than leaving a dead port, and we keep asking every minute.
+
+use super::{CertStore, Listener, Node, NodeConfig, Result, TailnetError};
+use crate::metrics::Metrics;
+use crate::serve::{Connections, Limits};
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use tower_http::set_header::SetResponseHeaderLayer;
+
+/// How long to wait between "still not connected" reports while joining.
+const JOIN_REPORT_FIRST: Duration = Duration::from_secs(30);
+const JOIN_REPORT_MAX: Duration = Duration::from_secs(300);
+/// How often to ask again for a certificate the tailnet does not offer yet.
+const CERT_RETRY: Duration = Duration::from_secs(60);
+/// One year: browsers remember to use HTTPS for this name.
+const HSTS: &str = "max-age=31536000";
+
+/// Everything the tailnet side needs from the caller.
+pub struct TailnetServer {
+    pub node: NodeConfig,
+    pub app: Router,
+    pub limits: Limits,
+    pub metrics: Arc<Metrics>,
+    pub stopping: CancellationToken,
+    pub drain: Duration,
+}
+
+impl TailnetServer {
+    /// Joins the tailnet and serves until `stopping` is cancelled; then drains, closes the
+    /// node (its state is already saved) and returns.
+    pub async fn run(self) -> Result<()> {
+        let node = Arc::new(Node::start(self.node.clone()).await?);
+        let joined = self.join(&node).await;
+        let result = match joined {
+            Ok(true) => self.serve(&node).await,
+            Ok(false) => Ok(()), // asked to stop while joining
+            Err(e) => Err(e),
+        };
+        self.metrics.tailnet_up.set(0);
+        if let Err(e) = node.close().await {
+            tracing::warn!(target: "libations::tailnet", "closing the tailnet node: {e}");
+        }
+        result
+    }
+
+    /// Waits for the node to be running, saying so at growing intervals while it is not
+    /// (control server unreachable, login pending). `false` if shutdown came first.
+    async fn join(&self, node: &Node) -> Result<bool> {
+        let mut wait = JOIN_REPORT_FIRST;
+        loop {
+            tokio::select! {
+                () = self.stopping.cancelled() => return Ok(false),
+                joined = node.wait_running(wait) => match joined {
+                    Ok(_) => {
+                        self.metrics.tailnet_up.set(1);
+                        return Ok(true);
+                    }
+                    Err(TailnetError::NotRunning { state, hint, .. }) => {
+                        tracing::warn!(
+                            target: "libations::tailnet",
+                            "not on the tailnet yet (state {state}){hint}; still trying"
+                        );
+                        wait = (wait * 2).min(JOIN_REPORT_MAX);
+                    }
+                    Err(e) => return Err(e),
+                },
+            }
+        }
+    }
+
+    async fn serve(&self, node: &Node) -> Result<()> {
+        // The certificate's name, once known; the :80 side reads it for every redirect.
+        let domain: Arc<OnceLock<String>> = Arc::new(OnceLock::new());
+        let http = node.listen(80).await?;
+        let redirects = Connections::new(
+            redirect_app(domain.clone()),
+            self.limits.clone(),
+            self.metrics.clone(),
+            self.stopping.clone(),
+        );
+        let http_loop = tokio::spawn(accept_loop(http, redirects.clone(), None));
+
+        let Some(certs) = self.certificate(node).await else {
+            let _ = http_loop.await;
+            redirects.drain(self.drain).await;
+            return Ok(());
+        };
+        let _ = domain.set(certs.domain().to_owned());
+        let refresher =
+            certs.spawn_refresh(super::cert::DEFAULT_REFRESH_INTERVAL, self.metrics.clone());
+        let acceptor = tokio_rustls::TlsAcceptor::from(certs.server_config()?);
+        let https = node.listen(443).await?;
+        let app = self.app.clone().layer(SetResponseHeaderLayer::overriding(
+            header::STRICT_TRANSPORT_SECURITY,
+            HeaderValue::from_static(HSTS),
+        ));
+        let pages = Connections::new(
+            app,
+            self.limits.clone(),
+            self.metrics.clone(),
+            self.stopping.clone(),
+        );
+        let https_loop = tokio::spawn(accept_loop(https, pages.clone(), Some(acceptor)));
+        self.metrics.set_ready(true);
+        tracing::info!(target: "libations::tailnet", "serving on https://{}/ (and http:// redirecting to it)", certs.domain());
+
+        self.stopping.cancelled().await;
+        self.metrics.set_ready(false);
+        refresher.abort();
+        let _ = tokio::join!(https_loop, http_loop);
+        let (left_https, left_http) =
+            tokio::join!(pages.drain(self.drain), redirects.drain(self.drain));
+        if left_https + left_http > 0 {
+            tracing::warn!(
+                connections = left_https + left_http,
+                "closed connections still open at the drain deadline"
+            );
+        }
+        Ok(())
+    }
+
+    /// Fetches the tailnet certificate, retrying every minute while the tailnet offers
+    /// none. `None` if shutdown came first.
+    async fn certificate(&self, node: &Node) -> Option<CertStore> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut reported = false;
+        loop {
+            match CertStore::fetch(node.local_api().clone(), provider.clone()).await {
+                Ok(certs) => return Some(certs),
+                Err(e) => {
+                    if !reported {
+                        tracing::error!(
+                            target: "libations::tailnet",
+                            "no HTTPS certificate, so only http:// answers (with this explanation): {e}; retrying every minute"
+                        );
+                        reported = true;
+                    } else {
+                        tracing::debug!(target: "libations::tailnet", "still no certificate: {e}");
+                    }
+                }
+            }
+            tokio::select! {
+                () = self.stopping.cancelled() => return None,
+                () = tokio::time::sleep(CERT_RETRY) => {}
+            }
+        }
+    }
+}
+
+/// Hands each tailnet connection to `connections` (through TLS when given an acceptor)
+/// until shutdown starts or the listener closes.
+async fn accept_loop(
+    listener: Listener,
+    connections: Connections,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+) {
+    let stopping = connections.stopping();
+    let port = listener.port();
+    loop {
+        let accepted = tokio::select! {
+            () = stopping.cancelled() => return,
+            accepted = listener.accept() => accepted,
+        };
+        match accepted {
+            Ok(Some(stream)) => match &tls {
+                Some(acceptor) => connections.serve_tls(stream, acceptor.clone()),
+                None => connections.serve(stream),
+            },
+            Ok(None) => {
+                tracing::info!(target: "libations::tailnet", port, "tailnet listener closed");
+                return;
+            }
+            Err(e) => {
+                tracing::warn!(target: "libations::tailnet", port, "accepting a tailnet connection failed: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}
+
+/// The :80 app: a permanent redirect to the certificate's name, built from our own name
+/// and never from the request's Host header (that would be an open redirect, and
+/// `https://libations/` would not match the certificate anyway).
+fn redirect_app(domain: Arc<OnceLock<String>>) -> Router {
+    Router::new().fallback(redirect).with_state(domain)
+}
+
+async fn redirect(State(domain): State<Arc<OnceLock<String>>>, uri: Uri) -> Response {
+    match domain.get() {
+        Some(domain) => {
+            let target = uri.path_and_query().map_or("/", |pq| pq.as_str());
+            let location = format!("https://{domain}{target}");
+            match HeaderValue::from_str(&location) {
+                Ok(location) => (
+                    StatusCode::MOVED_PERMANENTLY,
+                    [(header::LOCATION, location)],
+                )
+                    .into_response(),
+                Err(_) => StatusCode::BAD_REQUEST.into_response(),
+            }
+        }
+        None => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [
+                (
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("text/html; charset=utf-8"),
+                ),
+                (header::RETRY_AFTER, HeaderValue::from_static("60")),
+            ],
+            NO_CERTIFICATE_PAGE,
+        )
+            .into_response(),
+    }
+}
+
+/// What :80 says while the tailnet offers no certificate.
+const NO_CERTIFICATE_PAGE: &str = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Libations: HTTPS is off</title></head>\
+<body><main><h1>Libations is on your tailnet, but HTTPS is not enabled</h1>\
+<p>Libations only serves recipes over HTTPS, with the certificate your tailnet issues. This tailnet \
+does not offer one yet.</p><ol><li>Open the Tailscale admin console, DNS page.</li>\
+<li>Enable <strong>MagicDNS</strong>.</li><li>Under HTTPS Certificates, choose <strong>Enable HTTPS</strong>.</li></ol>\
+<p>Libations checks again every minute; reload this page in a minute or two.</p></main></body></html>\n";

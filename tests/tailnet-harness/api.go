@@ -1,0 +1,329 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"tailscale.com/tsnet"
+)
+
+// api is the harness's local control surface, served on 127.0.0.1 only.
+type api struct {
+	ctl      *control
+	peer     *tsnet.Server
+	rootCA   string // path to a PEM bundle; read on every /fetch
+	quit     chan struct{}
+	maxBody  int64
+	readyMsg map[string]string
+}
+
+func (a *api) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /fetch", a.handleFetch)
+	mux.HandleFunc("GET /status", a.handleStatus)
+	mux.HandleFunc("GET /load", a.handleLoad)
+	mux.HandleFunc("POST /control/stop", a.handleControlStop)
+	mux.HandleFunc("POST /control/start", a.handleControlStart)
+	mux.HandleFunc("POST /control/complete-auth", a.handleCompleteAuth)
+	mux.HandleFunc("GET /control/nodes", a.handleNodes)
+	mux.HandleFunc("GET /control/dns-records", a.handleDNSRecords)
+	mux.HandleFunc("POST /quit", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"ok": true})
+		select {
+		case <-a.quit:
+		default:
+			close(a.quit)
+		}
+	})
+	return mux
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+type tlsInfo struct {
+	Version          string   `json:"version"`
+	ALPN             string   `json:"alpn"`
+	ServerName       string   `json:"server_name"`
+	LeafSubject      string   `json:"leaf_subject"`
+	LeafDNSNames     []string `json:"leaf_dns_names"`
+	LeafIssuer       string   `json:"leaf_issuer"`
+	LeafNotAfter     string   `json:"leaf_not_after"`
+	PeerCertificates int      `json:"peer_certificates"`
+	Verified         bool     `json:"verified"`
+}
+
+type fetchResult struct {
+	OK         bool                `json:"ok"`
+	Error      string              `json:"error,omitempty"`
+	Status     int                 `json:"status,omitempty"`
+	Proto      string              `json:"proto,omitempty"`
+	Headers    map[string][]string `json:"headers,omitempty"`
+	Body       string              `json:"body,omitempty"`
+	BodyBase64 string              `json:"body_base64,omitempty"`
+	BodyLen    int                 `json:"body_len"`
+	TLS        *tlsInfo            `json:"tls,omitempty"`
+	ElapsedMS  int64               `json:"elapsed_ms"`
+}
+
+// handleFetch performs one request from the "phone" node over the tailnet.
+//
+// Query parameters:
+//
+//	url       (required) http:// or https:// URL; the host may be a MagicDNS
+//	          name, a short name or a tailnet IP
+//	method    HTTP method, default GET
+//	host      override the Host header (e.g. to prove redirects ignore it)
+//	sni       override the TLS server name
+//	insecure  "1" skips certificate verification (result reports verified=false)
+//	h1        "1" disables HTTP/2 (ALPN offers http/1.1 only)
+//	timeout   Go duration, default 20s
+//
+// Redirects are never followed. A fresh connection is used every time.
+func (a *api) handleFetch(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	target := q.Get("url")
+	if target == "" {
+		writeJSON(w, 400, fetchResult{Error: "missing url parameter"})
+		return
+	}
+	timeout := 20 * time.Second
+	if t := q.Get("timeout"); t != "" {
+		d, err := time.ParseDuration(t)
+		if err != nil {
+			writeJSON(w, 400, fetchResult{Error: "bad timeout: " + err.Error()})
+			return
+		}
+		timeout = d
+	}
+	method := q.Get("method")
+	if method == "" {
+		method = http.MethodGet
+	}
+	insecure := q.Get("insecure") == "1"
+
+	tlsConf := &tls.Config{ServerName: q.Get("sni")}
+	if insecure {
+		tlsConf.InsecureSkipVerify = true
+	} else if a.rootCA != "" {
+		pem, err := os.ReadFile(a.rootCA)
+		if err != nil {
+			writeJSON(w, 200, fetchResult{Error: "reading root CA: " + err.Error()})
+			return
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			writeJSON(w, 200, fetchResult{Error: "no certificates in root CA file " + a.rootCA})
+			return
+		}
+		tlsConf.RootCAs = pool
+	}
+	if q.Get("h1") == "1" {
+		tlsConf.NextProtos = []string{"http/1.1"}
+	}
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return a.peer.Dial(ctx, network, addr)
+		},
+		TLSClientConfig:   tlsConf,
+		ForceAttemptHTTP2: q.Get("h1") != "1",
+		DisableKeepAlives: true,
+		Proxy:             nil,
+	}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{
+		Transport: tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, target, nil)
+	if err != nil {
+		writeJSON(w, 400, fetchResult{Error: "bad request: " + err.Error()})
+		return
+	}
+	if h := q.Get("host"); h != "" {
+		req.Host = h
+	}
+	start := time.Now()
+	res := fetchResult{}
+	resp, err := client.Do(req)
+	if err != nil {
+		res.Error = err.Error()
+		res.ElapsedMS = time.Since(start).Milliseconds()
+		writeJSON(w, 200, res)
+		return
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, a.maxBody))
+	res.ElapsedMS = time.Since(start).Milliseconds()
+	if err != nil {
+		res.Error = "reading body: " + err.Error()
+	} else {
+		res.OK = true
+	}
+	res.Status = resp.StatusCode
+	res.Proto = resp.Proto
+	res.Headers = resp.Header
+	res.BodyLen = len(body)
+	if utf8.Valid(body) {
+		res.Body = string(body)
+	} else {
+		res.BodyBase64 = base64.StdEncoding.EncodeToString(body)
+	}
+	if cs := resp.TLS; cs != nil {
+		ti := &tlsInfo{
+			Version:          tls.VersionName(cs.Version),
+			ALPN:             cs.NegotiatedProtocol,
+			ServerName:       cs.ServerName,
+			PeerCertificates: len(cs.PeerCertificates),
+			Verified:         len(cs.VerifiedChains) > 0,
+		}
+		if len(cs.PeerCertificates) > 0 {
+			leaf := cs.PeerCertificates[0]
+			ti.LeafSubject = leaf.Subject.String()
+			ti.LeafDNSNames = leaf.DNSNames
+			ti.LeafIssuer = leaf.Issuer.String()
+			ti.LeafNotAfter = leaf.NotAfter.UTC().Format(time.RFC3339)
+		}
+		res.TLS = ti
+	}
+	writeJSON(w, 200, res)
+}
+
+type peerInfo struct {
+	DNSName      string   `json:"dns_name"`
+	HostName     string   `json:"host_name"`
+	TailscaleIPs []string `json:"tailscale_ips"`
+	Online       bool     `json:"online"`
+	CurAddr      string   `json:"cur_addr"`
+	Relay        string   `json:"relay"`
+}
+
+func (a *api) handleStatus(w http.ResponseWriter, r *http.Request) {
+	lc, err := a.peer.LocalClient()
+	if err != nil {
+		writeJSON(w, 500, map[string]any{"error": err.Error()})
+		return
+	}
+	st, err := lc.Status(r.Context())
+	if err != nil {
+		writeJSON(w, 500, map[string]any{"error": err.Error()})
+		return
+	}
+	var peers []peerInfo
+	for _, p := range st.Peer {
+		pi := peerInfo{DNSName: p.DNSName, HostName: p.HostName, Online: p.Online, CurAddr: p.CurAddr, Relay: p.Relay}
+		for _, ip := range p.TailscaleIPs {
+			pi.TailscaleIPs = append(pi.TailscaleIPs, ip.String())
+		}
+		peers = append(peers, pi)
+	}
+	var selfIPs []string
+	for _, ip := range st.TailscaleIPs {
+		selfIPs = append(selfIPs, ip.String())
+	}
+	writeJSON(w, 200, map[string]any{
+		"control_url":     a.ctl.URL(),
+		"control_running": a.ctl.Running(),
+		"backend_state":   st.BackendState,
+		"self_dns_name":   st.Self.DNSName,
+		"self_ips":        selfIPs,
+		"peers":           peers,
+		"ready":           a.readyMsg,
+	})
+}
+
+func (a *api) handleControlStop(w http.ResponseWriter, r *http.Request) {
+	if err := a.ctl.Stop(); err != nil {
+		writeJSON(w, 500, map[string]any{"error": err.Error()})
+		return
+	}
+	writeJSON(w, 200, map[string]any{"ok": true, "control_running": false})
+}
+
+func (a *api) handleControlStart(w http.ResponseWriter, r *http.Request) {
+	if err := a.ctl.Start(); err != nil {
+		writeJSON(w, 500, map[string]any{"error": err.Error()})
+		return
+	}
+	writeJSON(w, 200, map[string]any{"ok": true, "control_running": true})
+}
+
+// handleCompleteAuth approves a pending interactive login, as if a user had
+// opened the login URL a node printed. Parameter: url (the full login URL or
+// its /auth/... path).
+func (a *api) handleCompleteAuth(w http.ResponseWriter, r *http.Request) {
+	u := r.URL.Query().Get("url")
+	if u == "" {
+		if err := r.ParseForm(); err == nil {
+			u = r.PostForm.Get("url")
+		}
+	}
+	if u == "" {
+		writeJSON(w, 400, map[string]any{"error": "missing url"})
+		return
+	}
+	ok := a.ctl.srv.CompleteAuth(u)
+	code := 200
+	if !ok {
+		code = 404
+	}
+	writeJSON(w, code, map[string]any{"ok": ok})
+}
+
+func (a *api) handleNodes(w http.ResponseWriter, r *http.Request) {
+	type nodeJSON struct {
+		ID        int64    `json:"id"`
+		Name      string   `json:"name"`
+		Hostname  string   `json:"hostname"`
+		Addresses []string `json:"addresses"`
+		Cap       int      `json:"cap_version"`
+	}
+	var out []nodeJSON
+	for _, n := range a.ctl.srv.AllNodes() {
+		nj := nodeJSON{ID: int64(n.ID), Name: n.Name, Hostname: n.Hostinfo.Hostname(), Cap: int(n.Cap)}
+		for _, p := range n.Addresses {
+			nj.Addresses = append(nj.Addresses, p.Addr().String())
+		}
+		out = append(out, nj)
+	}
+	writeJSON(w, 200, out)
+}
+
+func (a *api) handleDNSRecords(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, 200, a.ctl.DNSRecords())
+}
+
+// readyLine renders key=value pairs in a stable order for the READY line.
+func readyLine(order []string, kv map[string]string) string {
+	var b strings.Builder
+	b.WriteString("READY")
+	for _, k := range order {
+		v, ok := kv[k]
+		if !ok || v == "" {
+			continue
+		}
+		fmt.Fprintf(&b, " %s=%s", k, v)
+	}
+	return b.String()
+}

@@ -1,0 +1,458 @@
+//! End to end on a real tailnet, all on 127.0.0.1: Tailscale's own test control server
+//! with DERP and STUN, Pebble as the ACME CA, a second tsnet node acting as the phone (all
+//! run by `tests/tailnet-harness`), and the real `libations` binary joining as a node.
+#![cfg(feature = "tailnet")]
+
+mod common;
+
+use serde_json::Value;
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Builds the harness once per test run (Go caches the work between runs).
+fn harness_binary() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tailnet-harness");
+        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/tailnet-harness");
+        let status = Command::new("go")
+            .args(["build", "-o"])
+            .arg(&out)
+            .arg(".")
+            .current_dir(&src)
+            .status()
+            .expect("run `go build` for tests/tailnet-harness (is Go installed?)");
+        assert!(status.success(), "building tests/tailnet-harness failed");
+        assert!(
+            Command::new("pebble").arg("-version").output().is_ok()
+                || Path::new("/usr/bin/pebble").exists(),
+            "pebble (the ACME test CA) is not installed: apt-get install pebble"
+        );
+        out
+    })
+}
+
+/// A captured child process log, for waiting on lines.
+#[derive(Clone, Default)]
+struct Log(Arc<Mutex<Vec<String>>>);
+
+impl Log {
+    fn capture(stream: impl std::io::Read + Send + 'static) -> Log {
+        let log = Log::default();
+        let sink = log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                sink.0.lock().unwrap().push(line);
+            }
+        });
+        log
+    }
+
+    fn text(&self) -> String {
+        self.0.lock().unwrap().join("\n")
+    }
+
+    /// Waits for a line containing `needle` and returns it.
+    fn wait_for(&self, needle: &str, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(line) = self.0.lock().unwrap().iter().find(|l| l.contains(needle)) {
+                return line.clone();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no log line with {needle:?} in {timeout:?}; log:\n{}",
+                self.text()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// The harness: control server, DERP, Pebble and the phone.
+struct Harness {
+    child: Child,
+    fields: HashMap<String, String>,
+    dir: tempfile::TempDir,
+    log: Log,
+}
+
+impl Harness {
+    fn start(extra: &[&str]) -> Harness {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = Command::new(harness_binary())
+            .arg("-pebble")
+            .arg("-files-dir")
+            .arg(dir.path().join("files"))
+            .arg("-auth-key-file")
+            .arg(dir.path().join("authkey"))
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start the tailnet harness");
+        let log = Log::capture(child.stderr.take().unwrap());
+        let out = Log::capture(child.stdout.take().unwrap());
+        let ready = out.wait_for("READY", Duration::from_secs(120));
+        let fields = ready
+            .split_whitespace()
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        Harness {
+            child,
+            fields,
+            dir,
+            log,
+        }
+    }
+
+    fn get(&self, key: &str) -> &str {
+        self.fields
+            .get(key)
+            .map(String::as_str)
+            .unwrap_or_else(|| panic!("READY line has no {key}"))
+    }
+
+    fn domain(&self) -> &str {
+        self.get("domain")
+    }
+
+    fn auth_key(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("authkey"))
+            .unwrap()
+            .trim()
+            .to_owned()
+    }
+
+    /// One request from the phone over the tailnet (no redirects followed, TLS verified
+    /// against Pebble's root unless `insecure=1`).
+    async fn fetch(&self, url: &str, extra: &[(&str, &str)]) -> Value {
+        let mut query = vec![("url", url)];
+        query.extend_from_slice(extra);
+        let r = common::client()
+            .get(format!("{}/fetch", self.get("harness")))
+            .query(&query)
+            .timeout(Duration::from_secs(60))
+            .send()
+            .await
+            .expect("harness /fetch");
+        let v: Value = r.json().await.expect("harness JSON");
+        assert_eq!(v["ok"], true, "phone request to {url} failed: {v}");
+        v
+    }
+
+    async fn post(&self, path: &str) {
+        let r = common::client()
+            .post(format!("{}{path}", self.get("harness")))
+            .send()
+            .await
+            .expect("harness POST");
+        assert!(r.status().is_success(), "POST {path}: {}", r.status());
+    }
+
+    async fn node_addresses(&self, hostname: &str) -> Value {
+        let nodes: Vec<Value> = common::client()
+            .get(format!("{}/control/nodes", self.get("harness")))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        nodes
+            .into_iter()
+            .find(|n| n["hostname"] == hostname)
+            .map(|n| n["addresses"].clone())
+            .unwrap_or(Value::Null)
+    }
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The real binary, as a tailnet node.
+struct App {
+    child: Child,
+    log: Log,
+}
+
+impl App {
+    /// Starts `libations` with the environment Tailscale reads at exec (the Go runtime
+    /// snapshots it before main, so it cannot be set later).
+    fn start(h: &Harness, args: &[&str], env: &[(&str, &str)]) -> App {
+        let mut cmd = Command::new(common::BIN);
+        cmd.args([
+            "--control-url",
+            h.get("control"),
+            "--log-level",
+            "info,tailscale=warn",
+        ])
+        .args(args)
+        .env("TS_DEBUG_ACME_DIRECTORY_URL", h.get("pebble_dir"))
+        .env("SSL_CERT_FILE", h.get("pebble_tls_ca"))
+        .env("TS_NO_LOGS_NO_SUPPORT", "true")
+        .env_remove("TS_AUTHKEY")
+        .env_remove("CREDENTIALS_DIRECTORY")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("start libations");
+        let log = Log::capture(child.stderr.take().unwrap());
+        App { child, log }
+    }
+
+    fn wait_serving(&self) {
+        self.log
+            .wait_for("serving on https://", Duration::from_secs(120));
+    }
+
+    fn stop(mut self) -> i32 {
+        common::terminate(&self.child);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code().unwrap_or(-1);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no exit after SIGTERM; log:\n{}",
+                self.log.text()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn header(v: &Value, name: &str) -> String {
+    v["headers"][name][0]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn body(v: &Value) -> String {
+    v["body"].as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn serves_https_on_a_real_tailnet_redirects_and_survives_restarts() {
+    let h = Harness::start(&[]);
+    let host = format!("libations.{}", h.domain());
+    let state = tempfile::tempdir().unwrap();
+    // Run as the NixOS unit does: credentials by name from $CREDENTIALS_DIRECTORY, the key
+    // in the env-file format, the recipes from a credential, JSON logs.
+    let creds = tempfile::tempdir().unwrap();
+    std::fs::write(
+        creds.path().join("auth-key"),
+        format!("TS_AUTHKEY={}\n", h.auth_key()),
+    )
+    .unwrap();
+    std::fs::write(
+        creds.path().join("recipes.json"),
+        r#"[{"id": 7, "name": "Tailnet Sour", "base": ["Gin"], "ingredients": [{"name": "Lime Juice", "measure": "25", "unit": "ml"}]},
+            {"id": 8, "name": "Remote Negroni", "base": ["Gin"], "ingredients": [{"name": "Campari", "measure": "30", "unit": "ml"}]}]"#,
+    )
+    .unwrap();
+    let state_dir = state.path().join("libations");
+    let unit_args = [
+        "--state-dir",
+        state_dir.to_str().unwrap(),
+        "--auth-key-file",
+        "auth-key",
+        "--recipes-file",
+        "recipes.json",
+        "--log-format",
+        "json",
+    ];
+    let creds_env = [
+        ("CREDENTIALS_DIRECTORY", creds.path().to_str().unwrap()),
+        ("STATE_DIRECTORY", state_dir.to_str().unwrap()),
+    ];
+    let started = Instant::now();
+    let app = App::start(&h, &unit_args, &creds_env);
+    app.wait_serving();
+    eprintln!(
+        "start to serving HTTPS on the tailnet: {:?}",
+        started.elapsed()
+    );
+    let joined = app
+        .log
+        .wait_for("joined the tailnet", Duration::from_secs(1));
+    assert!(joined.contains(&host), "{joined}");
+    assert!(joined.contains("100.64."), "tailnet IPs logged: {joined}");
+    let mode = std::fs::metadata(&state_dir).unwrap();
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o777,
+        0o700
+    );
+
+    // :80 redirects to the full MagicDNS name, whatever the Host header says.
+    let r = h.fetch("http://libations/", &[]).await;
+    assert_eq!(r["status"], 301, "{r}");
+    assert_eq!(header(&r, "Location"), format!("https://{host}/"));
+    let r = h
+        .fetch(
+            &format!("http://{host}/recipes/7?x=1"),
+            &[("host", "evil.example")],
+        )
+        .await;
+    assert_eq!(
+        header(&r, "Location"),
+        format!("https://{host}/recipes/7?x=1")
+    );
+
+    // HTTPS verifies against Pebble's root, over HTTP/2, with HSTS.
+    let r = h.fetch(&format!("https://{host}/"), &[]).await;
+    assert_eq!(r["status"], 200, "{r}");
+    assert_eq!(r["tls"]["verified"], true);
+    assert_eq!(r["tls"]["alpn"], "h2");
+    assert_eq!(header(&r, "Strict-Transport-Security"), "max-age=31536000");
+    let page = body(&r);
+    assert!(
+        page.contains("Tailnet Sour")
+            && page.contains("Remote Negroni")
+            && page.contains("2 recipes")
+    );
+    let r = h.fetch(&format!("https://{host}/?q=lime"), &[]).await;
+    assert!(body(&r).contains("1 of 2") && body(&r).contains("Tailnet Sour"));
+    let r = h
+        .fetch(&format!("https://{host}/recipes/8"), &[("h1", "1")])
+        .await;
+    assert_eq!(r["proto"], "HTTP/1.1");
+    assert!(body(&r).contains("Remote Negroni") && body(&r).contains("Campari"));
+    let r = h
+        .fetch(&format!("https://{host}/api/recipes?q=base:gin"), &[])
+        .await;
+    let api: Vec<Value> = serde_json::from_str(&body(&r)).unwrap();
+    assert_eq!(api.len(), 2);
+    // The short name (and so any SNI) gets the same certificate.
+    let r = h
+        .fetch(
+            "https://libations/",
+            &[("sni", "libations"), ("insecure", "1")],
+        )
+        .await;
+    assert_eq!(r["status"], 200);
+    assert_eq!(r["tls"]["leaf_dns_names"][0], host.as_str());
+
+    // The control server goes away: the connected phone still loads pages.
+    h.post("/control/stop").await;
+    let r = h.fetch(&format!("https://{host}/?q=negroni"), &[]).await;
+    assert_eq!(r["status"], 200);
+    assert!(body(&r).contains("Remote Negroni"));
+    h.post("/control/start").await;
+
+    // SIGTERM: clean exit; the state stays.
+    let before = h.node_addresses("libations").await;
+    assert!(!before.is_null());
+    assert_eq!(app.stop(), 0, "exit code after SIGTERM");
+
+    // Restart with the same state dir, the bare-key format and the embedded sample: it
+    // rejoins as the same node, without a new login.
+    std::fs::write(creds.path().join("auth-key"), format!("{}\n", h.auth_key())).unwrap();
+    let app = App::start(&h, &unit_args[..6], &creds_env);
+    app.wait_serving();
+    assert_eq!(
+        h.node_addresses("libations").await,
+        before,
+        "same node identity after restart"
+    );
+    let r = h.fetch(&format!("https://{host}/recipes/7"), &[]).await;
+    assert!(body(&r).contains("Tailnet Sour"));
+    assert_eq!(app.stop(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_key_the_login_url_is_logged_then_it_joins() {
+    let h = Harness::start(&["-require-auth"]);
+    let state = tempfile::tempdir().unwrap();
+    let app = App::start(&h, &["--state-dir", state.path().to_str().unwrap()], &[]);
+    let line = app.log.wait_for(
+        "open this URL to add libations to your tailnet: ",
+        Duration::from_secs(60),
+    );
+    assert!(line.contains("WARN"), "{line}");
+    let url = line
+        .split("your tailnet: ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap();
+    assert!(url.starts_with(h.get("control")), "{url}");
+    let r = common::client()
+        .post(format!("{}/control/complete-auth", h.get("harness")))
+        .query(&[("url", url)])
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success());
+    app.wait_serving();
+    let r = h
+        .fetch(&format!("https://libations.{}/", h.domain()), &[])
+        .await;
+    assert_eq!(r["status"], 200);
+    assert_eq!(app.stop(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_https_on_the_tailnet_port_80_explains_what_to_enable() {
+    let h = Harness::start(&["-magicdns-domain", ""]);
+    let state = tempfile::tempdir().unwrap();
+    let key = h.dir.path().join("authkey");
+    let app = App::start(
+        &h,
+        &[
+            "--state-dir",
+            state.path().to_str().unwrap(),
+            "--auth-key-file",
+            key.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let error = app
+        .log
+        .wait_for("no HTTPS certificate", Duration::from_secs(60));
+    assert!(
+        error.contains("ERROR")
+            && error.contains("MagicDNS")
+            && error.contains("HTTPS Certificates"),
+        "{error}"
+    );
+    let joined = app
+        .log
+        .wait_for("joined the tailnet", Duration::from_secs(1));
+    let ip = joined
+        .split("ips=")
+        .nth(1)
+        .and_then(|s| s.split(|c: char| c == ',' || c.is_whitespace()).next())
+        .unwrap()
+        .to_owned();
+    let r = h.fetch(&format!("http://{ip}/"), &[]).await;
+    assert_eq!(r["status"], 503, "{r}");
+    assert!(body(&r).contains("Enable <strong>MagicDNS</strong>"), "{r}");
+    assert_eq!(header(&r, "Retry-After"), "60");
+    assert!(!h.log.text().is_empty());
+    assert_eq!(app.stop(), 0);
+}
