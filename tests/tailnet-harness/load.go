@@ -20,7 +20,10 @@ import (
 //
 // Parameters: url (required), n (requests, default 1000, max 100000),
 // c (concurrency, default 8, max 64), h1=1 (HTTP/1.1 only), insecure=1,
-// timeout (whole run, default 60s). Connections are kept alive and reused.
+// timeout (whole run, default 60s), direct=1 (dial with the host's own network
+// stack instead of the phone's tailnet one: the same client against a
+// 127.0.0.1 server, for comparing --local with the tailnet). Connections are
+// kept alive and reused.
 func (a *api) handleLoad(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	target := q.Get("url")
@@ -47,10 +50,15 @@ func (a *api) handleLoad(w http.ResponseWriter, r *http.Request) {
 	if q.Get("h1") == "1" {
 		tlsConf.NextProtos = []string{"http/1.1"}
 	}
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return a.peer.Dial(ctx, network, addr)
+	}
+	if q.Get("direct") == "1" {
+		var d net.Dialer
+		dial = d.DialContext
+	}
 	tr := &http.Transport{
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return a.peer.Dial(ctx, network, addr)
-		},
+		DialContext:         dial,
 		TLSClientConfig:     tlsConf,
 		ForceAttemptHTTP2:   q.Get("h1") != "1",
 		MaxIdleConnsPerHost: c,
