@@ -12,8 +12,11 @@ Examples:
   libations --local --recipes-file ~/bar.json --addr 0.0.0.0:8080
       Serve your own recipes to every device on the LAN (0.0.0.0 listens on all
       interfaces; use [::]:8080 for IPv6 too).
-  libations --recipes-file /srv/bar.json --hostname bar
-      Join the tailnet as https://bar.<tailnet>.ts.net.
+  libations --recipes-file /srv/bar.json --hostname bar --auth-key-file /run/keys/ts
+      Join the tailnet as https://bar.<tailnet>.ts.net (the key is needed once; the
+      node's identity is kept in --state-dir afterwards).
+  kill -HUP <pid>
+      Reload the recipes file now (it is also reloaded when it changes).
   libations check ~/bar.json
       Validate a recipes file and list every problem in it.";
 
@@ -27,12 +30,17 @@ pub struct Cli {
     pub serve: ServeArgs,
 
     /// Log format.
-    #[arg(long, env = "LIBATIONS_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
+    #[arg(long, env = "LIBATIONS_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true, help_heading = "Monitoring")]
     pub log_format: LogFormat,
 
     /// Log level or filter, e.g. `info` or `libations=debug,tower_http=info`. Defaults to
     /// `RUST_LOG`, then `info`.
-    #[arg(long, env = "LIBATIONS_LOG_LEVEL", global = true)]
+    #[arg(
+        long,
+        env = "LIBATIONS_LOG_LEVEL",
+        global = true,
+        help_heading = "Monitoring"
+    )]
     pub log_level: Option<String>,
 }
 
@@ -71,9 +79,9 @@ pub struct ServeArgs {
     pub limits: LimitArgs,
 
     /// Serve Prometheus metrics (/metrics) and health checks (/healthz, /readyz) on this
-    /// address, e.g. 127.0.0.1:9090. Off unless set; never on the tailnet unless you give a
-    /// tailnet address yourself.
-    #[arg(long, env = "LIBATIONS_METRICS_ADDR")]
+    /// address of the machine itself, e.g. 127.0.0.1:9090. Off unless set; never on the
+    /// tailnet.
+    #[arg(long, env = "LIBATIONS_METRICS_ADDR", help_heading = "Monitoring")]
     pub metrics_addr: Option<SocketAddr>,
 }
 
