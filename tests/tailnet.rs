@@ -456,3 +456,90 @@ async fn without_https_on_the_tailnet_port_80_explains_what_to_enable() {
     assert!(!h.log.text().is_empty());
     assert_eq!(app.stop(), 0);
 }
+
+async fn metrics_text(base: &str) -> String {
+    common::client()
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+async fn ready_status(base: &str) -> u16 {
+    common::client()
+        .get(format!("{base}/readyz"))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn control_unreachable_at_start_is_retried_and_reported() {
+    let h = Harness::start(&[]);
+    h.post("/control/stop").await;
+    let state = tempfile::tempdir().unwrap();
+    let key = h.dir.path().join("authkey");
+    let app = App::start(
+        &h,
+        &[
+            "--state-dir",
+            state.path().to_str().unwrap(),
+            "--auth-key-file",
+            key.to_str().unwrap(),
+            "--metrics-addr",
+            "127.0.0.1:0",
+        ],
+        &[],
+    );
+    let line = app
+        .log
+        .wait_for("metrics on http://", Duration::from_secs(30));
+    let metrics = line
+        .split("metrics on ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap()
+        .trim_end_matches("/metrics")
+        .to_owned();
+    let waiting = app
+        .log
+        .wait_for("not on the tailnet yet", Duration::from_secs(60));
+    assert!(waiting.contains("still trying"), "{waiting}");
+    assert_eq!(ready_status(&metrics).await, 503);
+    assert!(
+        metrics_text(&metrics)
+            .await
+            .contains("libations_tailnet_up 0")
+    );
+
+    // Control comes back: the node joins by itself and serves.
+    h.post("/control/start").await;
+    app.wait_serving();
+    assert_eq!(ready_status(&metrics).await, 200);
+    let text = metrics_text(&metrics).await;
+    assert!(text.contains("libations_tailnet_up 1"), "{text}");
+    let expiry: i64 = text
+        .lines()
+        .find(|l| l.starts_with("libations_tls_certificate_expiry_timestamp_seconds "))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no certificate expiry in\n{text}"));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    assert!(
+        expiry > now + 86_400,
+        "certificate expiry {expiry} is not in the future"
+    );
+    let r = h
+        .fetch(&format!("https://libations.{}/", h.domain()), &[])
+        .await;
+    assert_eq!(r["status"], 200);
+    assert_eq!(app.stop(), 0);
+}

@@ -243,8 +243,7 @@ fn parse_pair(domain: &str, pem: &[u8], provider: &CryptoProvider) -> Result<Cur
     let leaf = chain
         .first()
         .ok_or_else(|| bad("no certificate in LocalAPI response".into()))?;
-    let (not_before, not_after) =
-        der::validity(leaf).map_err(|e| bad(format!("leaf validity: {e}")))?;
+    let (not_before, not_after) = validity(leaf).map_err(|e| bad(format!("leaf validity: {e}")))?;
     let key = CertifiedKey::from_der(chain, key, provider)
         .map_err(|e| bad(format!("key/cert mismatch: {e}")))?;
     if not_after <= SystemTime::now() {
@@ -257,108 +256,22 @@ fn parse_pair(domain: &str, pem: &[u8], provider: &CryptoProvider) -> Result<Cur
     })
 }
 
-/// Just enough DER to read a certificate's validity period; saves pulling in
-/// a full X.509 parser for two timestamps.
-mod der {
-    use super::*;
-
-    /// (tag, content, rest)
-    fn tlv(input: &[u8]) -> std::result::Result<(u8, &[u8], &[u8]), &'static str> {
-        let (&tag, rest) = input.split_first().ok_or("truncated")?;
-        let (&first, rest) = rest.split_first().ok_or("truncated")?;
-        let (len, rest) = if first < 0x80 {
-            (first as usize, rest)
+/// The leaf's validity window.
+fn validity(leaf: &CertificateDer<'_>) -> std::result::Result<(SystemTime, SystemTime), String> {
+    let (_, cert) =
+        x509_parser::parse_x509_certificate(leaf.as_ref()).map_err(|e| e.to_string())?;
+    let at = |t: x509_parser::time::ASN1Time| {
+        let secs = t.timestamp();
+        if secs >= 0 {
+            UNIX_EPOCH + Duration::from_secs(secs as u64)
         } else {
-            let n = (first & 0x7f) as usize;
-            if n == 0 || n > 4 || rest.len() < n {
-                return Err("bad length");
-            }
-            let len = rest[..n]
-                .iter()
-                .fold(0usize, |acc, &b| (acc << 8) | b as usize);
-            (len, &rest[n..])
-        };
-        if rest.len() < len {
-            return Err("truncated");
+            UNIX_EPOCH
         }
-        Ok((tag, &rest[..len], &rest[len..]))
-    }
-
-    pub(super) fn validity(
-        cert: &[u8],
-    ) -> std::result::Result<(SystemTime, SystemTime), &'static str> {
-        let (_, certificate, _) = tlv(cert)?; // Certificate SEQUENCE
-        let (_, tbs, _) = tlv(certificate)?; // TBSCertificate SEQUENCE
-        let mut rest = tbs;
-        let (tag, _, r) = tlv(rest)?;
-        if tag == 0xa0 {
-            rest = r; // [0] version
-        }
-        let (_, _, r) = tlv(rest)?; // serialNumber
-        let (_, _, r) = tlv(r)?; // signature AlgorithmIdentifier
-        let (_, _, r) = tlv(r)?; // issuer
-        let (tag, validity, _) = tlv(r)?;
-        if tag != 0x30 {
-            return Err("validity is not a SEQUENCE");
-        }
-        let (t1, nb, r) = tlv(validity)?;
-        let (t2, na, _) = tlv(r)?;
-        Ok((time(t1, nb)?, time(t2, na)?))
-    }
-
-    /// UTCTime (0x17, YYMMDDHHMMSSZ) or GeneralizedTime (0x18, YYYYMMDDHHMMSSZ).
-    fn time(tag: u8, v: &[u8]) -> std::result::Result<SystemTime, &'static str> {
-        let s = std::str::from_utf8(v).map_err(|_| "bad time")?;
-        let s = s.strip_suffix('Z').ok_or("time not in UTC")?;
-        let (year, rest) = match tag {
-            0x17 if s.len() == 12 => {
-                let yy: i64 = s[..2].parse().map_err(|_| "bad year")?;
-                (if yy < 50 { 2000 + yy } else { 1900 + yy }, &s[2..])
-            }
-            0x18 if s.len() == 14 => (s[..4].parse().map_err(|_| "bad year")?, &s[4..]),
-            _ => return Err("unsupported time format"),
-        };
-        let num = |i: usize| -> std::result::Result<i64, &'static str> {
-            rest[i..i + 2].parse().map_err(|_| "bad time field")
-        };
-        let (mo, d, h, mi, se) = (num(0)?, num(2)?, num(4)?, num(6)?, num(8)?);
-        if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || se > 60 {
-            return Err("time field out of range");
-        }
-        let secs = days_from_civil(year, mo, d) * 86400 + h * 3600 + mi * 60 + se;
-        let secs = u64::try_from(secs).map_err(|_| "time before 1970")?;
-        Ok(UNIX_EPOCH + Duration::from_secs(secs))
-    }
-
-    /// Days since 1970-01-01 (Howard Hinnant's algorithm).
-    fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-        let y = if m <= 2 { y - 1 } else { y };
-        let era = y.div_euclid(400);
-        let yoe = y - era * 400;
-        let mp = (m + 9) % 12;
-        let doy = (153 * mp + 2) / 5 + d - 1;
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-        era * 146097 + doe - 719468
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-
-        #[test]
-        fn civil_dates() {
-            assert_eq!(days_from_civil(1970, 1, 1), 0);
-            assert_eq!(days_from_civil(2000, 3, 1), 11017);
-            assert_eq!(
-                time(0x17, b"240229120000Z").expect("t"),
-                UNIX_EPOCH + Duration::from_secs(1709208000)
-            );
-            assert_eq!(
-                time(0x18, b"20500101000000Z").expect("t"),
-                UNIX_EPOCH + Duration::from_secs(2524608000)
-            );
-        }
-    }
+    };
+    Ok((
+        at(cert.validity().not_before),
+        at(cert.validity().not_after),
+    ))
 }
 
 #[cfg(test)]
@@ -381,5 +294,74 @@ mod tests {
             renewal_demand(nb, nb + 6 * day, nb + 5 * day),
             Some(2 * day)
         );
+    }
+
+    /// A self-signed pair in the LocalAPI's layout: key PEM, then the chain.
+    fn pair(name: &str) -> (Vec<u8>, SystemTime) {
+        let key = rcgen::KeyPair::generate().expect("key");
+        let mut params = rcgen::CertificateParams::new(vec![name.to_owned()]).expect("params");
+        params.not_after = rcgen::date_time_ymd(2031, 1, 2);
+        let cert = params.self_signed(&key).expect("cert");
+        let pem = format!("{}{}", key.serialize_pem(), cert.pem());
+        (
+            pem.into_bytes(),
+            UNIX_EPOCH + Duration::from_secs(1_925_078_400),
+        )
+    }
+
+    #[test]
+    fn parses_the_pair_and_its_validity() {
+        let provider = rustls::crypto::ring::default_provider();
+        let (pem, not_after) = pair("libations.example.ts.net");
+        let current = parse_pair("libations.example.ts.net", &pem, &provider).expect("parse");
+        assert_eq!(current.not_after, not_after);
+        let err = parse_pair("x", b"not pem", &provider).expect_err("garbage");
+        assert!(
+            err.to_string().contains("certificate for x is unusable"),
+            "{err}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_failed_refresh_keeps_the_certificate_and_counts_in_metrics() {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let (pem, not_after) = pair("libations.example.ts.net");
+        let current = parse_pair("libations.example.ts.net", &pem, &provider).expect("parse");
+        // A LocalAPI that is gone: a port that was just free.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("free port");
+        let store = CertStore {
+            inner: Arc::new(Inner {
+                domain: "libations.example.ts.net".into(),
+                api: LocalApi::new(port, &"0".repeat(32)),
+                provider,
+                current: RwLock::new(current),
+            }),
+        };
+        let before = store.current();
+        assert!(store.refresh().await.is_err());
+        assert!(
+            Arc::ptr_eq(&before, &store.current()),
+            "old certificate kept"
+        );
+
+        let metrics = Arc::new(crate::metrics::Metrics::new());
+        let task = store.spawn_refresh(Duration::from_millis(20), metrics.clone());
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while metrics.cert_refresh_failures.get() < 2 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "refresh failures not counted"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        task.abort();
+        assert!(Arc::ptr_eq(&before, &store.current()));
+        let expiry = not_after
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0);
+        assert_eq!(metrics.cert_expiry.get(), expiry);
     }
 }

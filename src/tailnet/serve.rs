@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 /// How long to wait between "still not connected" reports while joining.
-const JOIN_REPORT_FIRST: Duration = Duration::from_secs(30);
+const JOIN_REPORT_FIRST: Duration = Duration::from_secs(10);
 const JOIN_REPORT_MAX: Duration = Duration::from_secs(300);
 /// How often to ask again for a certificate the tailnet does not offer yet.
 const CERT_RETRY: Duration = Duration::from_secs(60);
