@@ -129,6 +129,14 @@ pub fn load_recipes(args: &ServeArgs) -> Result<Recipes, RunError> {
 
 fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
     let started = Instant::now();
+    // Stamp the file before reading it, so that the watcher cannot miss an edit made while
+    // we load.
+    let stamp = match &args.recipes_file {
+        Some(path) => credentials::resolve(path)
+            .ok()
+            .and_then(|p| reload::Stamp::of(&p)),
+        None => None,
+    };
     // Load before anything listens: a bad file must fail fast, with exit code 1.
     let recipes = load_recipes(args)?;
     tracing::info!(
@@ -142,13 +150,18 @@ fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
         .enable_all()
         .build()
         .map_err(RunError::Runtime)?;
-    let result = runtime.block_on(serve(args, recipes, started));
+    let result = runtime.block_on(serve(args, recipes, stamp, started));
     // Background work (compressing a large list page) must not hold up the exit.
     runtime.shutdown_timeout(Duration::from_millis(100));
     result
 }
 
-async fn serve(args: &ServeArgs, recipes: Recipes, started: Instant) -> Result<(), RunError> {
+async fn serve(
+    args: &ServeArgs,
+    recipes: Recipes,
+    stamp: Option<reload::Stamp>,
+    started: Instant,
+) -> Result<(), RunError> {
     // Signals first: from here on, SIGTERM means "drain and exit 0", never "die".
     let stopping = CancellationToken::new();
     let mut signals = signals::Shutdown::new().map_err(RunError::Signals)?;
@@ -178,7 +191,13 @@ async fn serve(args: &ServeArgs, recipes: Recipes, started: Instant) -> Result<(
         },
     };
     let app = web::app(state);
-    let reloader = Reloader::new(args.recipes_file.clone(), site, assets, metrics.clone());
+    let reloader = Reloader::new(
+        args.recipes_file.clone(),
+        stamp,
+        site,
+        assets,
+        metrics.clone(),
+    );
     let reloading = tokio::spawn(reloader.run(stopping.clone()));
     if let Some(addr) = args.metrics_addr {
         serve_metrics(addr, metrics.clone(), stopping.clone()).await?;

@@ -9,7 +9,7 @@ use crate::recipes::Recipes;
 use crate::web::{Assets, Site};
 use crate::{RunError, credentials};
 use arc_swap::ArcSwap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 use tokio_util::sync::CancellationToken;
@@ -19,20 +19,31 @@ const POLL: Duration = Duration::from_secs(1);
 
 /// What identifies a version of the file without reading it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Stamp {
+pub struct Stamp {
     modified: Option<SystemTime>,
     len: u64,
     inode: u64,
 }
 
-async fn stamp(path: &PathBuf) -> Option<Stamp> {
-    let meta = tokio::fs::metadata(path).await.ok()?;
-    let inode = std::os::unix::fs::MetadataExt::ino(&meta);
-    Some(Stamp {
-        modified: meta.modified().ok(),
-        len: meta.len(),
-        inode,
-    })
+impl Stamp {
+    /// Takes the stamp of `path` now. Take it *before* reading the file: a change that
+    /// lands between the read and the stamp is then seen as a change, never missed.
+    pub fn of(path: &Path) -> Option<Stamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        Some(Stamp {
+            modified: meta.modified().ok(),
+            len: meta.len(),
+            inode: std::os::unix::fs::MetadataExt::ino(&meta),
+        })
+    }
+}
+
+async fn stamp(path: &Path) -> Option<Stamp> {
+    let path = path.to_owned();
+    tokio::task::spawn_blocking(move || Stamp::of(&path))
+        .await
+        .ok()
+        .flatten()
 }
 
 /// Reloads the recipes file into the shared site.
@@ -43,11 +54,15 @@ pub struct Reloader {
     site: Arc<ArcSwap<Site>>,
     assets: Arc<Assets>,
     metrics: Arc<Metrics>,
+    /// The stamp taken before the recipes being served were read.
+    loaded: Option<Stamp>,
 }
 
 impl Reloader {
+    /// `loaded` is the file's [`Stamp`] from before the served recipes were read.
     pub fn new(
         path: Option<PathBuf>,
+        loaded: Option<Stamp>,
         site: Arc<ArcSwap<Site>>,
         assets: Arc<Assets>,
         metrics: Arc<Metrics>,
@@ -57,6 +72,7 @@ impl Reloader {
             site,
             assets,
             metrics,
+            loaded,
         }
     }
 
@@ -110,10 +126,7 @@ impl Reloader {
             .path
             .as_ref()
             .and_then(|p| credentials::resolve(p).ok());
-        let mut last = match &resolved {
-            Some(p) => stamp(p).await,
-            None => None,
-        };
+        let mut last = self.loaded.clone();
         let mut tick = tokio::time::interval(POLL);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -121,8 +134,8 @@ impl Reloader {
                 () = stopping.cancelled() => return,
                 Some(()) = recv(&mut hangup) => {
                     tracing::info!("SIGHUP: reloading recipes");
-                    let _ = self.reload().await;
                     if let Some(p) = &resolved { last = stamp(p).await; }
+                    let _ = self.reload().await;
                 }
                 _ = tick.tick(), if resolved.is_some() => {
                     let Some(p) = &resolved else { continue };

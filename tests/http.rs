@@ -432,24 +432,38 @@ async fn flags_come_from_the_environment_and_sigterm_exits_0() {
     assert_eq!(status.code(), Some(0));
 }
 
-#[tokio::test]
-async fn sigterm_lets_an_in_flight_request_finish() {
+#[test]
+fn sigterm_lets_an_in_flight_request_finish() {
+    use std::io::{Read, Write};
     let Some(path) = shared_data("scale-5000.json") else {
         return;
     };
     let server = Server::start(&["--recipes-file", path.to_str().unwrap()]);
-    // A big search response is in flight while SIGTERM arrives.
-    let url = server.url("/api/recipes?q=e");
-    let pending = tokio::spawn(async move { client().get(url).send().await?.bytes().await });
-    tokio::time::sleep(Duration::from_millis(5)).await;
-    let status = server.stop();
-    assert_eq!(status.code(), Some(0));
-    let body = pending
-        .await
-        .unwrap()
-        .expect("the in-flight request completed");
-    let parsed: Vec<Value> = serde_json::from_slice(&body).unwrap();
+    // A big response is under way (its first bytes have arrived) when SIGTERM comes.
+    let addr = server.base.trim_start_matches("http://").to_owned();
+    let mut conn = std::net::TcpStream::connect(addr).unwrap();
+    conn.write_all(b"GET /api/recipes?q=e HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut first = [0u8; 64];
+    let n = conn.read(&mut first).unwrap();
+    assert!(first[..n].starts_with(b"HTTP/1.1 200"));
+    let stopping = std::thread::spawn(move || server.stop());
+    let mut rest = Vec::new();
+    conn.read_to_end(&mut rest).expect("the response completes");
+    let mut whole = first[..n].to_vec();
+    whole.extend_from_slice(&rest);
+    let split = whole.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&whole[..split]).to_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length: "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("content-length");
+    let body = &whole[split + 4..];
+    assert_eq!(body.len(), length, "the whole body arrived");
+    let parsed: Vec<Value> = serde_json::from_slice(body).unwrap();
     assert!(parsed.len() > 1000);
+    assert_eq!(stopping.join().unwrap().code(), Some(0));
 }
 
 #[tokio::test]
