@@ -529,3 +529,67 @@ fn header_str(h: &HeaderMap, name: header::HeaderName) -> String {
         .map(|v| v.to_str().unwrap().to_owned())
         .unwrap_or_default()
 }
+
+/// As the NixOS unit runs it: files by credential name from $CREDENTIALS_DIRECTORY.
+#[tokio::test]
+async fn credentials_directory_as_systemd_hands_it_over() {
+    let creds = tempfile::tempdir().unwrap();
+    std::fs::write(
+        creds.path().join("recipes.json"),
+        r#"[{"id": 1, "name": "From A Credential"}]"#,
+    )
+    .unwrap();
+    let dir = creds.path().to_str().unwrap();
+    let server = Server::start_with_env(
+        &["--recipes-file", "recipes.json"],
+        &[("CREDENTIALS_DIRECTORY", dir), ("STATE_DIRECTORY", dir)],
+    );
+    let names = names(&api(&server.url("/api/recipes")).await);
+    assert_eq!(names, ["From A Credential"]);
+    assert_eq!(server.stop().code(), Some(0));
+
+    // A credential the unit forgot to load: a clear error, exit 1, nothing served.
+    let out = Command::new(common::BIN)
+        .args([
+            "--local",
+            "--addr",
+            "127.0.0.1:0",
+            "--recipes-file",
+            "missing.json",
+        ])
+        .env("CREDENTIALS_DIRECTORY", dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("credential \"missing.json\" is not in $CREDENTIALS_DIRECTORY"),
+        "{err}"
+    );
+    assert!(err.contains("LoadCredential=missing.json:"), "{err}");
+
+    // Same for the auth key in tailnet mode: refused before the node starts.
+    if !cfg!(feature = "tailnet") {
+        return;
+    }
+    std::fs::write(creds.path().join("auth-key"), "").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    for (key_name, message) in [
+        (
+            "nope",
+            "credential \"nope\" is not in $CREDENTIALS_DIRECTORY",
+        ),
+        ("auth-key", "auth key file"),
+    ] {
+        let out = Command::new(common::BIN)
+            .args(["--auth-key-file", key_name, "--state-dir"])
+            .arg(state.path())
+            .env("CREDENTIALS_DIRECTORY", dir)
+            .env("TS_NO_LOGS_NO_SUPPORT", "true")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{key_name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(message), "{key_name}: {err}");
+    }
+}
