@@ -1,0 +1,200 @@
+# NixOS module: services.libations runs the recipe viewer as its own node on a tailnet.
+# Secrets (the Tailscale auth key, a private recipes file) are read by systemd from root-only
+# files with LoadCredential=, so they never enter the Nix store and the service's dynamic
+# user never needs read access to the original files.
+{
+  config,
+  lib,
+  pkgs,
+  utils,
+  ...
+}:
+
+let
+  cfg = config.services.libations;
+  inherit (lib) mkOption types;
+
+  isOutsideStore = p: lib.hasPrefix "/" p && !lib.hasPrefix "${builtins.storeDir}/" p;
+
+  # Credential names are fixed: the binary resolves relative --auth-key-file and
+  # --recipes-file names against $CREDENTIALS_DIRECTORY.
+  args =
+    [
+      "--hostname"
+      cfg.hostname
+      "--log-format"
+      "json"
+    ]
+    ++ lib.optionals (cfg.tailscaleKeyFile != null) [
+      "--auth-key-file"
+      "auth-key"
+    ]
+    ++ lib.optionals (cfg.recipesFile != null) [
+      "--recipes-file"
+      (if cfg.recipesFileIsSecret then "recipes.json" else toString cfg.recipesFile)
+    ]
+    ++ lib.optionals (cfg.controlUrl != null) [
+      "--control-url"
+      cfg.controlUrl
+    ]
+    ++ cfg.extraArgs;
+in
+{
+  options.services.libations = {
+    enable = lib.mkEnableOption "Libations, a private cocktail-recipe web app on your tailnet";
+
+    package = mkOption {
+      type = types.package;
+      default = pkgs.libations;
+      defaultText = lib.literalExpression "pkgs.libations";
+      description = ''
+        The libations package. The flake's nixosModules set this to the flake's own
+        package; with the overlay applied, pkgs.libations works too.
+      '';
+    };
+
+    recipesFile = mkOption {
+      type = types.nullOr types.path;
+      default = null;
+      example = "/run/agenix/libations-recipes";
+      description = ''
+        Recipes file (a JSON array of recipes). null serves the sample recipes built into
+        the binary. It is handed to the service with systemd's LoadCredential=, so a
+        root-only (0400) file such as an agenix secret works. A string path stays where it
+        is; a Nix path literal (./bar.json) is copied into the world-readable Nix store,
+        fine for recipes you do not mind sharing.
+      '';
+    };
+
+    recipesFileIsSecret = mkOption {
+      type = types.bool;
+      default = true;
+      description = ''
+        true: recipesFile is handed over with LoadCredential=, so a root-only secret works.
+        systemd copies a credential when the service starts and keeps that copy unchanged
+        while it runs, so a changed secret needs a restart (restartTriggers does it).
+        false: the service reads recipesFile where it is (it must be readable by any user,
+        e.g. a Nix store path), and a change reloads instead of restarting (reloadTriggers,
+        ExecReload sends SIGHUP; libations also notices the file change by itself).
+      '';
+    };
+
+    tailscaleKeyFile = mkOption {
+      type = types.nullOr types.str;
+      default = null;
+      example = "/run/agenix/libations-tailscale-key";
+      description = ''
+        Absolute path (a string, never a Nix path literal, so the key is never copied to
+        the Nix store) of a root-only file holding a Tailscale auth key: either just the
+        key, or one line TS_AUTHKEY=<key> as older env-file setups have. Passed with
+        LoadCredential=. Only needed until the node has joined: its identity is kept in
+        the state directory (/var/lib/libations). null: the log shows a login URL to open
+        once.
+      '';
+    };
+
+    hostname = mkOption {
+      type = types.str;
+      default = "libations";
+      description = "Name of the node on the tailnet: https://<hostname>.<tailnet>.ts.net.";
+    };
+
+    controlUrl = mkOption {
+      type = types.nullOr types.str;
+      default = null;
+      example = "https://headscale.example.org";
+      description = "Control server URL, for a self-hosted one such as headscale. null: Tailscale's.";
+    };
+
+    extraArgs = mkOption {
+      type = types.listOf types.str;
+      default = [ ];
+      example = [
+        "--ephemeral"
+        "--log-level"
+        "libations=debug,info"
+      ];
+      description = "Extra command-line arguments for libations.";
+    };
+  };
+
+  config = lib.mkIf cfg.enable {
+    assertions = [
+      {
+        assertion = cfg.tailscaleKeyFile == null || isOutsideStore cfg.tailscaleKeyFile;
+        message = "services.libations.tailscaleKeyFile must be an absolute path outside the Nix store (a string such as \"/run/agenix/libations-tailscale-key\"), got ${toString cfg.tailscaleKeyFile}.";
+      }
+    ];
+
+    systemd.services.libations = {
+      description = "Libations cocktail recipes on the tailnet";
+      wantedBy = [ "multi-user.target" ];
+      wants = [ "network-online.target" ];
+      after = [ "network-online.target" ];
+      # A credential is a copy made at start, immutable while the service runs: a new
+      # secret needs a restart. A plain file is re-read in place: a reload is enough.
+      restartTriggers = lib.optional (cfg.recipesFile != null && cfg.recipesFileIsSecret) cfg.recipesFile;
+      reloadTriggers = lib.optional (cfg.recipesFile != null && !cfg.recipesFileIsSecret) cfg.recipesFile;
+
+      serviceConfig = {
+        # %S/libations is StateDirectory below: /var/lib/libations (a link into
+        # /var/lib/private with DynamicUser). Written unescaped: escapeSystemdExecArgs
+        # would turn the % into %%.
+        ExecStart = "${lib.getExe cfg.package} --state-dir %S/libations ${utils.escapeSystemdExecArgs args}";
+        # SIGHUP: re-read the recipes; a bad file is rejected and the old recipes stay.
+        ExecReload = "${pkgs.coreutils}/bin/kill -HUP $MAINPID";
+        Restart = "always";
+        RestartSec = "5s";
+
+        DynamicUser = true;
+        StateDirectory = "libations";
+        StateDirectoryMode = "0700";
+        LoadCredential =
+          lib.optional (cfg.tailscaleKeyFile != null) "auth-key:${cfg.tailscaleKeyFile}"
+          ++ lib.optional (cfg.recipesFile != null && cfg.recipesFileIsSecret) "recipes.json:${cfg.recipesFile}";
+
+        # Hardening. The node is userspace Tailscale (netstack): no TUN device, no
+        # capabilities, only UDP/TCP sockets plus netlink for route monitoring.
+        CapabilityBoundingSet = "";
+        AmbientCapabilities = "";
+        NoNewPrivileges = true;
+        ProtectSystem = "strict";
+        ProtectHome = true;
+        PrivateTmp = true;
+        PrivateDevices = true;
+        PrivateUsers = true;
+        ProtectHostname = true;
+        ProtectClock = true;
+        ProtectKernelTunables = true;
+        ProtectKernelModules = true;
+        ProtectKernelLogs = true;
+        ProtectControlGroups = true;
+        # Other processes are hidden, but not /proc/net: ProcSubset=pid would hide
+        # /proc/net/route, which Tailscale reads to find the home router for NAT-PMP/PCP/
+        # UPnP port mapping (better direct connections). See nixos/README.md.
+        ProtectProc = "invisible";
+        RestrictAddressFamilies = [
+          "AF_INET"
+          "AF_INET6"
+          "AF_UNIX"
+          "AF_NETLINK"
+        ];
+        RestrictNamespaces = true;
+        RestrictRealtime = true;
+        RestrictSUIDSGID = true;
+        LockPersonality = true;
+        MemoryDenyWriteExecute = true;
+        RemoveIPC = true;
+        SystemCallArchitectures = "native";
+        # Go raises RLIMIT_NOFILE with prlimit64 (in @default), not setrlimit (@resources).
+        SystemCallFilter = [
+          "@system-service"
+          "~@privileged"
+          "~@resources"
+        ];
+        SystemCallErrorNumber = "EPERM";
+        UMask = "0077";
+      };
+    };
+  };
+}
