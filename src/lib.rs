@@ -129,8 +129,15 @@ pub fn load_recipes(args: &ServeArgs) -> Result<Recipes, RunError> {
 
 fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
     let started = Instant::now();
+    // Assets (hashing, compressing) do not depend on the recipes: prepare them on another
+    // core while the file loads.
+    let assets = std::thread::spawn(Assets::load);
     // Load before anything listens: a bad file must fail fast, with exit code 1.
     let recipes = load_recipes(args)?;
+    let assets = match assets.join() {
+        Ok(assets) => Arc::new(assets),
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
     tracing::info!(
         recipes = recipes.len(),
         from = %recipes.origin(),
@@ -142,13 +149,18 @@ fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
         .enable_all()
         .build()
         .map_err(RunError::Runtime)?;
-    let result = runtime.block_on(serve(args, recipes, started));
+    let result = runtime.block_on(serve(args, recipes, assets, started));
     // Background work (compressing a large list page) must not hold up the exit.
     runtime.shutdown_timeout(Duration::from_millis(100));
     result
 }
 
-async fn serve(args: &ServeArgs, recipes: Recipes, started: Instant) -> Result<(), RunError> {
+async fn serve(
+    args: &ServeArgs,
+    recipes: Recipes,
+    assets: Arc<Assets>,
+    started: Instant,
+) -> Result<(), RunError> {
     // Signals first: from here on, SIGTERM means "drain and exit 0", never "die".
     let stopping = CancellationToken::new();
     let mut signals = signals::Shutdown::new().map_err(RunError::Signals)?;
@@ -163,7 +175,6 @@ async fn serve(args: &ServeArgs, recipes: Recipes, started: Instant) -> Result<(
 
     let metrics = Arc::new(Metrics::new());
     metrics.reloaded(Ok(recipes.len()));
-    let assets = Arc::new(Assets::load());
     let site = Arc::new(Site::new(recipes, &assets)?);
     let compressing = site.clone();
     tokio::task::spawn_blocking(move || compressing.compress());
