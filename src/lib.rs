@@ -129,6 +129,9 @@ pub fn load_recipes(args: &ServeArgs) -> Result<Recipes, RunError> {
 
 fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
     let started = Instant::now();
+    // Assets (hashing, compressing) do not depend on the recipes: prepare them on another
+    // core while the file loads.
+    let assets = std::thread::spawn(Assets::load);
     // Stamp the file before reading it, so that the watcher cannot miss an edit made while
     // we load.
     let stamp = match &args.recipes_file {
@@ -139,6 +142,10 @@ fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
     };
     // Load before anything listens: a bad file must fail fast, with exit code 1.
     let recipes = load_recipes(args)?;
+    let assets = match assets.join() {
+        Ok(assets) => Arc::new(assets),
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
     tracing::info!(
         recipes = recipes.len(),
         from = %recipes.origin(),
@@ -150,7 +157,7 @@ fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
         .enable_all()
         .build()
         .map_err(RunError::Runtime)?;
-    let result = runtime.block_on(serve(args, recipes, stamp, started));
+    let result = runtime.block_on(serve(args, recipes, assets, stamp, started));
     // Background work (compressing a large list page) must not hold up the exit.
     runtime.shutdown_timeout(Duration::from_millis(100));
     result
@@ -159,6 +166,7 @@ fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
 async fn serve(
     args: &ServeArgs,
     recipes: Recipes,
+    assets: Arc<Assets>,
     stamp: Option<reload::Stamp>,
     started: Instant,
 ) -> Result<(), RunError> {
@@ -176,7 +184,6 @@ async fn serve(
 
     let metrics = Arc::new(Metrics::new());
     metrics.reloaded(Ok(recipes.len()));
-    let assets = Arc::new(Assets::load());
     let site = Arc::new(Site::new(recipes, &assets)?);
     let compressing = site.clone();
     tokio::task::spawn_blocking(move || compressing.compress());

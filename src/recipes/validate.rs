@@ -64,7 +64,19 @@ impl fmt::Display for Problem {
 }
 
 /// Parses and validates; returns every recipe or every problem.
+///
+/// A valid file (the usual case) takes the fast path: serde straight into the model, with
+/// the same rules. Anything it does not accept goes through the full validator, which
+/// reports every problem with its place.
 pub fn parse(text: &str, origin: &Origin) -> Result<Vec<Recipe>, LoadError> {
+    if let Some(recipes) = fast::parse(text) {
+        return Ok(recipes);
+    }
+    parse_reporting(text, origin)
+}
+
+/// The full validator: a duplicate-keeping JSON value, then every rule with its place.
+fn parse_reporting(text: &str, origin: &Origin) -> Result<Vec<Recipe>, LoadError> {
     let top: Json = serde_json::from_str(text).map_err(|e| LoadError::Syntax {
         origin: origin.clone(),
         line: e.line(),
@@ -416,6 +428,71 @@ impl Context<'_> {
     }
 }
 
+/// The fast path for valid files: typed serde with the validator's rules (unknown keys,
+/// duplicate keys, whole-number ids, non-empty names, unique ids, `null` lists as empty).
+/// `None` means "not accepted here"; the full validator then decides and explains.
+mod fast {
+    use super::super::{Ingredient, Recipe};
+    use serde::Deserialize;
+    use std::collections::HashSet;
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct FastRecipe {
+        id: u64,
+        name: String,
+        base: Option<Vec<String>>,
+        glass: Option<Vec<String>>,
+        method: Option<Vec<String>>,
+        ice: Option<Vec<String>>,
+        ingredients: Option<Vec<FastIngredient>>,
+        garnish: Option<Vec<String>>,
+        notes: Option<String>,
+    }
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct FastIngredient {
+        name: String,
+        measure: Option<String>,
+        unit: Option<String>,
+    }
+
+    pub fn parse(text: &str) -> Option<Vec<Recipe>> {
+        let items: Vec<FastRecipe> = serde_json::from_str(text).ok()?;
+        let mut ids = HashSet::with_capacity(items.len());
+        let mut out = Vec::with_capacity(items.len());
+        for r in items {
+            if r.name.trim().is_empty() || !ids.insert(r.id) {
+                return None;
+            }
+            let mut ingredients = Vec::new();
+            for i in r.ingredients.unwrap_or_default() {
+                if i.name.trim().is_empty() {
+                    return None;
+                }
+                ingredients.push(Ingredient {
+                    name: i.name,
+                    measure: i.measure.unwrap_or_default(),
+                    unit: i.unit.unwrap_or_default(),
+                });
+            }
+            out.push(Recipe {
+                id: r.id,
+                name: r.name,
+                base: r.base.unwrap_or_default(),
+                glass: r.glass.unwrap_or_default(),
+                method: r.method.unwrap_or_default(),
+                ice: r.ice.unwrap_or_default(),
+                ingredients,
+                garnish: r.garnish.unwrap_or_default(),
+                notes: r.notes.unwrap_or_default(),
+            });
+        }
+        Some(out)
+    }
+}
+
 /// The accepted key within two edits of `key`, to suggest a fix for a typo.
 fn closest<'a>(key: &str, accepted: &[&'a str]) -> Option<&'a str> {
     let key = key.to_lowercase();
@@ -465,6 +542,45 @@ mod tests {
         let p = problems(text);
         assert_eq!(p.len(), 1, "expected one problem, got {p:#?}");
         p.into_iter().next().unwrap_or_default()
+    }
+
+    #[test]
+    fn fast_path_agrees_with_the_full_validator() {
+        let valid = [
+            super::super::SAMPLE_JSON,
+            r#"[{"id": 0, "name": "A", "base": null, "ingredients": [{"name": "x", "measure": null}], "notes": null}]"#,
+            r#"[{"name": "B", "id": 7, "glass": [], "ingredients": null}]"#,
+            "[]",
+        ];
+        for text in valid {
+            let fast = fast::parse(text).expect("the fast path accepts a valid file");
+            assert_eq!(Some(fast), parse_reporting(text, &origin()).ok(), "{text}");
+        }
+        let invalid = [
+            r#"{"id": 1, "name": "x"}"#,
+            r#"[{"id": 1, "name": "x", "name": "y"}]"#,
+            r#"[{"id": 1, "name": "x", "notes": "a", "notes": "b"}]"#,
+            r#"[{"id": 1, "name": "x", "ingredients": [{"name": "g", "name": "h"}]}]"#,
+            r#"[{"id": 1, "name": "x", "garnsh": []}]"#,
+            r#"[{"id": 1.0, "name": "x"}]"#,
+            r#"[{"id": -1, "name": "x"}]"#,
+            r#"[{"id": 1, "name": "  "}]"#,
+            r#"[{"id": 1}]"#,
+            r#"[{"name": "x"}]"#,
+            r#"[{"id": 1, "name": "x"}, {"id": 1, "name": "y"}]"#,
+            r#"[{"id": 1, "name": "x", "notes": 5}]"#,
+            r#"[{"id": 1, "name": "x", "base": "Gin"}]"#,
+            r#"[{"id": 1, "name": "x", "base": [1]}]"#,
+            r#"[{"id": 1, "name": "x", "ingredients": [{"measure": "1"}]}]"#,
+            r#"[{"id": 1, "name": "x", "ingredients": [{"name": null}]}]"#,
+            r#"[{"id": 1, "name": "x", "ingredients": [{"name": " "}]}]"#,
+            r#"[{"id": 1, "name": "x", "ingredients": ["gin"]}]"#,
+            r#"[1]"#,
+        ];
+        for text in invalid {
+            assert!(fast::parse(text).is_none(), "fast path accepted {text}");
+            assert!(parse(text, &origin()).is_err(), "{text}");
+        }
     }
 
     #[test]

@@ -45,10 +45,9 @@ impl Assets {
             let mime = file.metadata.mimetype().to_owned();
             let mime = text_charset(&mime);
             let data = file.data.into_owned();
-            let immutable = Cached::new(data.clone(), &mime, IMMUTABLE);
-            let plain = Cached::new(data, &mime, REVALIDATE);
+            let immutable = Cached::new(data, &mime, IMMUTABLE);
             immutable.compress(Effort::Best);
-            plain.compress(Effort::Best);
+            let plain = immutable.with_cache_control(REVALIDATE);
             let hashed = hashed_name(&name, immutable.hash());
             assets
                 .urls

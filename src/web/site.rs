@@ -45,25 +45,35 @@ impl Site {
             icon: assets.url("icon.svg"),
         };
         let footer = Footer::new(&recipes);
-        let index = Index::new(&recipes);
-        let html = ListPage {
-            urls: &urls,
-            footer: &footer,
-            q: "",
-            total: recipes.len(),
-            rows: recipes.all().iter().map(Row::new).collect(),
-        }
-        .render()
-        .map_err(|source| SiteError::Render {
+        // The index and the JSON do not depend on the page: build them on a second core
+        // while this one renders the list (start-up for thousands of recipes).
+        let (index, all_json, list_page) = std::thread::scope(|scope| {
+            let side = scope.spawn(|| {
+                let index = Index::new(&recipes);
+                let json = serde_json::to_vec(recipes.all())
+                    .map(|json| Cached::new(json, "application/json", HTML_CACHE));
+                (index, json)
+            });
+            let page = ListPage {
+                urls: &urls,
+                footer: &footer,
+                q: "",
+                total: recipes.len(),
+                rows: recipes.all().iter().map(Row::new).collect(),
+            }
+            .render()
+            .map(|html| Cached::new(html, "text/html; charset=utf-8", HTML_CACHE));
+            let (index, json) = match side.join() {
+                Ok(built) => built,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            (index, json, page)
+        });
+        let list_page = list_page.map_err(|source| SiteError::Render {
             page: "recipe list",
             source,
         })?;
-        let list_page = Cached::new(html, "text/html; charset=utf-8", HTML_CACHE);
-        let all_json = Cached::new(
-            serde_json::to_vec(recipes.all())?,
-            "application/json",
-            HTML_CACHE,
-        );
+        let all_json = all_json?;
         Ok(Site {
             recipes,
             index,

@@ -22,8 +22,9 @@ import (
 // c (concurrency, default 8, max 64), h1=1 (HTTP/1.1 only), insecure=1,
 // timeout (whole run, default 60s), direct=1 (dial with the host's own network
 // stack instead of the phone's tailnet one: the same client against a
-// 127.0.0.1 server, for comparing --local with the tailnet). Connections are
-// kept alive and reused.
+// 127.0.0.1 server, for comparing --local with the tailnet), identity=1 (send no
+// Accept-Encoding, so compressing servers send the same bytes as the -bench-port
+// node; MiB/s then counts bytes as sent). Connections are kept alive and reused.
 func (a *api) handleLoad(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	target := q.Get("url")
@@ -62,6 +63,7 @@ func (a *api) handleLoad(w http.ResponseWriter, r *http.Request) {
 		TLSClientConfig:     tlsConf,
 		ForceAttemptHTTP2:   q.Get("h1") != "1",
 		MaxIdleConnsPerHost: c,
+		DisableCompression:  q.Get("identity") == "1",
 	}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

@@ -1,0 +1,3 @@
+module libations.bench/go-reference
+
+go 1.22

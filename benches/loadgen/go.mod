@@ -1,0 +1,3 @@
+module libations.bench/loadgen
+
+go 1.22
