@@ -66,6 +66,11 @@ impl Assets {
             .unwrap_or_else(|| format!("/static/{name}"))
     }
 
+    /// The bytes of an asset by its plain name, e.g. `source("sw.js")`.
+    pub fn source(&self, name: &str) -> Option<bytes::Bytes> {
+        self.plain.get(name).map(|c| c.bytes().clone())
+    }
+
     /// Serves `/static/<file>`, hashed or plain; `None` when there is no such asset.
     pub fn respond(&self, file: &str, request: &HeaderMap) -> Option<Response<Body>> {
         if cfg!(debug_assertions) {

@@ -88,6 +88,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/recipes", get(api_list))
         .route("/api/recipes/{id}", get(api_recipe))
         .route("/static/{file}", get(static_file))
+        .route("/sw.js", get(service_worker))
+        .route("/manifest.webmanifest", get(manifest))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(state.limits, guard))
@@ -289,6 +291,14 @@ async fn static_file(
         Some(response) => response,
         None => WebError::NotFound("There is no such file.".into()).page(&site),
     }
+}
+
+async fn service_worker(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
+    site.service_worker().respond(&headers)
+}
+
+async fn manifest(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
+    site.manifest().respond(&headers)
 }
 
 async fn not_found(State(site): State<Arc<Site>>) -> Response {

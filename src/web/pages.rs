@@ -14,6 +14,7 @@ pub struct Urls {
     pub js: String,
     pub glasses: String,
     pub icon: String,
+    pub apple_touch: String,
 }
 
 /// The footer line: how many recipes and when the file last changed.
@@ -128,6 +129,7 @@ mod tests {
             js: "/static/app.1.js".into(),
             glasses: "/static/glasses.1.svg".into(),
             icon: "/static/icon.1.svg".into(),
+            apple_touch: "/static/apple-touch-icon.1.png".into(),
         }
     }
 
@@ -162,12 +164,50 @@ mod tests {
         assert!(!html.contains("<img src=x"));
         assert!(!html.contains("<i>"));
         assert!(html.contains("value=\"&#60;q&#62;&#34;x&#34;\""), "{html}");
+        let single = page(&r, 1);
+        assert!(!single.contains("<script>alert") && !single.contains("<img src=x"));
+        assert!(!single.contains("<i>"));
+        assert!(
+            single.contains("&#34;quoted&#34; &#38; &#60;i&#62;"),
+            "{single}"
+        );
+    }
+
+    fn page(recipes: &Recipes, id: u64) -> String {
+        let (urls, footer) = (urls(), Footer::new(recipes));
+        let r = recipes.get(id).unwrap();
+        RecipePage {
+            urls: &urls,
+            footer: &footer,
+            q: "",
+            r,
+            icon: glass::icon(&r.glass),
+        }
+        .render()
+        .unwrap()
+    }
+
+    #[test]
+    fn list_rows_are_links_without_the_recipe() {
+        let r = recipes(
+            r#"[{"id": 7, "name": "Gimlet", "base": ["Gin"], "glass": ["Coupe"],
+                "ingredients": [{"name": "Lime Cordial", "measure": "20", "unit": "ml"}]}]"#,
+        );
+        let html = list(&r, "");
+        assert!(
+            html.contains("<a class=\"row\" href=\"/recipes/7\">"),
+            "{html}"
+        );
+        assert!(html.contains("#glass-coupe"));
+        assert!(html.contains("<span class=\"base\">Gin</span>"));
+        assert!(!html.contains("Lime Cordial"), "details load on demand");
+        assert!(html.contains("rel=\"manifest\""));
     }
 
     #[test]
     fn missing_glass_and_empty_lists_render() {
         let r = recipes(r#"[{"id": 1, "name": "Bare"}]"#);
-        let html = list(&r, "");
+        let html = page(&r, 1);
         assert!(html.contains("#glass-default"));
         assert!(
             !html.contains("<table"),
@@ -186,7 +226,7 @@ mod tests {
               "ingredients": [{"name": "Lemon Juice", "measure": "20", "unit": "ml"}, {"name": "Claret", "measure": "", "unit": "float"}],
               "garnish": ["Lemon Sail"], "notes": "Use claret or malbec"}]"#,
         );
-        let html = list(&r, "");
+        let html = page(&r, 10);
         for part in [
             "#glass-lowball",
             "<td class=\"amount\">20 ml</td><th scope=\"row\">Lemon Juice</th>",
@@ -196,7 +236,7 @@ mod tests {
             "<dd>Lemon Sail</dd>",
             "<dd>12oz Lowball</dd>",
             "Use claret or malbec",
-            "href=\"/recipes/10\"",
+            "<button type=\"button\" class=\"wake\" aria-pressed=\"false\" hidden>",
         ] {
             assert!(html.contains(part), "missing {part}");
         }

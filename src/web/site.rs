@@ -32,6 +32,8 @@ pub struct Site {
     footer: Footer,
     list_page: Cached,
     all_json: Cached,
+    service_worker: Cached,
+    manifest: Cached,
 }
 
 impl Site {
@@ -43,6 +45,7 @@ impl Site {
             js: assets.url("app.js"),
             glasses: assets.url("glasses.svg"),
             icon: assets.url("icon.svg"),
+            apple_touch: assets.url("apple-touch-icon.png"),
         };
         let footer = Footer::new(&recipes);
         // The index and the JSON do not depend on the page: build them on a second core
@@ -74,6 +77,12 @@ impl Site {
             source,
         })?;
         let all_json = all_json?;
+        let manifest = Cached::new(manifest(assets)?, "application/manifest+json", HTML_CACHE);
+        let service_worker = Cached::new(
+            service_worker(assets, &urls, &[&list_page, &all_json, &manifest])?,
+            "text/javascript; charset=utf-8",
+            HTML_CACHE,
+        );
         Ok(Site {
             recipes,
             index,
@@ -81,6 +90,8 @@ impl Site {
             footer,
             list_page,
             all_json,
+            service_worker,
+            manifest,
         })
     }
 
@@ -89,6 +100,8 @@ impl Site {
     pub fn compress(&self) {
         self.list_page.compress(Effort::Best);
         self.all_json.compress(Effort::Best);
+        self.service_worker.compress(Effort::Best);
+        self.manifest.compress(Effort::Best);
     }
 
     pub fn recipes(&self) -> &Recipes {
@@ -101,6 +114,16 @@ impl Site {
 
     pub fn all_json(&self) -> &Cached {
         &self.all_json
+    }
+
+    /// `/sw.js`: the service worker, with this build's and this collection's version.
+    pub fn service_worker(&self) -> &Cached {
+        &self.service_worker
+    }
+
+    /// `/manifest.webmanifest`: what an installed app is called and looks like.
+    pub fn manifest(&self) -> &Cached {
+        &self.manifest
     }
 
     /// The recipes matching a query, best first.
@@ -159,4 +182,65 @@ impl Site {
             source,
         })
     }
+}
+
+/// The web app manifest: installable, standalone, with PNG icons (any and maskable).
+fn manifest(assets: &Assets) -> Result<Vec<u8>, SiteError> {
+    let icon = |name: &str, size: u32, purpose: &str| {
+        serde_json::json!({
+            "src": assets.url(name),
+            "sizes": format!("{size}x{size}"),
+            "type": "image/png",
+            "purpose": purpose,
+        })
+    };
+    let manifest = serde_json::json!({
+        "id": "/",
+        "name": "Libations",
+        "short_name": "Libations",
+        "description": "Your home bar's cocktail recipes",
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "orientation": "portrait",
+        "background_color": "#f7f3ec",
+        "theme_color": "#f7f3ec",
+        "icons": [
+            icon("icon-192.png", 192, "any"),
+            icon("icon-512.png", 512, "any"),
+            icon("icon-maskable-512.png", 512, "maskable"),
+        ],
+    });
+    Ok(serde_json::to_vec_pretty(&manifest)?)
+}
+
+/// `static/sw.js` preceded by what it must cache and a version that changes whenever the
+/// recipes, the list page, the manifest or an asset does: browsers compare `/sw.js` byte for
+/// byte, so a new version installs a new worker, which fetches everything afresh.
+fn service_worker(assets: &Assets, urls: &Urls, bodies: &[&Cached]) -> Result<Vec<u8>, SiteError> {
+    let precache = [
+        "/".to_owned(),
+        "/api/recipes".to_owned(),
+        "/manifest.webmanifest".to_owned(),
+        urls.css.clone(),
+        urls.js.clone(),
+        urls.glasses.clone(),
+        urls.icon.clone(),
+        urls.apple_touch.clone(),
+        assets.url("icon-192.png"),
+    ];
+    let source = assets.source("sw.js").unwrap_or_default();
+    let mut fingerprint = precache.join("\n");
+    for body in bodies {
+        fingerprint.push_str(body.hash());
+    }
+    fingerprint.push_str(&super::content_hash(&source));
+    let header = format!(
+        "const VERSION = {};\nconst PRECACHE = {};\n",
+        serde_json::to_string(&super::content_hash(fingerprint.as_bytes()))?,
+        serde_json::to_string(&precache)?
+    );
+    let mut out = header.into_bytes();
+    out.extend_from_slice(&source);
+    Ok(out)
 }

@@ -1,0 +1,65 @@
+// Libations service worker: the recipes stay readable when the phone drops off the network.
+// Network first for everything, so nothing stale is shown while the server answers; the
+// cache only when it does not. The server puts VERSION and PRECACHE before this text
+// (src/web/site.rs); new recipes or assets change them, and so install a fresh worker.
+"use strict";
+/* global VERSION, PRECACHE */
+const CACHE = "libations-" + VERSION;
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(
+    caches.open(CACHE).then((cache) => cache.addAll(PRECACHE)).then(() => self.skipWaiting()),
+  );
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches.keys()
+      .then((keys) => Promise.all(
+        keys.filter((k) => k.startsWith("libations-") && k !== CACHE).map((k) => caches.delete(k)),
+      ))
+      .then(() => self.clients.claim()),
+  );
+});
+
+// What is worth keeping: the list, recipe pages, all recipes' JSON, assets. Not searches:
+// offline, the list page filters by itself.
+function keep(url) {
+  const p = url.pathname;
+  if (url.search) return false;
+  return p === "/" || p === "/api/recipes" || p === "/manifest.webmanifest" ||
+    p.startsWith("/static/") || /^\/(api\/)?recipes\/\d+$/.test(p);
+}
+
+async function fromCache(request, url) {
+  const cache = await caches.open(CACHE);
+  let hit = await cache.match(request, { ignoreVary: true });
+  if (!hit && request.mode === "navigate") hit = await cache.match("/", { ignoreVary: true });
+  if (!hit) return null;
+  // Tells the page that what it shows may be old (app.js shows the offline hint).
+  const headers = new Headers(hit.headers);
+  headers.set("X-Libations-Offline", "1");
+  return new Response(hit.body, { status: hit.status, statusText: hit.statusText, headers });
+}
+
+async function networkFirst(event, request, url) {
+  try {
+    const response = await fetch(request);
+    if (response.ok && keep(url)) {
+      const copy = response.clone();
+      event.waitUntil(caches.open(CACHE).then((c) => c.put(request, copy)).catch(() => {}));
+    }
+    return response;
+  } catch (error) {
+    const cached = await fromCache(request, url);
+    if (cached) return cached;
+    throw error;
+  }
+}
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  const url = new URL(request.url);
+  if (request.method !== "GET" || url.origin !== self.location.origin) return;
+  event.respondWith(networkFirst(event, request, url));
+});

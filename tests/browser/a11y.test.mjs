@@ -1,0 +1,96 @@
+// Accessibility: axe-core finds nothing on the list, an opened recipe, search results and
+// the 404 page, in light and dark; search, open and close work from the keyboard alone.
+// The same pages are saved as phone-sized screenshots in docs/screenshots/.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { ROOT, launch, phone, settle, startServer, watch } from "./lib/browser.mjs";
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const SHOTS = ROOT + "docs/screenshots/";
+
+let browser, server;
+before(async () => { browser = await launch(); server = await startServer(); mkdirSync(SHOTS, { recursive: true }); });
+after(async () => { await browser?.close(); await server?.stop(); });
+
+// Evaluated through the DevTools protocol, so the page's CSP (rightly) does not apply.
+async function axe(page) {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+  return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")})`);
+}
+
+const loaded = (page) => page.waitForSelector("#recipes a.row[aria-expanded]", { state: "attached" });
+
+for (const colorScheme of ["light", "dark"]) {
+  test(`axe finds no violations (${colorScheme}); screenshots`, async () => {
+    const context = await phone(browser, { colorScheme });
+    const watcher = await watch(context);
+    const page = await context.newPage();
+    await page.goto(server.url("/"));
+    await loaded(page);
+    assert.deepEqual(await axe(page), [], "list");
+    await page.screenshot({ path: `${SHOTS}list-${colorScheme}.png`, scale: "css" });
+
+    await page.locator("#recipes > li > a.row").nth(3).tap();
+    await settle(page);
+    assert.deepEqual(await axe(page), [], "opened recipe");
+    await page.screenshot({ path: `${SHOTS}recipe-${colorScheme}.png`, scale: "css" });
+
+    await page.locator("#q").fill("lime");
+    await page.waitForFunction(() => !document.getElementById("recipes").hasAttribute("aria-busy"));
+    await page.evaluate(() => scrollTo(0, 0));
+    assert.deepEqual(await axe(page), [], "search results");
+    await page.screenshot({ path: `${SHOTS}search-${colorScheme}.png`, scale: "css" });
+
+    await page.goto(server.url("/?q=zzzzzz"));
+    assert.deepEqual(await axe(page), [], "no results");
+    await page.goto(server.url("/recipes/1"));
+    assert.deepEqual(await axe(page), [], "recipe page");
+    const missing = await page.goto(server.url("/no/such/page"));
+    assert.equal(missing.status(), 404);
+    assert.deepEqual(await axe(page), [], "404 page");
+    assert.deepEqual(await watcher.problems([/status of 404/]), []);
+    await context.close();
+  });
+}
+
+test("keyboard only: search, open, close", async () => {
+  const context = await phone(browser, { hasTouch: false, isMobile: false });
+  const watcher = await watch(context);
+  const page = await context.newPage();
+  await page.goto(server.url("/"));
+  await loaded(page);
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement.id), "q", "the search box comes first");
+  await page.keyboard.type("gin");
+  const want = (await (await fetch(server.url("/api/recipes?q=gin"))).json()).map((r) => r.name);
+  await page.keyboard.press("Tab");
+  const focused = () => page.evaluate(() => document.activeElement.closest("li")?.querySelector(".name").textContent);
+  assert.equal(await focused(), want[0], "Tab goes to the first result");
+  await page.keyboard.press("Enter");
+  const open = page.locator("#recipes > li.open");
+  assert.equal(await open.locator(".name").textContent(), want[0]);
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute("aria-expanded")), "true");
+  assert.equal(await open.locator(".ingredients").isVisible(), true);
+  // Into the recipe (the keep-screen-on toggle), then Escape closes and returns focus.
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement.classList.contains("wake")), true);
+  await page.keyboard.press("Escape");
+  assert.equal(await open.count(), 0, "Escape closes the recipe");
+  assert.equal(await focused(), want[0], "focus is back on its row");
+  // Enter opens and Enter again closes.
+  await page.keyboard.press("Enter");
+  assert.equal(await open.count(), 1);
+  await page.keyboard.press("Enter");
+  assert.equal(await open.count(), 0);
+  // The next row opens with Tab and Enter.
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Enter");
+  assert.equal(await open.locator(".name").textContent(), want[1]);
+  const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+  assert.notEqual(outline, "none", "focus is visible");
+  assert.deepEqual(await watcher.problems(), []);
+  await context.close();
+});

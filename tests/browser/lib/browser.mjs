@@ -1,0 +1,155 @@
+// Shared by the browser tests: start the real binary, open a phone-sized chromium page,
+// and collect everything a page should never print (console errors, CSP violations).
+import { spawn } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+export const CHROMIUM = process.env.CHROME_PATH || "/usr/bin/chromium";
+// Without the background-networking flags chromium tries to reach Google's services.
+export const LAUNCH_ARGS = [
+  "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+];
+
+/** iPhone 14/15-sized: 390×844 CSS px at 3× with touch. */
+export const PHONE = {
+  viewport: { width: 390, height: 844 },
+  screen: { width: 390, height: 844 },
+  deviceScaleFactor: 3,
+  isMobile: true,
+  hasTouch: true,
+  userAgent:
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+};
+
+/** The libations binary: $LIBATIONS_BIN, else the newer of the release and debug builds. */
+export function binary() {
+  if (process.env.LIBATIONS_BIN) return process.env.LIBATIONS_BIN;
+  const candidates = ["target/release/libations", "target/debug/libations"]
+    .map((p) => ROOT + p)
+    .filter((p) => existsSync(p))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  if (candidates.length === 0) throw new Error("no libations binary: run `cargo build --release` first");
+  return candidates[0];
+}
+
+/**
+ * Starts `libations --local --addr 127.0.0.1:0` (or `addr`) with `args`; resolves once it
+ * logs the URL it serves.
+ */
+export function startServer(args = [], { addr = "127.0.0.1:0" } = {}) {
+  const child = spawn(binary(), ["--local", "--addr", addr, "--log-level", "warn,libations=info", ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, RUST_LOG: "" },
+  });
+  let log = "";
+  let started = false;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error("libations did not start:\n" + log));
+    }, 60_000);
+    exited.then((code) => {
+      clearTimeout(timer);
+      if (!started) reject(new Error(`libations exited with ${code}:\n${log}`));
+    });
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk) => {
+      log += chunk;
+      const m = /serving on (http:\/\/127\.0\.0\.1:\d+)\//.exec(log);
+      if (m && !started) {
+        started = true;
+        clearTimeout(timer);
+        resolve({
+          base: m[1],
+          url: (path) => m[1] + path,
+          log: () => log,
+          stop: async () => {
+            if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+            await exited;
+          },
+        });
+      }
+    });
+  });
+}
+
+/**
+ * `../shared/data/<name>` beside the repository, or null after printing why the test is
+ * skipped. LIBATIONS_REQUIRE_SHARED_DATA=1 (as CI sets it) turns the skip into a failure.
+ */
+export function sharedData(name, t) {
+  const path = fileURLToPath(new URL(`../shared/data/${name}`, new URL(ROOT, "file://")));
+  if (existsSync(path)) return path;
+  if (process.env.LIBATIONS_REQUIRE_SHARED_DATA === "1") {
+    throw new Error(`LIBATIONS_REQUIRE_SHARED_DATA=1 but ${path} is missing`);
+  }
+  const message = `SKIPPED: ${path} not found (the shared test data lives beside this clone, in ../shared/data)`;
+  console.log(message);
+  t?.skip(message);
+  return null;
+}
+
+export async function launch() {
+  return chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+}
+
+/** A phone context; `colorScheme` is "light" or "dark". */
+export async function phone(browser, { colorScheme = "light", ...options } = {}) {
+  return browser.newContext({ ...PHONE, colorScheme, ...options });
+}
+
+// Recorded in the page itself: CSP violations are events, not always console messages.
+const WATCH_SCRIPT = () => {
+  window.__violations = [];
+  document.addEventListener("securitypolicyviolation", (e) => {
+    window.__violations.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} (${e.sourceFile}:${e.lineNumber})`);
+  });
+};
+
+/**
+ * Collects console errors and warnings, uncaught exceptions and CSP violations for every
+ * page of `context`. `problems()` lists them; `allow` filters expected messages.
+ */
+export async function watch(context) {
+  const seen = [];
+  await context.addInitScript(WATCH_SCRIPT);
+  const attach = (page) => {
+    page.on("console", (msg) => {
+      if (msg.type() === "error" || msg.type() === "warning") seen.push(`console.${msg.type()}: ${msg.text()} [${page.url()}]`);
+    });
+    page.on("pageerror", (err) => seen.push(`uncaught: ${err.message} [${page.url()}]`));
+  };
+  context.pages().forEach(attach);
+  context.on("page", attach);
+  return {
+    async problems(allow = []) {
+      for (const page of context.pages()) {
+        const v = await page.evaluate(() => window.__violations || []).catch(() => []);
+        for (const line of v) if (!seen.includes(`csp: ${line}`)) seen.push(`csp: ${line}`);
+      }
+      return seen.filter((line) => !allow.some((re) => re.test(line)));
+    },
+  };
+}
+
+/** Waits until the page has stopped scrolling (smooth scrolling takes a few frames). */
+export async function settle(page) {
+  await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        let last = -1, same = 0;
+        const tick = () => {
+          const y = window.scrollY;
+          same = y === last ? same + 1 : 0;
+          last = y;
+          if (same >= 3) resolve();
+          else requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+      }),
+  );
+}
