@@ -4,7 +4,7 @@ mod common;
 
 use common::{Server, client, decode_brotli, shared_data};
 use reqwest::StatusCode;
-use reqwest::header::{self, HeaderMap};
+use reqwest::header;
 use serde_json::Value;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -521,13 +521,6 @@ fn urlencode(s: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
-}
-
-#[allow(dead_code)]
-fn header_str(h: &HeaderMap, name: header::HeaderName) -> String {
-    h.get(name)
-        .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default()
 }
 
 /// As the NixOS unit runs it: files by credential name from $CREDENTIALS_DIRECTORY.

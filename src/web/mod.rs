@@ -223,9 +223,12 @@ async fn index(
     }
 }
 
-fn parse_id(id: &str) -> Result<u64, WebError> {
+/// The recipe a path segment names; anything else (not a number, unknown id) is a 404.
+fn find_recipe<'s>(site: &'s Site, id: &str) -> Result<&'s crate::recipes::Recipe, WebError> {
     id.parse()
-        .map_err(|_| WebError::NotFound(format!("There is no recipe with id {id}.")))
+        .ok()
+        .and_then(|n| site.recipes().get(n))
+        .ok_or_else(|| WebError::NotFound(format!("There is no recipe with id {id}.")))
 }
 
 async fn recipe_page(
@@ -233,13 +236,7 @@ async fn recipe_page(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    let rendered = parse_id(&id).and_then(|n| {
-        let r = site
-            .recipes()
-            .get(n)
-            .ok_or_else(|| WebError::NotFound(format!("There is no recipe with id {n}.")))?;
-        Ok(site.render_recipe(r)?)
-    });
+    let rendered = find_recipe(&site, &id).and_then(|r| Ok(site.render_recipe(r)?));
     match rendered {
         Ok(body) => dynamic(body, "text/html; charset=utf-8", &headers),
         Err(e) => e.page(&site),
@@ -270,11 +267,7 @@ async fn api_recipe(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    let found = parse_id(&id).and_then(|n| {
-        site.recipes()
-            .get(n)
-            .ok_or_else(|| WebError::NotFound(format!("There is no recipe with id {n}.")))
-    });
+    let found = find_recipe(&site, &id);
     match found.and_then(|r| serde_json::to_vec(r).map_err(|e| WebError::Internal(e.into()))) {
         Ok(body) => dynamic(body, "application/json", &headers),
         Err(e) => e.json(),
