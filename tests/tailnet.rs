@@ -221,28 +221,16 @@ impl App {
     }
 
     fn stop(mut self) -> i32 {
-        common::terminate(&self.child);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code().unwrap_or(-1);
-            }
-            assert!(
-                Instant::now() < deadline,
-                "no exit after SIGTERM; log:\n{}",
-                self.log.text()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let log = self.log.clone();
+        common::stop_child(&mut self.child, || log.text())
+            .code()
+            .unwrap_or(-1)
     }
 }
 
 impl Drop for App {
     fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
+        common::kill_child(&mut self.child);
     }
 }
 

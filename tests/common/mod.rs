@@ -76,27 +76,39 @@ impl Server {
 
     /// Sends SIGTERM and waits for the exit status.
     pub fn stop(mut self) -> ExitStatus {
-        terminate(&self.child);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status;
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("libations did not stop on SIGTERM; log:\n{}", self.log());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let log = self.log.clone();
+        stop_child(&mut self.child, || log.lock().unwrap().join("\n"))
     }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+        kill_child(&mut self.child);
+    }
+}
+
+/// Sends SIGTERM to `child` and waits up to 30 s for it to exit; panics with `log()` if it
+/// does not.
+pub fn stop_child(child: &mut Child, log: impl Fn() -> String) -> ExitStatus {
+    terminate(child);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
         }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("libations did not stop on SIGTERM; log:\n{}", log());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Kills `child` if it is still running (for `Drop`: a failed test must not leave it).
+pub fn kill_child(child: &mut Child) {
+    if let Ok(None) = child.try_wait() {
+        let _ = child.kill();
+        let _ = child.wait();
     }
 }
 
