@@ -208,7 +208,7 @@ async fn metrics_and_health_on_their_own_listener() {
         client().get(server.url("/")).send().await.unwrap();
     }
     client().get(server.url("/nope")).send().await.unwrap();
-    let text = metrics_text(&metrics).await;
+    let text = common::metrics_text(&metrics).await;
     assert!(
         text.contains("libations_http_requests_total{route=\"/\",status=\"200\"} 3"),
         "{text}"
@@ -249,16 +249,6 @@ async fn metrics_and_health_on_their_own_listener() {
             .status(),
         StatusCode::NOT_FOUND
     );
-}
-
-async fn metrics_text(base: &str) -> String {
-    let r = client()
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), StatusCode::OK);
-    r.text().await.unwrap()
 }
 
 fn metrics_url(server: &Server) -> String {
@@ -375,7 +365,7 @@ async fn reload_on_change_and_on_sighup_keeps_old_data_when_invalid() {
     assert!(log.contains("field \"name\": missing"), "{log}");
     assert_eq!(names(&server).await, ["Alpha", "Beta"]);
     let metrics = metrics_url(&server);
-    let text = metrics_text(&metrics).await;
+    let text = common::metrics_text(&metrics).await;
     assert!(
         text.contains("libations_recipe_reloads_total{result=\"failure\"} 1"),
         "{text}"

@@ -445,17 +445,6 @@ async fn without_https_on_the_tailnet_port_80_explains_what_to_enable() {
     assert_eq!(app.stop(), 0);
 }
 
-async fn metrics_text(base: &str) -> String {
-    common::client()
-        .get(format!("{base}/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
-}
-
 async fn ready_status(base: &str) -> u16 {
     common::client()
         .get(format!("{base}/readyz"))
@@ -500,7 +489,7 @@ async fn control_unreachable_at_start_is_retried_and_reported() {
     assert!(waiting.contains("still trying"), "{waiting}");
     assert_eq!(ready_status(&metrics).await, 503);
     assert!(
-        metrics_text(&metrics)
+        common::metrics_text(&metrics)
             .await
             .contains("libations_tailnet_up 0")
     );
@@ -509,7 +498,7 @@ async fn control_unreachable_at_start_is_retried_and_reported() {
     h.post("/control/start").await;
     app.wait_serving();
     assert_eq!(ready_status(&metrics).await, 200);
-    let text = metrics_text(&metrics).await;
+    let text = common::metrics_text(&metrics).await;
     assert!(text.contains("libations_tailnet_up 1"), "{text}");
     let expiry: i64 = text
         .lines()

@@ -120,6 +120,17 @@ pub fn terminate(child: &Child) {
     assert!(status.success());
 }
 
+/// The Prometheus text from a `--metrics-addr` listener at `base`.
+pub async fn metrics_text(base: &str) -> String {
+    let r = client()
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), reqwest::StatusCode::OK);
+    r.text().await.unwrap()
+}
+
 /// A client that does not decompress or follow redirects: tests see the bytes as sent.
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder()
