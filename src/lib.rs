@@ -14,6 +14,7 @@
 
 pub mod cli;
 pub mod credentials;
+pub mod ingredients;
 pub mod metrics;
 pub mod recipes;
 pub mod reload;
@@ -22,6 +23,7 @@ pub mod serve;
 pub mod signals;
 #[cfg(feature = "tailnet")]
 pub mod tailnet;
+pub mod units;
 pub mod web;
 
 use arc_swap::ArcSwap;

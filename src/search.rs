@@ -102,7 +102,22 @@ pub struct Term {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Query {
     pub terms: Vec<Term>,
+    /// Terms only the phone can answer (`can:make`, `missing:one`, `is:fav`: its shelf and
+    /// favourites never leave it), in their canonical spelling. The server matches as if
+    /// they were not there; `static/app.js` filters by them.
+    pub device: Vec<&'static str>,
 }
+
+/// Device terms as typed (folded) → their canonical spelling. Keep in step with app.js.
+const DEVICE_TERMS: [(&str, &str); 7] = [
+    ("can:make", "can:make"),
+    ("missing:one", "missing:one"),
+    ("missing:1", "missing:one"),
+    ("is:fav", "is:fav"),
+    ("is:favourite", "is:fav"),
+    ("is:favorite", "is:fav"),
+    ("is:starred", "is:fav"),
+];
 
 impl Query {
     /// Parses what the user typed. Never fails: odd input becomes plain terms.
@@ -110,6 +125,7 @@ impl Query {
         let folded = fold(input);
         let chars: Vec<char> = folded.chars().collect();
         let mut terms = Vec::new();
+        let mut device = Vec::new();
         let mut i = 0;
         while i < chars.len() {
             if chars[i] == ' ' {
@@ -121,6 +137,12 @@ impl Query {
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
+            if let Some(&(_, canonical)) = DEVICE_TERMS.iter().find(|(typed, _)| *typed == word) {
+                if !device.contains(&canonical) {
+                    device.push(canonical);
+                }
+                continue;
+            }
             let (field, rest) = match word.split_once(':') {
                 Some((prefix, rest)) => match Field::from_prefix(prefix) {
                     Some(field) => (Some(field), rest.to_owned()),
@@ -146,7 +168,7 @@ impl Query {
             }
             terms.push(Term { field, text });
         }
-        Query { terms }
+        Query { terms, device }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -335,6 +357,10 @@ mod tests {
                 t(None, "lime"),
             ]
         );
+        assert!(q.device.is_empty());
+        let q = Query::parse("gin Can:Make is:favourite IS:FAV can:fly");
+        assert_eq!(q.terms, [t(None, "gin"), t(None, "can:fly")]);
+        assert_eq!(q.device, ["can:make", "is:fav"]);
         assert!(Query::parse("  ").is_empty());
         assert!(Query::parse("\"\"").is_empty());
     }

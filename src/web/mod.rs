@@ -14,6 +14,7 @@ pub use cached::{Cached, Effort, content_hash};
 pub use site::{Site, SiteError};
 
 use crate::metrics::Metrics;
+use crate::units::{Display, MAX_SERVINGS, Unit};
 use arc_swap::ArcSwap;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
@@ -87,6 +88,8 @@ pub fn app(state: AppState) -> Router {
         .route("/recipes/{id}", get(recipe_page))
         .route("/api/recipes", get(api_list))
         .route("/api/recipes/{id}", get(api_recipe))
+        .route("/shelf", get(shelf))
+        .route("/api/ingredients", get(api_ingredients))
         .route("/static/{file}", get(static_file))
         .route("/sw.js", get(service_worker))
         .route("/manifest.webmanifest", get(manifest))
@@ -231,12 +234,56 @@ fn find_recipe<'s>(site: &'s Site, id: &str) -> Result<&'s crate::recipes::Recip
         .ok_or_else(|| WebError::NotFound(format!("There is no recipe with id {id}.")))
 }
 
+/// How a recipe page shows amounts: `?units=oz&serves=4` (both optional).
+#[derive(Debug, Default, Deserialize)]
+struct AmountParams {
+    #[serde(default)]
+    units: String,
+    #[serde(default)]
+    serves: String,
+}
+
+impl AmountParams {
+    fn display(&self) -> Result<Display, WebError> {
+        let unit = match self.units.trim() {
+            "" => None,
+            name => Some(Unit::from_name(name).ok_or_else(|| {
+                WebError::BadRequest(format!(
+                    "units must be ml, oz or cl, not \u{201c}{name}\u{201d}."
+                ))
+            })?),
+        };
+        let servings = match self.serves.trim() {
+            "" => 1,
+            text => text
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=MAX_SERVINGS).contains(n))
+                .ok_or_else(|| {
+                    WebError::BadRequest(format!(
+                        "serves must be a whole number from 1 to {MAX_SERVINGS}, not \u{201c}{text}\u{201d}."
+                    ))
+                })?,
+        };
+        Ok(Display { unit, servings })
+    }
+}
+
 async fn recipe_page(
     State(site): State<Arc<Site>>,
     Path(id): Path<String>,
+    params: Result<Query<AmountParams>, QueryRejection>,
     headers: HeaderMap,
 ) -> Response {
-    let rendered = find_recipe(&site, &id).and_then(|r| Ok(site.render_recipe(r)?));
+    let display = params
+        .map_err(|_| {
+            WebError::BadRequest("The address's units or servings could not be read.".into())
+        })
+        .and_then(|Query(p)| p.display());
+    let rendered = display.and_then(|display| {
+        let r = find_recipe(&site, &id)?;
+        Ok(site.render_recipe(r, display)?)
+    });
     match rendered {
         Ok(body) => dynamic(body, "text/html; charset=utf-8", &headers),
         Err(e) => e.page(&site),
@@ -272,6 +319,14 @@ async fn api_recipe(
         Ok(body) => dynamic(body, "application/json", &headers),
         Err(e) => e.json(),
     }
+}
+
+async fn shelf(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
+    site.shelf_page().respond(&headers)
+}
+
+async fn api_ingredients(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
+    site.ingredients_json().respond(&headers)
 }
 
 async fn static_file(

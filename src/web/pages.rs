@@ -3,7 +3,9 @@
 //! Rendering returns a `Result`, never a half page: a render error becomes a 500.
 
 use super::glass;
-use crate::recipes::{Recipe, Recipes};
+use crate::ingredients::Ingredient as ShelfIngredient;
+use crate::recipes::{Ingredient, Recipe, Recipes};
+use crate::units::{self, Display, Unit};
 use askama::Template;
 use std::time::SystemTime;
 
@@ -60,6 +62,8 @@ pub struct ListPage<'a> {
     pub q: &'a str,
     pub total: usize,
     pub rows: Vec<Row<'a>>,
+    /// Terms of `q` that only the phone can answer (see [`crate::search::Query::device`]).
+    pub device: Vec<&'static str>,
 }
 
 #[derive(Template)]
@@ -70,6 +74,94 @@ pub struct RecipePage<'a> {
     pub q: &'a str,
     pub r: &'a Recipe,
     pub icon: &'static str,
+    pub amounts: Amounts<'a>,
+}
+
+/// A recipe's ingredient lines as one reader asked to see them (`?units=oz&serves=4`),
+/// and the links that change that. Without JavaScript these links are how the page
+/// converts and scales; `static/app.js` follows the same links in place.
+pub struct Amounts<'a> {
+    pub lines: Vec<(&'a Ingredient, String)>,
+    pub unit_links: Vec<Link>,
+    pub serve_links: Vec<Link>,
+    pub unit: Option<&'static str>,
+    pub servings: u32,
+}
+
+/// One choice in a row of choices: where it leads and whether it is the current one.
+pub struct Link {
+    pub href: String,
+    pub value: String,
+    pub label: String,
+    pub current: bool,
+}
+
+/// The servings offered as one tap; any other number can be typed.
+pub const SERVINGS: [u32; 4] = [1, 2, 4, 8];
+
+impl<'a> Amounts<'a> {
+    pub fn new(r: &'a Recipe, display: Display) -> Amounts<'a> {
+        let href = |unit: Option<Unit>, servings: u32| {
+            let mut query = Vec::new();
+            if let Some(unit) = unit {
+                query.push(format!("units={}", unit.name()));
+            }
+            if servings != 1 {
+                query.push(format!("serves={servings}"));
+            }
+            let query = if query.is_empty() {
+                String::new()
+            } else {
+                format!("?{}", query.join("&"))
+            };
+            format!("/recipes/{}{query}", r.id)
+        };
+        let unit_links = Unit::ALL
+            .into_iter()
+            .map(|unit| {
+                let current = display.unit == Some(unit);
+                // The current unit's link leads back to the file's own units.
+                let to = if current { None } else { Some(unit) };
+                Link {
+                    href: href(to, display.servings),
+                    value: unit.name().to_owned(),
+                    label: unit.name().to_owned(),
+                    current,
+                }
+            })
+            .collect();
+        let serve_links = SERVINGS
+            .into_iter()
+            .map(|n| Link {
+                href: href(display.unit, n),
+                value: n.to_string(),
+                label: format!("×{n}"),
+                current: display.servings == n,
+            })
+            .collect();
+        Amounts {
+            lines: r
+                .ingredients
+                .iter()
+                .map(|i| (i, units::amount(&i.measure, &i.unit, display)))
+                .collect(),
+            unit_links,
+            serve_links,
+            unit: display.unit.map(Unit::name),
+            servings: display.servings,
+        }
+    }
+}
+
+/// `/shelf`: the ingredients one can tick, units, and moving a phone's choices.
+#[derive(Template)]
+#[template(path = "shelf.html")]
+pub struct ShelfPage<'a> {
+    pub urls: &'a Urls,
+    pub footer: &'a Footer,
+    pub q: &'a str,
+    /// Every ingredient that can block a recipe (staples are left out).
+    pub ingredients: Vec<&'a ShelfIngredient>,
 }
 
 #[derive(Template)]
@@ -145,6 +237,7 @@ mod tests {
             q,
             total: recipes.len(),
             rows: recipes.all().iter().map(Row::new).collect(),
+            device: Vec::new(),
         }
         .render()
         .unwrap()
@@ -182,6 +275,7 @@ mod tests {
             q: "",
             r,
             icon: glass::icon(&r.glass),
+            amounts: Amounts::new(r, Display::default()),
         }
         .render()
         .unwrap()
@@ -229,8 +323,8 @@ mod tests {
         let html = page(&r, 10);
         for part in [
             "#glass-lowball",
-            "<td class=\"amount\">20 ml</td><th scope=\"row\">Lemon Juice</th>",
-            "<td class=\"amount\">float</td>",
+            "<td class=\"amount\" data-measure=\"20\" data-unit=\"ml\">20 ml</td><th scope=\"row\">Lemon Juice</th>",
+            "<td class=\"amount\" data-measure=\"\" data-unit=\"float\">float</td>",
             "<dd>Dry Shake, Shake</dd>",
             "<dd>Cubed</dd>",
             "<dd>Lemon Sail</dd>",

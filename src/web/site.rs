@@ -3,9 +3,11 @@
 
 use super::assets::Assets;
 use super::cached::{Cached, Effort};
-use super::pages::{ErrorPage, Footer, ListPage, RecipePage, Row, Urls};
+use super::pages::{Amounts, ErrorPage, Footer, ListPage, RecipePage, Row, ShelfPage, Urls};
+use crate::ingredients::{self, Ingredient};
 use crate::recipes::{Recipe, Recipes};
 use crate::search::{Index, Query};
+use crate::units::Display;
 use askama::Template;
 
 /// HTML changes whenever the recipes do, so browsers must revalidate (cheap: ETag → 304).
@@ -32,6 +34,8 @@ pub struct Site {
     footer: Footer,
     list_page: Cached,
     all_json: Cached,
+    shelf_page: Cached,
+    ingredients_json: Cached,
     service_worker: Cached,
     manifest: Cached,
 }
@@ -63,6 +67,7 @@ impl Site {
                 q: "",
                 total: recipes.len(),
                 rows: recipes.all().iter().map(Row::new).collect(),
+                device: Vec::new(),
             }
             .render()
             .map(|html| Cached::new(html, "text/html; charset=utf-8", HTML_CACHE));
@@ -77,9 +82,27 @@ impl Site {
             source,
         })?;
         let all_json = all_json?;
+        let distinct = ingredients::distinct(&recipes);
+        let ingredients_json = Cached::new(
+            serde_json::to_vec(&distinct)?,
+            "application/json",
+            HTML_CACHE,
+        );
+        let shelf_page = Cached::new(
+            shelf_page(&urls, &footer, &distinct)?,
+            "text/html; charset=utf-8",
+            HTML_CACHE,
+        );
         let manifest = Cached::new(manifest(assets)?, "application/manifest+json", HTML_CACHE);
+        let bodies = [
+            &list_page,
+            &all_json,
+            &shelf_page,
+            &ingredients_json,
+            &manifest,
+        ];
         let service_worker = Cached::new(
-            service_worker(assets, &urls, &[&list_page, &all_json, &manifest])?,
+            service_worker(assets, &urls, &bodies)?,
             "text/javascript; charset=utf-8",
             HTML_CACHE,
         );
@@ -90,6 +113,8 @@ impl Site {
             footer,
             list_page,
             all_json,
+            shelf_page,
+            ingredients_json,
             service_worker,
             manifest,
         })
@@ -100,6 +125,8 @@ impl Site {
     pub fn compress(&self) {
         self.list_page.compress(Effort::Best);
         self.all_json.compress(Effort::Best);
+        self.shelf_page.compress(Effort::Best);
+        self.ingredients_json.compress(Effort::Best);
         self.service_worker.compress(Effort::Best);
         self.manifest.compress(Effort::Best);
     }
@@ -114,6 +141,16 @@ impl Site {
 
     pub fn all_json(&self) -> &Cached {
         &self.all_json
+    }
+
+    /// `/shelf`: units, the ingredients to tick, export and import.
+    pub fn shelf_page(&self) -> &Cached {
+        &self.shelf_page
+    }
+
+    /// `/api/ingredients`: every distinct ingredient (see [`crate::ingredients`]).
+    pub fn ingredients_json(&self) -> &Cached {
+        &self.ingredients_json
     }
 
     /// `/sw.js`: the service worker, with this build's and this collection's version.
@@ -138,13 +175,15 @@ impl Site {
 
     /// The list page for a search (rendered per request: queries are endless).
     pub fn render_search(&self, q: &str) -> Result<String, SiteError> {
-        let hits = self.search(&Query::parse(q));
+        let query = Query::parse(q);
+        let hits = self.search(&query);
         ListPage {
             urls: &self.urls,
             footer: &self.footer,
             q,
             total: self.recipes.len(),
             rows: hits.into_iter().map(Row::new).collect(),
+            device: query.device,
         }
         .render()
         .map_err(|source| SiteError::Render {
@@ -153,13 +192,15 @@ impl Site {
         })
     }
 
-    pub fn render_recipe(&self, r: &Recipe) -> Result<String, SiteError> {
+    /// A recipe's page, its amounts shown as `display` asks (`?units=oz&serves=2`).
+    pub fn render_recipe(&self, r: &Recipe, display: Display) -> Result<String, SiteError> {
         RecipePage {
             urls: &self.urls,
             footer: &self.footer,
             q: "",
             r,
             icon: super::glass::icon(&r.glass),
+            amounts: Amounts::new(r, display),
         }
         .render()
         .map_err(|source| SiteError::Render {
@@ -182,6 +223,22 @@ impl Site {
             source,
         })
     }
+}
+
+/// The shelf page: staples are not offered, as they never block a recipe.
+fn shelf_page(urls: &Urls, footer: &Footer, all: &[Ingredient]) -> Result<Vec<u8>, SiteError> {
+    let page = ShelfPage {
+        urls,
+        footer,
+        q: "",
+        ingredients: all.iter().filter(|i| !i.staple).collect(),
+    };
+    page.render()
+        .map(String::into_bytes)
+        .map_err(|source| SiteError::Render {
+            page: "shelf page",
+            source,
+        })
 }
 
 /// The web app manifest: installable, standalone, with PNG icons (any and maskable).
@@ -221,6 +278,8 @@ fn service_worker(assets: &Assets, urls: &Urls, bodies: &[&Cached]) -> Result<Ve
     let precache = [
         "/".to_owned(),
         "/api/recipes".to_owned(),
+        "/shelf".to_owned(),
+        "/api/ingredients".to_owned(),
         "/manifest.webmanifest".to_owned(),
         urls.css.clone(),
         urls.js.clone(),

@@ -1,0 +1,232 @@
+//! Ingredients as a shelf sees them: one name per bottle, and which ones never block a drink.
+//!
+//! "What can I make" compares the ingredients a phone's owner has ticked with what each
+//! recipe needs. Both sides of that comparison use [`key`]: the server to list every
+//! distinct ingredient of a collection (`/shelf`, `/api/ingredients`), `static/app.js` to
+//! read a recipe's needs. `tests/ingredient-cases.json` is the table both are tested against.
+//!
+//! The rules, in order:
+//! 1. Fold as search does: case, accents, typographic quotes and spaces do not matter.
+//! 2. A part in parentheses is a note and is dropped (`Sherry (preferably Lustau)` →
+//!    `sherry`), unless it is a single colour word, which names a different bottle
+//!    (`Crème de Cacao (White)` → `creme de cacao (white)`).
+//! 3. A leading "fresh", "freshly squeezed" or "fresh squeezed" is dropped: fresh lime juice
+//!    is lime juice to a shelf.
+//!
+//! An ingredient marked `(optional)` never blocks a recipe, and neither do the staples every
+//! bar has on tap: water (still, hot, soda, sparkling), club soda, seltzer and ice. Garnishes
+//! are a recipe field of their own, so they never block either. Sugar, salt and syrups do
+//! count: they are things one can run out of.
+
+use crate::recipes::Recipes;
+use crate::search::fold;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Colour words kept from parentheses: white and dark crème de cacao are different bottles.
+const COLOURS: [&str; 9] = [
+    "white", "dark", "brown", "green", "red", "gold", "blanc", "clear", "black",
+];
+
+/// Keys that never block a recipe: what comes from a tap, a soda siphon or the freezer.
+pub const STAPLES: [&str; 22] = [
+    "water",
+    "plain water",
+    "still water",
+    "tap water",
+    "cold water",
+    "chilled water",
+    "warm water",
+    "hot water",
+    "boiling water",
+    "soda",
+    "soda water",
+    "club soda",
+    "sparkling water",
+    "carbonated water",
+    "mineral water",
+    "sparkling mineral water",
+    "seltzer",
+    "seltzer water",
+    "ice",
+    "crushed ice",
+    "cracked ice",
+    "ice cubes",
+];
+
+const FRESH: [&str; 4] = ["freshly squeezed ", "fresh squeezed ", "freshly ", "fresh "];
+
+/// The shelf's name for an ingredient: `"Fresh Lime Juice (Persiano)"` → `"lime juice"`.
+pub fn key(name: &str) -> String {
+    let folded = fold(name);
+    let mut kept = String::with_capacity(folded.len());
+    let mut rest = folded.as_str();
+    while let Some(open) = rest.find('(') {
+        kept.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let (inner, next) = match after.find(')') {
+            Some(close) => (&after[..close], &after[close + 1..]),
+            None => (after, ""),
+        };
+        let inner = inner.trim();
+        if COLOURS.contains(&inner) {
+            kept.push_str(" (");
+            kept.push_str(inner);
+            kept.push(')');
+        }
+        kept.push(' ');
+        rest = next;
+    }
+    kept.push_str(rest);
+    let mut key = kept.split_whitespace().collect::<Vec<_>>().join(" ");
+    if let Some(prefix) = FRESH
+        .iter()
+        .find(|p| key.starts_with(*p) && key.len() > p.len())
+    {
+        key.drain(..prefix.len());
+    }
+    key.trim_end_matches([',', '.', ';', ':']).trim().to_owned()
+}
+
+/// Whether the name marks the ingredient as optional: `"Egg White (optional)"`.
+pub fn is_optional(name: &str) -> bool {
+    let folded = fold(name);
+    let mut rest = folded.as_str();
+    while let Some(open) = rest.find('(') {
+        rest = &rest[open + 1..];
+        if rest.trim_start().starts_with("optional") {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether a key is a staple that never blocks a recipe.
+pub fn is_staple(key: &str) -> bool {
+    STAPLES.contains(&key)
+}
+
+/// One distinct ingredient of a collection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ingredient {
+    /// What a shelf stores: [`key`] of the name.
+    pub key: String,
+    /// How the collection spells it most often (preferring a spelling that is just the key).
+    pub name: String,
+    /// In how many recipes it appears.
+    pub recipes: usize,
+    /// Never blocks a recipe (see the module documentation).
+    pub staple: bool,
+}
+
+/// Every distinct ingredient of a collection, in key order.
+pub fn distinct(recipes: &Recipes) -> Vec<Ingredient> {
+    // key → (recipes using it, spelling → times seen)
+    let mut seen: HashMap<String, (usize, HashMap<&str, usize>)> = HashMap::new();
+    for recipe in recipes.all() {
+        let mut in_this: Vec<String> = Vec::new();
+        for ingredient in &recipe.ingredients {
+            let name = ingredient.name.trim();
+            let k = key(name);
+            if k.is_empty() {
+                continue;
+            }
+            let entry = seen.entry(k.clone()).or_default();
+            *entry.1.entry(name).or_default() += 1;
+            if !in_this.contains(&k) {
+                entry.0 += 1;
+                in_this.push(k);
+            }
+        }
+    }
+    let mut list: Vec<Ingredient> = seen
+        .into_iter()
+        .map(|(k, (count, spellings))| {
+            let name = spellings
+                .into_iter()
+                .max_by(|a, b| {
+                    let plain = |s: &str| fold(s) == k;
+                    (plain(a.0), a.1, std::cmp::Reverse(a.0)).cmp(&(
+                        plain(b.0),
+                        b.1,
+                        std::cmp::Reverse(b.0),
+                    ))
+                })
+                .map(|(name, _)| name.to_owned())
+                .unwrap_or_else(|| k.clone());
+            Ingredient {
+                staple: is_staple(&k),
+                key: k,
+                name,
+                recipes: count,
+            }
+        })
+        .collect();
+    list.sort_by(|a, b| a.key.cmp(&b.key));
+    list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recipes::Origin;
+    use serde::Deserialize;
+    use std::time::SystemTime;
+
+    #[derive(Deserialize)]
+    struct Cases {
+        keys: Vec<(String, String)>,
+        staples: Vec<(String, bool)>,
+        optional: Vec<(String, bool)>,
+    }
+
+    fn table() -> Cases {
+        serde_json::from_str(include_str!("../tests/ingredient-cases.json"))
+            .expect("tests/ingredient-cases.json parses")
+    }
+
+    #[test]
+    fn the_shared_table() {
+        let t = table();
+        for (name, want) in &t.keys {
+            assert_eq!(&key(name), want, "key({name:?})");
+        }
+        for (name, want) in &t.staples {
+            assert_eq!(is_staple(&key(name)), *want, "is_staple(key({name:?}))");
+        }
+        for (name, want) in &t.optional {
+            assert_eq!(is_optional(name), *want, "is_optional({name:?})");
+        }
+    }
+
+    #[test]
+    fn distinct_folds_spellings_together_and_counts_recipes() {
+        let recipes = Recipes::parse(
+            r#"[{"id": 1, "name": "A", "ingredients": [
+                   {"name": "Lime juice", "measure": "20", "unit": "ml"},
+                   {"name": "Fresh Lime Juice", "measure": "5", "unit": "ml"},
+                   {"name": "Soda Water", "measure": "", "unit": "top up"}]},
+                {"id": 2, "name": "B", "ingredients": [
+                   {"name": "lime juice", "measure": "20", "unit": "ml"},
+                   {"name": "Crème de Cacao (White)", "measure": "20", "unit": "ml"}]},
+                {"id": 3, "name": "C", "ingredients": [
+                   {"name": "Lime Juice", "measure": "20", "unit": "ml"},
+                   {"name": "Lime Juice", "measure": "20", "unit": "ml"}]}]"#,
+            Origin::Embedded,
+            SystemTime::UNIX_EPOCH,
+        )
+        .expect("valid");
+        let list = distinct(&recipes);
+        let keys: Vec<&str> = list.iter().map(|i| i.key.as_str()).collect();
+        assert_eq!(keys, ["creme de cacao (white)", "lime juice", "soda water"]);
+        let lime = &list[1];
+        assert_eq!(lime.recipes, 3, "each recipe counts once");
+        assert_eq!(
+            lime.name, "Lime Juice",
+            "a plain spelling, most frequent first"
+        );
+        assert!(!lime.staple);
+        assert!(list[2].staple);
+        assert_eq!(list[0].name, "Crème de Cacao (White)");
+    }
+}
