@@ -16,6 +16,12 @@
     ingredient: 5, ingredients: 5, garnish: 6, note: 7, notes: 7,
   };
 
+  // Terms only this phone can answer (its shelf and favourites): the server ignores them.
+  const DEVICE = {
+    "can:make": "can:make", "missing:one": "missing:one", "missing:1": "missing:one",
+    "is:fav": "is:fav", "is:favourite": "is:fav", "is:favorite": "is:fav", "is:starred": "is:fav",
+  };
+
   function fold(text) {
     return String(text)
       .normalize("NFKD").toLowerCase().normalize("NFKD")
@@ -33,6 +39,10 @@
       const start = i;
       while (i < chars.length && chars[i] !== " " && chars[i] !== "\"") i++;
       const word = chars.slice(start, i).join("");
+      if (Object.hasOwn(DEVICE, word)) {
+        if (!terms.some((t) => t.device === DEVICE[word])) terms.push({ device: DEVICE[word] });
+        continue;
+      }
       let field = null;
       let rest = word;
       const colon = word.indexOf(":");
@@ -78,7 +88,8 @@
 
   // [position in `docs`, terms matching the name] of every match: more terms matching the
   // name first, then in the given order.
-  function rank(docs, terms) {
+  function rank(docs, all) {
+    const terms = all.filter((t) => !t.device);
     const hits = [];
     for (let i = 0; i < docs.length; i++) {
       const d = docs[i];
@@ -103,7 +114,156 @@
     return rank(docs, terms).map((h) => h[0]);
   }
 
-  globalThis.LibationsSearch = { fold, parse, search, rank, doc, startsAWord, FIELDS };
+  // ---- Amounts: keep in step with src/units.rs (tests/units-cases.json) ------------------
+  // 30 ml = 1 oz; oz to the nearest ¼ (⅛ below), ml to 5 above 20 ml (2.5, then 0.5 below),
+  // cl to 0.5 (0.1 below); never rounded to nothing; text and ×1 in its own unit as written.
+  const ML = { ml: 1, cl: 10, oz: 30 };
+  const VOLUME = {};
+  for (const n of ["ml", "mls", "millilitre", "millilitres", "milliliter", "milliliters"]) VOLUME[n] = "ml";
+  for (const n of ["cl", "cls", "centilitre", "centilitres", "centiliter", "centiliters"]) VOLUME[n] = "cl";
+  for (const n of ["oz", "ozs", "fl oz", "fl. oz", "fl.oz", "ounce", "ounces", "fluid ounce", "fluid ounces"]) VOLUME[n] = "oz";
+  const GLYPHS = { "¼": 0.25, "½": 0.5, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3, "⅛": 0.125, "⅜": 0.375, "⅝": 0.625, "⅞": 0.875, "⅕": 0.2, "⅙": 1 / 6 };
+  const EIGHTHS = ["", "⅛", "¼", "⅜", "½", "⅝", "¾", "⅞"];
+
+  function stepFor(unit, v) {
+    if (unit === "ml") return v > 20 ? 5 : v >= 2.5 ? 2.5 : 0.5;
+    if (unit === "cl") return v >= 0.5 ? 0.5 : 0.1;
+    return v >= 0.25 ? 0.25 : 0.125;
+  }
+  function roundIn(unit, v) {
+    const s = stepFor(unit, v);
+    const r = Math.floor(v / s + 0.5 + 1e-9) * s;
+    return r === 0 && v > 0 ? s : r;
+  }
+  function fraction(v) {
+    const e = v * 8;
+    if (Math.abs(e - Math.round(e)) > 1e-9 || e < 0) return null;
+    const n = Math.round(e), whole = Math.floor(n / 8), part = n % 8;
+    if (whole === 0) return part === 0 ? "0" : EIGHTHS[part];
+    return whole + EIGHTHS[part];
+  }
+  function decimal(v, places) {
+    let t = v.toFixed(places);
+    if (t.includes(".")) t = t.replace(/0+$/, "").replace(/\.$/, "");
+    return t;
+  }
+  const formatIn = (unit, v) => (unit === "oz" ? fraction(v) ?? decimal(v, 2) : decimal(v, 1));
+  const exact = (v) => fraction(v) ?? decimal(v, 2);
+  const isWhole = (t) => /^[0-9]+$/.test(t);
+  function simpleFraction(t) {
+    const slash = t.indexOf("/");
+    if (slash === -1) return null;
+    const top = t.slice(0, slash).trim(), bottom = t.slice(slash + 1).trim();
+    if (!isWhole(top) || !isWhole(bottom) || Number(bottom) === 0) return null;
+    return Number(top) / Number(bottom);
+  }
+  function parseNumber(text) {
+    const t = text.trim();
+    if (t === "") return null;
+    const last = Array.from(t).pop();
+    if (Object.hasOwn(GLYPHS, last)) {
+      const whole = t.slice(0, t.length - last.length).trim();
+      if (whole === "") return GLYPHS[last];
+      return isWhole(whole) ? Number(whole) + GLYPHS[last] : null;
+    }
+    const space = t.indexOf(" ");
+    if (space !== -1) {
+      const whole = t.slice(0, space), part = simpleFraction(t.slice(space + 1).trim());
+      return isWhole(whole) && part !== null ? Number(whole) + part : null;
+    }
+    if (t.includes("/")) return simpleFraction(t);
+    const d = t.replace(",", ".");
+    return /^[0-9]*\.?[0-9]*$/.test(d) && /[0-9]/.test(d) ? Number(d) : null;
+  }
+  // [low, high] (equal for one number), or null.
+  function parseQuantity(text) {
+    const one = parseNumber(text);
+    if (one !== null) return [one, one, false];
+    let at = text.indexOf(" to "), len = 4;
+    if (at === -1) { at = text.search(/[-–—]/); len = 1; }
+    if (at === -1) return null;
+    const a = parseNumber(text.slice(0, at)), b = parseNumber(text.slice(at + len));
+    return a !== null && b !== null && a <= b ? [a, b, true] : null;
+  }
+  function asWritten(measure, unit) {
+    const m = String(measure || "").trim(), u = String(unit || "").trim();
+    return m && u ? m + " " + u : m || u;
+  }
+  // "measure unit" of one ingredient shown in `display.unit` (null: the file's) for
+  // `display.servings`.
+  function amount(measure, unit, display) {
+    let m = String(measure || "").trim(), u = String(unit || "").trim();
+    if (u === "") {
+      const at = m.search(/\p{Alphabetic}/u);
+      if (at > 0) { u = m.slice(at).trim(); m = m.slice(0, at).trimEnd(); }
+    }
+    const q = parseQuantity(m);
+    if (!q) return asWritten(measure, unit);
+    const to = display.unit || null, raw = display.servings, servings = Math.max(1, raw);
+    const from = VOLUME[u.trim().replace(/\.+$/, "").toLowerCase()] || null;
+    const show = (f, fmt) => {
+      const a = fmt(f(q[0])), b = fmt(f(q[1]));
+      return q[2] && a !== b ? a + "–" + b : a;
+    };
+    if (from && to && !(from === to && raw === 1)) {
+      return show((v) => roundIn(to, v * ML[from] / ML[to] * servings), (v) => formatIn(to, v)) + " " + to;
+    }
+    if (raw === 1) return asWritten(measure, unit);
+    if (from) return show((v) => roundIn(from, v * servings), (v) => formatIn(from, v)) + " " + u;
+    return asWritten(show((v) => v * servings, exact), u);
+  }
+
+  // ---- Shelf: keep in step with src/ingredients.rs (tests/ingredient-cases.json) ---------
+  const COLOURS = ["white", "dark", "brown", "green", "red", "gold", "blanc", "clear", "black"];
+  const STAPLES = new Set([
+    "water", "plain water", "still water", "tap water", "cold water", "chilled water", "warm water",
+    "hot water", "boiling water", "soda", "soda water", "club soda", "sparkling water",
+    "carbonated water", "mineral water", "sparkling mineral water", "seltzer", "seltzer water",
+    "ice", "crushed ice", "cracked ice", "ice cubes",
+  ]);
+  const FRESH = ["freshly squeezed ", "fresh squeezed ", "freshly ", "fresh "];
+
+  function ingredientKey(name) {
+    let rest = fold(name), kept = "";
+    for (let open = rest.indexOf("("); open !== -1; open = rest.indexOf("(")) {
+      kept += rest.slice(0, open);
+      const after = rest.slice(open + 1), close = after.indexOf(")");
+      const inner = (close === -1 ? after : after.slice(0, close)).trim();
+      if (COLOURS.includes(inner)) kept += " (" + inner + ")";
+      kept += " ";
+      rest = close === -1 ? "" : after.slice(close + 1);
+    }
+    let key = (kept + rest).split(" ").filter(Boolean).join(" ");
+    const fresh = FRESH.find((p) => key.startsWith(p) && key.length > p.length);
+    if (fresh) key = key.slice(fresh.length);
+    return key.replace(/[,.;:]+$/, "").trim();
+  }
+  function isOptional(name) {
+    const f = fold(name);
+    for (let at = f.indexOf("("); at !== -1; at = f.indexOf("(", at + 1)) {
+      if (f.slice(at + 1).trimStart().startsWith("optional")) return true;
+    }
+    return false;
+  }
+  const isStaple = (key) => STAPLES.has(key);
+  // What a recipe needs from a shelf: [key, name as written], each key once.
+  function needs(recipe) {
+    const out = new Map();
+    for (const i of recipe.ingredients || []) {
+      const key = ingredientKey(i.name);
+      if (key && !isStaple(key) && !isOptional(i.name) && !out.has(key)) out.set(key, i.name);
+    }
+    return Array.from(out);
+  }
+  // Names of the needs not on the shelf (a Set of keys).
+  const missing = (need, shelf) => need.filter(([key]) => !shelf.has(key)).map(([, name]) => name);
+
+  const api = {
+    fold, parse, search, rank, doc, startsAWord, FIELDS,
+    amount, asWritten, ingredientKey, isOptional, isStaple, needs, missing,
+  };
+  globalThis.Libations = api;
+  globalThis.LibationsSearch = api;
   if (typeof document === "undefined") return;
 
 
@@ -168,8 +328,136 @@
   });
   addEventListener("pagehide", release);
 
+  // ---- This phone's choices: units, shelf, favourites (never sent anywhere) ---------------
+  const STORE = "libations";
+  const UNITS = ["ml", "oz", "cl"];
+  const bar = { units: null, shelf: new Set(), favourites: new Set() };
+
+  // Checks an export (or what is stored) and returns it as `bar` holds it; throws a message
+  // naming the field at fault.
+  function readBar(data) {
+    if (data === null || typeof data !== "object" || Array.isArray(data)) {
+      throw new Error("expected an object with version, units, shelf and favourites");
+    }
+    if (data.version !== 1) throw new Error("\"version\" must be 1, not " + JSON.stringify(data.version));
+    const units = data.units ?? null;
+    if (units !== null && !UNITS.includes(units)) {
+      throw new Error("\"units\" must be \"ml\", \"oz\", \"cl\" or null, not " + JSON.stringify(units));
+    }
+    const list = (field) => {
+      const value = data[field] ?? [];
+      if (!Array.isArray(value)) throw new Error("\"" + field + "\" must be a list");
+      return value;
+    };
+    const shelf = list("shelf").map((v, i) => {
+      if (typeof v !== "string" || ingredientKey(v) === "") throw new Error("\"shelf\"[" + i + "] is not an ingredient name: " + JSON.stringify(v));
+      return ingredientKey(v);
+    });
+    const favourites = list("favourites").map((v, i) => {
+      if (!Number.isSafeInteger(v) || v < 0) throw new Error("\"favourites\"[" + i + "] is not a recipe id: " + JSON.stringify(v));
+      return v;
+    });
+    return { units, shelf: new Set(shelf), favourites: new Set(favourites) };
+  }
+  const barJSON = () => ({
+    version: 1, units: bar.units,
+    shelf: Array.from(bar.shelf).sort(), favourites: Array.from(bar.favourites).sort((a, b) => a - b),
+  });
+  function loadBar() {
+    try {
+      const stored = localStorage.getItem(STORE);
+      if (stored !== null) Object.assign(bar, readBar(JSON.parse(stored)));
+    } catch (error) {
+      // Unreadable storage (private mode, a damaged entry): start afresh, keep the entry.
+      console.warn("libations: stored choices ignored:", error.message);
+    }
+  }
+  function saveBar() {
+    try { localStorage.setItem(STORE, JSON.stringify(barJSON())); } catch (error) { /* full or disabled */ }
+    for (const f of onBarChange) f();
+  }
+  const onBarChange = [];
+  loadBar();
+
+  // Servings last while the page does; `?units=&serves=` of a shared link win for its page.
+  const here = new URLSearchParams(location.search);
+  let servings = Math.min(100, Math.max(1, parseInt(here.get("serves"), 10) || 1));
+  let pageUnits = UNITS.includes(here.get("units")) ? here.get("units") : undefined;
+  const unitsNow = () => (pageUnits !== undefined ? pageUnits : bar.units);
+
+  function recipeHref(id, units, n) {
+    const q = [];
+    if (units) q.push("units=" + units);
+    if (n !== 1) q.push("serves=" + n);
+    return "/recipes/" + id + (q.length ? "?" + q.join("&") : "");
+  }
+
+  // Shows a recipe's amounts and tools as the current choices say.
+  function paint(root) {
+    const units = unitsNow(), id = root.dataset.id;
+    for (const td of root.querySelectorAll("td.amount[data-measure]")) {
+      td.textContent = amount(td.dataset.measure, td.dataset.unit, { unit: units, servings });
+    }
+    for (const a of root.querySelectorAll("[data-units]")) {
+      const current = a.dataset.units === units;
+      if (current) a.setAttribute("aria-current", "true"); else a.removeAttribute("aria-current");
+      a.href = recipeHref(id, current ? null : a.dataset.units, servings);
+    }
+    for (const a of root.querySelectorAll("[data-serves]")) {
+      const n = Number(a.dataset.serves);
+      if (n === servings) a.setAttribute("aria-current", "true"); else a.removeAttribute("aria-current");
+      a.href = recipeHref(id, units, n);
+    }
+    const field = root.querySelector("input.servings");
+    if (field && parseInt(field.value, 10) !== servings) field.value = String(servings);
+    const hidden = root.querySelector("input[name=units]");
+    if (hidden) hidden.value = units || "";
+    const star = root.querySelector(".star");
+    if (star) {
+      star.hidden = false;
+      star.setAttribute("aria-pressed", String(bar.favourites.has(Number(id))));
+    }
+  }
+  const paintAll = () => document.querySelectorAll(".recipe[data-id]").forEach(paint);
+  onBarChange.push(paintAll);
+
+  document.addEventListener("click", (event) => {
+    const target = event.target.closest(".recipe [data-units], .recipe [data-serves], .recipe .star");
+    if (!target || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    if (target.dataset.units) {
+      const chosen = target.dataset.units === unitsNow() ? null : target.dataset.units;
+      pageUnits = undefined;
+      bar.units = chosen;
+      saveBar();
+    } else if (target.dataset.serves) {
+      servings = Number(target.dataset.serves);
+      paintAll();
+    } else {
+      const id = Number(target.closest(".recipe").dataset.id);
+      if (bar.favourites.has(id)) bar.favourites.delete(id); else bar.favourites.add(id);
+      saveBar();
+    }
+  });
+  document.addEventListener("input", (event) => {
+    if (!event.target.matches(".recipe input.servings")) return;
+    const n = Number(event.target.value);
+    if (Number.isInteger(n) && n >= 1 && n <= 100) { servings = n; paintAll(); }
+  });
+  document.addEventListener("submit", (event) => {
+    if (!event.target.matches(".recipe form.serves")) return;
+    event.preventDefault();
+    event.target.querySelector("input.servings")?.blur();
+    paintAll();
+  });
+
   const single = document.querySelector(".single");
-  if (single) wakeToggle(single);
+  if (single) {
+    wakeToggle(single);
+    const recipe = single.querySelector(".recipe");
+    if (recipe) paint(recipe);
+  }
+  shelfPage();
 
   const input = document.getElementById("q");
   const list = document.getElementById("recipes");
@@ -177,7 +465,7 @@
   const count = document.getElementById("count");
   const empty = document.getElementById("empty");
   const emptyQuery = document.getElementById("empty-q");
-  const bar = document.querySelector(".bar");
+  const topBar = document.querySelector(".bar");
   const total = Number(list.dataset.total) || 0;
   // Offline, a search address is answered with the cached list: filter it here.
   const asked = new URLSearchParams(location.search).get("q");
@@ -199,11 +487,9 @@
     const parts = [];
     const ingredients = r.ingredients || [];
     if (ingredients.length) {
-      const rows = ingredients.map((i) => {
-        const measure = i.measure || "", unit = i.unit || "";
-        const amount = measure + (measure && unit ? " " : "") + unit;
-        return el("tr", null, el("td", { class: "amount" }, amount), el("th", { scope: "row" }, i.name));
-      });
+      const rows = ingredients.map((i) => el("tr", null,
+        el("td", { class: "amount", "data-measure": i.measure || "", "data-unit": i.unit || "" }, asWritten(i.measure, i.unit)),
+        el("th", { scope: "row" }, i.name)));
       parts.push(el("table", { class: "ingredients" },
         el("caption", { class: "visually-hidden" }, "Ingredients"), el("tbody", null, ...rows)));
     }
@@ -212,13 +498,28 @@
       .map(([k, v]) => el("div", null, el("dt", null, k), el("dd", null, v.join(", "))));
     parts.push(el("dl", { class: "facts" }, ...facts));
     if (r.notes) parts.push(el("p", { class: "notes" }, r.notes));
-    parts.push(el("p", { class: "tools" },
+    const tools = [];
+    if (ingredients.length) {
+      const chip = (attrs, text) => el("a", { class: "chip", href: "/recipes/" + r.id, ...attrs }, text);
+      tools.push(el("div", { class: "seg units", role: "group", "aria-label": "Units" },
+        ...UNITS.map((u) => chip({ "data-units": u }, u))));
+      tools.push(el("form", { class: "seg serves", method: "get", action: "/recipes/" + r.id, role: "group", "aria-label": "Servings" },
+        ...[1, 2, 4, 8].map((n) => chip({ "data-serves": String(n) }, "×" + n)),
+        el("input", { type: "hidden", name: "units", value: "" }),
+        el("input", { class: "servings", name: "serves", type: "number", min: "1", max: "100", step: "1", inputmode: "numeric", value: "1", "aria-label": "Servings" }),
+        el("button", { class: "go", type: "submit" }, "Go")));
+    }
+    tools.push(el("div", { class: "seg acts" },
+      el("button", { type: "button", class: "star", "aria-pressed": "false" }, "Favourite"),
       el("button", { type: "button", class: "wake", "aria-pressed": "false" }, "Keep screen on")));
-    return el("div", { class: "recipe", id: "recipe-" + r.id }, ...parts);
+    parts.push(el("div", { class: "tools" }, ...tools));
+    const panel = el("div", { class: "recipe", id: "recipe-" + r.id, "data-id": String(r.id) }, ...parts);
+    paint(panel);
+    return panel;
   }
 
   function keepInView(li) {
-    const top = bar ? bar.getBoundingClientRect().bottom : 0;
+    const top = topBar ? topBar.getBoundingClientRect().bottom : 0;
     const box = li.getBoundingClientRect();
     if (box.top < top || box.bottom > innerHeight) {
       scrollBy({ top: box.top - top, behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "instant" : "smooth" });
@@ -289,9 +590,14 @@
     state = {
       recipes, rows, byId,
       docs: recipes.map(doc),
+      needs: recipes.map(needs),
+      ids: recipes.map((r) => Number(r.id)),
+      miss: [],
       shown: new Uint8Array(recipes.length).fill(1),
       displaced: new Uint8Array(recipes.length),
     };
+    decorate();
+    onBarChange.push(() => { decorate(); apply(); });
     apply();
     const path = /^\/recipes\/(\d+)$/.exec(location.pathname);
     if (path && byDom.has(path[1])) open(byDom.get(path[1]));
@@ -358,12 +664,80 @@
     setTimeout(step, 0);
   }
 
+  // Marks rows as favourites, makeable now, or missing one ingredient (named).
+  function decorate() {
+    const { rows, ids } = state;
+    const stocked = bar.shelf.size > 0;
+    state.miss = state.needs.map((need) => missing(need, bar.shelf));
+    rows.forEach((li, i) => {
+      if (!li) return;
+      li.classList.toggle("fav", bar.favourites.has(ids[i]));
+      const gap = state.miss[i];
+      const have = !stocked ? null : gap.length === 0 ? "all" : gap.length === 1 ? "one" : null;
+      const row = li.firstElementChild;
+      let note = row.querySelector(".have");
+      if (!have) {
+        delete li.dataset.have;
+        if (note) note.remove();
+        return;
+      }
+      li.dataset.have = have;
+      if (!note) { note = el("span", { class: "have" }); row.append(note); }
+      note.textContent = have === "all" ? "can make now" : "missing " + gap[0];
+      note.classList.toggle("missing", have === "one");
+    });
+  }
+
+  const passes = {
+    "can:make": (i) => state.miss[i].length === 0,
+    "missing:one": (i) => state.miss[i].length === 1,
+    "is:fav": (i) => bar.favourites.has(state.ids[i]),
+  };
+
+  // A line under the count when a phone-only filter cannot find anything yet.
+  function deviceHint(device) {
+    let hint = document.getElementById("device-note");
+    let text = null;
+    if ((device.includes("can:make") || device.includes("missing:one")) && bar.shelf.size === 0) {
+      text = "Your shelf is empty: tick what you have in ";
+    } else if (device.includes("is:fav") && bar.favourites.size === 0) {
+      text = "No favourites yet: open a recipe and tap Favourite. Or import them in ";
+    }
+    if (text === null) { if (hint) hint.hidden = true; return; }
+    if (!hint) {
+      hint = el("p", { class: "device-note", id: "device-note" });
+      list.before(hint);
+    }
+    hint.replaceChildren(text, el("a", { href: "/shelf" }, "My bar"), ".");
+    hint.hidden = false;
+  }
+
+  const filters = document.querySelector(".filters");
+  filters?.addEventListener("click", (event) => {
+    const link = event.target.closest("a[data-term]");
+    if (!link || !state || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    const term = link.dataset.term;
+    const words = input.value.split(/\s+/).filter(Boolean);
+    const isIt = (w) => DEVICE[fold(w)] === term;
+    input.value = (words.some(isIt) ? words.filter((w) => !isIt(w)) : [...words, term]).join(" ");
+    apply();
+  });
+
   function apply() {
     if (!state) return;
     const { rows } = state;
     const q = input.value;
     const terms = parse(q);
-    const hits = terms.length ? rank(state.docs, terms) : null;
+    const device = terms.filter((t) => t.device).map((t) => t.device);
+    let hits = terms.length > device.length ? rank(state.docs, terms)
+      : device.length ? rows.map((_, i) => [i, 0]) : null;
+    if (device.length) hits = hits.filter(([i]) => device.every((d) => passes[d](i)));
+    for (const link of filters ? filters.querySelectorAll("a[data-term]") : []) {
+      if (device.includes(link.dataset.term)) link.setAttribute("aria-current", "true");
+      else link.removeAttribute("aria-current");
+    }
+    deviceHint(device);
     const want = new Uint8Array(rows.length);
     const promoted = [];
     if (hits) {
@@ -400,4 +774,82 @@
     // Search stays with the server (the form), rows stay links.
     state = null;
   });
+  // ---- /shelf: units, the ingredients on hand, moving to another phone -----------------
+  function shelfPage() {
+    const root = document.getElementById("bar");
+    if (!root) return;
+    for (const control of root.querySelectorAll("[disabled]")) control.disabled = false;
+    const status = document.getElementById("bar-status");
+    const shown = document.getElementById("shelf-count");
+    const find = document.getElementById("shelf-q");
+    const boxes = Array.from(root.querySelectorAll("#shelf input[type=checkbox]"));
+    const listed = new Set(boxes.map((b) => b.value));
+    const plural = (n, one, many) => n + " " + (n === 1 ? one : many);
+    const summary = () => (bar.units ? "amounts in " + bar.units : "amounts as written") + ", " +
+      plural(bar.shelf.size, "ingredient", "ingredients") + " on the shelf, " +
+      plural(bar.favourites.size, "favourite", "favourites");
+
+    function show() {
+      for (const radio of root.querySelectorAll("input[name=units]")) radio.checked = radio.value === (bar.units || "");
+      let ticked = 0;
+      for (const box of boxes) { box.checked = bar.shelf.has(box.value); ticked += box.checked; }
+      const elsewhere = Array.from(bar.shelf).filter((k) => !listed.has(k)).length;
+      shown.textContent = ticked + " of " + boxes.length + " ticked" +
+        (elsewhere ? ", and " + elsewhere + " from another collection (kept)" : "");
+    }
+    onBarChange.push(show);
+    show();
+
+    root.addEventListener("change", (event) => {
+      const t = event.target;
+      if (t.name === "units") {
+        bar.units = t.value || null;
+        saveBar();
+      } else if (t.type === "checkbox" && listed.has(t.value)) {
+        if (t.checked) bar.shelf.add(t.value); else bar.shelf.delete(t.value);
+        saveBar();
+      }
+    });
+    find.addEventListener("input", () => {
+      const terms = parse(find.value).filter((t) => !t.device).map((t) => t.text);
+      for (const box of boxes) {
+        const name = fold(box.parentElement.querySelector(".name").textContent);
+        box.closest("li").hidden = !terms.every((t) => startsAWord(name, t));
+      }
+    });
+
+    document.getElementById("export").addEventListener("click", () => {
+      const file = new Blob([JSON.stringify(barJSON(), null, 1) + "\n"], { type: "application/json" });
+      const url = URL.createObjectURL(file);
+      const link = el("a", { href: url, download: "libations-bar.json", hidden: "" });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      status.textContent = "Exported libations-bar.json: " + summary() + ".";
+    });
+    const picker = document.getElementById("import");
+    picker.addEventListener("change", async () => {
+      const file = picker.files && picker.files[0];
+      if (!file) return;
+      try {
+        let data;
+        try { data = JSON.parse(await file.text()); } catch (error) { throw new Error("not JSON (" + error.message + ")"); }
+        Object.assign(bar, readBar(data));
+        saveBar();
+        status.textContent = "Imported " + file.name + ": " + summary() + ".";
+      } catch (error) {
+        status.textContent = file.name + ": " + error.message + ". Nothing was changed.";
+      } finally {
+        picker.value = "";
+      }
+    });
+    document.getElementById("forget").addEventListener("click", () => {
+      if (!confirm("Clear the units, shelf and favourites kept on this phone?")) return;
+      Object.assign(bar, { units: null, shelf: new Set(), favourites: new Set() });
+      saveBar();
+      try { localStorage.removeItem(STORE); } catch (error) { /* disabled */ }
+      status.textContent = "Cleared. Import an exported file to get them back.";
+    });
+  }
 })();

@@ -22,12 +22,14 @@ self.addEventListener("activate", (event) => {
   );
 });
 
-// What is worth keeping: the list, recipe pages, all recipes' JSON, assets. Not searches:
+// What is worth keeping: the list, recipe pages, all recipes' JSON, the shelf page and its
+// ingredients, assets. Not searches:
 // offline, the list page filters by itself.
 function keep(url) {
   const p = url.pathname;
   if (url.search) return false;
-  return p === "/" || p === "/api/recipes" || p === "/manifest.webmanifest" ||
+  return p === "/" || p === "/api/recipes" || p === "/shelf" || p === "/api/ingredients" ||
+    p === "/manifest.webmanifest" ||
     p.startsWith("/static/") || /^\/(api\/)?recipes\/\d+$/.test(p);
 }
 
