@@ -18,10 +18,10 @@
 //! are a recipe field of their own, so they never block either. Sugar, salt and syrups do
 //! count: they are things one can run out of.
 
-use crate::recipes::Recipes;
+use crate::recipes::{Recipe, Recipes};
 use crate::search::fold;
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Colour words kept from parentheses: white and dark crème de cacao are different bottles.
 const COLOURS: [&str; 9] = [
@@ -106,6 +106,31 @@ pub fn is_staple(key: &str) -> bool {
     STAPLES.contains(&key)
 }
 
+/// What a recipe needs from a shelf: each key once, with the recipe's own spelling; optional
+/// ingredients and staples left out.
+pub fn needs(recipe: &Recipe) -> Vec<(String, &str)> {
+    let mut out: Vec<(String, &str)> = Vec::new();
+    for ingredient in &recipe.ingredients {
+        let k = key(&ingredient.name);
+        if k.is_empty() || is_staple(&k) || is_optional(&ingredient.name) {
+            continue;
+        }
+        if !out.iter().any(|(seen, _)| *seen == k) {
+            out.push((k, ingredient.name.as_str()));
+        }
+    }
+    out
+}
+
+/// The names of what a recipe needs that is not on the shelf (a set of keys).
+pub fn missing<'r>(needs: &[(String, &'r str)], shelf: &HashSet<String>) -> Vec<&'r str> {
+    needs
+        .iter()
+        .filter(|(k, _)| !shelf.contains(k))
+        .map(|&(_, name)| name)
+        .collect()
+}
+
 /// One distinct ingredient of a collection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Ingredient {
@@ -113,7 +138,8 @@ pub struct Ingredient {
     pub key: String,
     /// How the collection spells it most often (preferring a spelling that is just the key).
     pub name: String,
-    /// In how many recipes it appears.
+    /// How many recipes need it ([`needs`]: not counting optional uses). A staple counts
+    /// every recipe it appears in.
     pub recipes: usize,
     /// Never blocks a recipe (see the module documentation).
     pub staple: bool,
@@ -124,18 +150,20 @@ pub fn distinct(recipes: &Recipes) -> Vec<Ingredient> {
     // key → (recipes using it, spelling → times seen)
     let mut seen: HashMap<String, (usize, HashMap<&str, usize>)> = HashMap::new();
     for recipe in recipes.all() {
-        let mut in_this: Vec<String> = Vec::new();
+        let needed = needs(recipe);
+        let mut counted: Vec<String> = Vec::new();
         for ingredient in &recipe.ingredients {
             let name = ingredient.name.trim();
             let k = key(name);
             if k.is_empty() {
                 continue;
             }
+            let counts = is_staple(&k) || needed.iter().any(|(n, _)| *n == k);
             let entry = seen.entry(k.clone()).or_default();
             *entry.1.entry(name).or_default() += 1;
-            if !in_this.contains(&k) {
+            if counts && !counted.contains(&k) {
                 entry.0 += 1;
-                in_this.push(k);
+                counted.push(k);
             }
         }
     }

@@ -586,3 +586,113 @@ async fn credentials_directory_as_systemd_hands_it_over() {
         assert!(err.contains(message), "{key_name}: {err}");
     }
 }
+
+/// The `td.amount` texts of a recipe page, in order.
+fn amounts(html: &str) -> Vec<String> {
+    html.split("<td class=\"amount\"")
+        .skip(1)
+        .map(|s| {
+            let cell = s.split("</td>").next().unwrap_or("");
+            cell.split_once('>').map_or("", |(_, text)| text).to_owned()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn recipe_pages_convert_and_scale_without_javascript() {
+    let server = Server::start(&[]);
+    // Negroni in the sample: 25 ml each of gin, Campari and sweet vermouth.
+    let negroni = api(&server.url("/api/recipes?q=name:negroni")).await;
+    let id = negroni[0]["id"].as_u64().expect("id");
+    let page = |query: &str| server.url(&format!("/recipes/{id}{query}"));
+    assert_eq!(amounts(&text(&page("")).await), ["25 ml"; 3]);
+    assert_eq!(amounts(&text(&page("?units=oz")).await), ["¾ oz"; 3]);
+    assert_eq!(
+        amounts(&text(&page("?units=cl&serves=2")).await),
+        ["5 cl"; 3]
+    );
+    assert_eq!(amounts(&text(&page("?serves=4")).await), ["100 ml"; 3]);
+    let html = text(&page("?units=oz&serves=8")).await;
+    assert_eq!(amounts(&html), ["6¾ oz"; 3]);
+    // The current unit links back to the file's units; the choices keep each other.
+    assert!(
+        html.contains(&format!(
+            "href=\"/recipes/{id}?serves=8\" data-units=\"oz\" aria-current=\"true\""
+        )),
+        "{html}"
+    );
+    assert!(html.contains(&format!(
+        "href=\"/recipes/{id}?units=oz&#38;serves=4\" data-serves=\"4\""
+    )));
+    for (query, field) in [
+        ("?units=gallons", "units must be ml, oz or cl"),
+        ("?serves=0", "serves must be a whole number from 1 to 100"),
+        ("?serves=101", "serves must be a whole number from 1 to 100"),
+        ("?serves=2.5", "serves must be a whole number from 1 to 100"),
+    ] {
+        let response = get(&page(query)).await;
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{query}");
+        assert!(
+            response.text().await.expect("body").contains(field),
+            "{query}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn shelf_page_and_ingredients_api() {
+    let server = Server::start(&[]);
+    let list: Vec<Value> = api(&server.url("/api/ingredients")).await;
+    let keys: Vec<&str> = list
+        .iter()
+        .map(|i| i["key"].as_str().expect("key"))
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(keys, sorted, "sorted and distinct");
+    let lime = list
+        .iter()
+        .find(|i| i["key"] == "lime juice")
+        .expect("lime juice");
+    let sample: Vec<Value> = serde_json::from_str(libations::recipes::SAMPLE_JSON).expect("sample");
+    let uses = sample
+        .iter()
+        .filter(|r| {
+            r["ingredients"].as_array().expect("list").iter().any(|i| {
+                libations::ingredients::key(i["name"].as_str().expect("name")) == "lime juice"
+            })
+        })
+        .count();
+    assert!(uses > 1);
+    assert_eq!(lime["recipes"].as_u64(), Some(uses as u64));
+    let html = unescape(&text(&server.url("/shelf")).await);
+    for i in &list {
+        let key = i["key"].as_str().expect("key");
+        let offered = html.contains(&format!("value=\"{key}\""));
+        assert_eq!(
+            offered,
+            i["staple"] == false,
+            "{key}: staples are not offered"
+        );
+    }
+    assert!(html.contains("30 ml = 1 oz"));
+    let worker = text(&server.url("/sw.js")).await;
+    assert!(worker.contains("\"/shelf\"") && worker.contains("\"/api/ingredients\""));
+}
+
+#[tokio::test]
+async fn device_terms_are_left_to_the_phone() {
+    let server = Server::start(&[]);
+    let gin = api(&server.url("/api/recipes?q=gin")).await;
+    let both = api(&server.url("/api/recipes?q=gin%20can:make%20is:fav")).await;
+    assert_eq!(names(&both), names(&gin));
+    let html = text(&server.url("/?q=gin+can:make")).await;
+    assert_eq!(page_names(&html).len(), gin.len());
+    assert!(html.contains("id=\"device-note\""));
+    assert!(
+        !text(&server.url("/?q=gin"))
+            .await
+            .contains("id=\"device-note\"")
+    );
+}

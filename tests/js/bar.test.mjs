@@ -1,0 +1,62 @@
+// Runs static/app.js's amounts and shelf rules against the tables src/units.rs and
+// src/ingredients.rs are tested with, so the phone and the no-JS page never disagree.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import vm from "node:vm";
+
+const root = new URL("../../", import.meta.url);
+const context = {};
+vm.createContext(context);
+vm.runInContext(readFileSync(new URL("static/app.js", root), "utf8"), context);
+const L = context.Libations;
+const read = (name) => JSON.parse(readFileSync(new URL(name, root), "utf8"));
+
+test("units table", () => {
+  const { cases } = read("tests/units-cases.json");
+  assert.ok(cases.length >= 25);
+  const failures = [];
+  for (const c of cases) {
+    const got = L.amount(c.measure, c.unit, { unit: c.to, servings: c.servings });
+    if (got !== c.want) failures.push(`${JSON.stringify(c)}: got ${JSON.stringify(got)}`);
+  }
+  assert.deepEqual(failures, []);
+});
+
+test("ingredient table", () => {
+  const t = read("tests/ingredient-cases.json");
+  for (const [name, want] of t.keys) assert.equal(L.ingredientKey(name), want, `key(${JSON.stringify(name)})`);
+  for (const [name, want] of t.staples) assert.equal(L.isStaple(L.ingredientKey(name)), want, `staple ${name}`);
+  for (const [name, want] of t.optional) assert.equal(L.isOptional(name), want, `optional ${name}`);
+});
+
+test("a recipe's needs leave out staples and optional ingredients, each key once", () => {
+  const need = L.needs({
+    ingredients: [
+      { name: "Gin" }, { name: "Fresh Lime Juice" }, { name: "Lime juice" },
+      { name: "Soda Water" }, { name: "Egg White (optional)" }, { name: "Crushed Ice" },
+    ],
+  });
+  assert.deepEqual(JSON.parse(JSON.stringify(need)), [["gin", "Gin"], ["lime juice", "Fresh Lime Juice"]]);
+  assert.deepEqual([...L.missing(need, new Set(["lime juice"]))], ["Gin"]);
+});
+
+test("can make and missing one on iba.json with a fixed shelf (tests/shelf-cases.json)", (t) => {
+  const c = read("tests/shelf-cases.json");
+  const path = new URL("../shared/data/" + c.file, root);
+  if (!existsSync(path)) {
+    assert.notEqual(process.env.LIBATIONS_REQUIRE_SHARED_DATA, "1", `LIBATIONS_REQUIRE_SHARED_DATA=1 but ${path.pathname} is missing`);
+    t.skip(`${path.pathname} not found (the shared test data lives beside this clone, in ../shared/data)`);
+    return;
+  }
+  const shelf = new Set(c.shelf.map(L.ingredientKey));
+  const canMake = [];
+  const missingOne = {};
+  for (const r of JSON.parse(readFileSync(path, "utf8"))) {
+    const gap = L.missing(L.needs(r), shelf);
+    if (gap.length === 0) canMake.push(r.name);
+    if (gap.length === 1) missingOne[r.name] = gap[0];
+  }
+  assert.deepEqual(canMake.sort(), [...c.can_make].sort());
+  assert.deepEqual(missingOne, c.missing_one);
+});
