@@ -503,7 +503,7 @@
       const chip = (attrs, text) => el("a", { class: "chip", href: "/recipes/" + r.id, ...attrs }, text);
       tools.push(el("div", { class: "seg units", role: "group", "aria-label": "Units" },
         ...UNITS.map((u) => chip({ "data-units": u }, u))));
-      tools.push(el("form", { class: "seg serves", method: "get", action: "/recipes/" + r.id, role: "group", "aria-label": "Servings" },
+      tools.push(el("form", { class: "seg serves", method: "get", action: "/recipes/" + r.id, "aria-label": "Servings" },
         ...[1, 2, 4, 8].map((n) => chip({ "data-serves": String(n) }, "×" + n)),
         el("input", { type: "hidden", name: "units", value: "" }),
         el("input", { class: "servings", name: "serves", type: "number", min: "1", max: "100", step: "1", inputmode: "numeric", value: "1", "aria-label": "Servings" }),

@@ -48,6 +48,16 @@ for (const colorScheme of ["light", "dark"]) {
     assert.deepEqual(await axe(page), [], "no results");
     await page.goto(server.url("/recipes/1"));
     assert.deepEqual(await axe(page), [], "recipe page");
+    await page.locator('.recipe [data-units="oz"]').click();
+    await page.locator(".recipe .star").click();
+    assert.deepEqual(await axe(page), [], "recipe page in oz, starred");
+    await page.goto(server.url("/shelf"));
+    await page.locator("#shelf input[type=checkbox]").first().check();
+    assert.deepEqual(await axe(page), [], "shelf page");
+    await page.screenshot({ path: `${SHOTS}shelf-${colorScheme}.png`, scale: "css" });
+    await page.goto(server.url("/?q=can:make"));
+    await loaded(page);
+    assert.deepEqual(await axe(page), [], "can make");
     const missing = await page.goto(server.url("/no/such/page"));
     assert.equal(missing.status(), 404);
     assert.deepEqual(await axe(page), [], "404 page");
@@ -66,6 +76,13 @@ test("keyboard only: search, open, close", async () => {
   assert.equal(await page.evaluate(() => document.activeElement.id), "q", "the search box comes first");
   await page.keyboard.type("gin");
   const want = (await (await fetch(server.url("/api/recipes?q=gin"))).json()).map((r) => r.name);
+  // Past the four filters (can make, missing one, favourites, my bar) to the first result.
+  const filters = [];
+  for (let i = 0; i < 4; i++) {
+    await page.keyboard.press("Tab");
+    filters.push(await page.evaluate(() => document.activeElement.closest(".filters") && document.activeElement.textContent));
+  }
+  assert.deepEqual(filters, ["Can make", "Missing one", "Favourites", "My bar"]);
   await page.keyboard.press("Tab");
   const focused = () => page.evaluate(() => document.activeElement.closest("li")?.querySelector(".name").textContent);
   assert.equal(await focused(), want[0], "Tab goes to the first result");
@@ -74,9 +91,9 @@ test("keyboard only: search, open, close", async () => {
   assert.equal(await open.locator(".name").textContent(), want[0]);
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute("aria-expanded")), "true");
   assert.equal(await open.locator(".ingredients").isVisible(), true);
-  // Into the recipe (the keep-screen-on toggle), then Escape closes and returns focus.
+  // Into the recipe (its first control: the ml unit), then Escape closes and returns focus.
   await page.keyboard.press("Tab");
-  assert.equal(await page.evaluate(() => document.activeElement.classList.contains("wake")), true);
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.units), "ml");
   await page.keyboard.press("Escape");
   assert.equal(await open.count(), 0, "Escape closes the recipe");
   assert.equal(await focused(), want[0], "focus is back on its row");
