@@ -2,6 +2,8 @@
 //!
 //! - [`recipes`]: the data model, loading and validating a recipes file.
 //! - [`search`]: the one definition of what a query matches.
+//! - [`units`]: amounts in ml, cl or oz, and for more servings.
+//! - [`ingredients`]: the shelf's names for ingredients, staples, what a recipe needs.
 //! - [`web`]: the router, pages and embedded assets ([`web::app`]).
 //! - [`serve`]: speaking HTTP on connections, wherever they come from; graceful drain.
 //! - `tailnet` (feature, on by default): the embedded Tailscale node, HTTPS with the
