@@ -58,9 +58,19 @@ const FRESH: [&str; 4] = ["freshly squeezed ", "fresh squeezed ", "freshly ", "f
 
 /// The shelf's name for an ingredient: `"Fresh Lime Juice (Persiano)"` → `"lime juice"`.
 pub fn key(name: &str) -> String {
+    key_of_folded(&fold(name))
+}
+
+/// [`key`] and [`is_optional`] of one name, folding it once (start-up reads every line of
+/// thousands of recipes).
+fn read(name: &str) -> (String, bool) {
     let folded = fold(name);
+    (key_of_folded(&folded), optional_in_folded(&folded))
+}
+
+fn key_of_folded(folded: &str) -> String {
     let mut kept = String::with_capacity(folded.len());
-    let mut rest = folded.as_str();
+    let mut rest = folded;
     while let Some(open) = rest.find('(') {
         kept.push_str(&rest[..open]);
         let after = &rest[open + 1..];
@@ -90,8 +100,11 @@ pub fn key(name: &str) -> String {
 
 /// Whether the name marks the ingredient as optional: `"Egg White (optional)"`.
 pub fn is_optional(name: &str) -> bool {
-    let folded = fold(name);
-    let mut rest = folded.as_str();
+    optional_in_folded(&fold(name))
+}
+
+fn optional_in_folded(folded: &str) -> bool {
+    let mut rest = folded;
     while let Some(open) = rest.find('(') {
         rest = &rest[open + 1..];
         if rest.trim_start().starts_with("optional") {
@@ -111,8 +124,8 @@ pub fn is_staple(key: &str) -> bool {
 pub fn needs(recipe: &Recipe) -> Vec<(String, &str)> {
     let mut out: Vec<(String, &str)> = Vec::new();
     for ingredient in &recipe.ingredients {
-        let k = key(&ingredient.name);
-        if k.is_empty() || is_staple(&k) || is_optional(&ingredient.name) {
+        let (k, optional) = read(&ingredient.name);
+        if k.is_empty() || optional || is_staple(&k) {
             continue;
         }
         if !out.iter().any(|(seen, _)| *seen == k) {
@@ -150,20 +163,21 @@ pub fn distinct(recipes: &Recipes) -> Vec<Ingredient> {
     // key → (recipes using it, spelling → times seen)
     let mut seen: HashMap<String, (usize, HashMap<&str, usize>)> = HashMap::new();
     for recipe in recipes.all() {
-        let needed = needs(recipe);
+        let lines: Vec<(String, bool)> = recipe.ingredients.iter().map(|i| read(&i.name)).collect();
         let mut counted: Vec<String> = Vec::new();
-        for ingredient in &recipe.ingredients {
+        for (ingredient, (k, optional)) in recipe.ingredients.iter().zip(lines.iter()) {
             let name = ingredient.name.trim();
-            let k = key(name);
             if k.is_empty() {
                 continue;
             }
-            let counts = is_staple(&k) || needed.iter().any(|(n, _)| *n == k);
+            // Needed when some line of the recipe names `k` without "(optional)".
+            let needed = !optional || lines.iter().any(|(other, opt)| other == k && !opt);
+            let counts = is_staple(k) || needed;
             let entry = seen.entry(k.clone()).or_default();
             *entry.1.entry(name).or_default() += 1;
-            if counts && !counted.contains(&k) {
+            if counts && !counted.contains(k) {
                 entry.0 += 1;
-                counted.push(k);
+                counted.push(k.clone());
             }
         }
     }

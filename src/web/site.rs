@@ -52,15 +52,16 @@ impl Site {
             apple_touch: assets.url("apple-touch-icon.png"),
         };
         let footer = Footer::new(&recipes);
-        // The index and the JSON do not depend on the page: build them on a second core
-        // while this one renders the list (start-up for thousands of recipes).
-        let (index, all_json, list_page) = std::thread::scope(|scope| {
+        // The index, the JSON and the shelf do not depend on the list page: build them on
+        // other threads while this one renders the list (start-up for thousands of recipes).
+        let (index, all_json, shelf, list_page) = std::thread::scope(|scope| {
             let side = scope.spawn(|| {
                 let index = Index::new(&recipes);
                 let json = serde_json::to_vec(recipes.all())
                     .map(|json| Cached::new(json, "application/json", HTML_CACHE));
                 (index, json)
             });
+            let shelf_job = scope.spawn(|| shelf(&recipes, &urls, &footer));
             let page = ListPage {
                 urls: &urls,
                 footer: &footer,
@@ -71,28 +72,15 @@ impl Site {
             }
             .render()
             .map(|html| Cached::new(html, "text/html; charset=utf-8", HTML_CACHE));
-            let (index, json) = match side.join() {
-                Ok(built) => built,
-                Err(panic) => std::panic::resume_unwind(panic),
-            };
-            (index, json, page)
+            let (index, json) = joined(side);
+            (index, json, joined(shelf_job), page)
         });
         let list_page = list_page.map_err(|source| SiteError::Render {
             page: "recipe list",
             source,
         })?;
         let all_json = all_json?;
-        let distinct = ingredients::distinct(&recipes);
-        let ingredients_json = Cached::new(
-            serde_json::to_vec(&distinct)?,
-            "application/json",
-            HTML_CACHE,
-        );
-        let shelf_page = Cached::new(
-            shelf_page(&urls, &footer, &distinct)?,
-            "text/html; charset=utf-8",
-            HTML_CACHE,
-        );
+        let (shelf_page, ingredients_json) = shelf?;
         let manifest = Cached::new(manifest(assets)?, "application/manifest+json", HTML_CACHE);
         let bodies = [
             &list_page,
@@ -225,20 +213,33 @@ impl Site {
     }
 }
 
-/// The shelf page: staples are not offered, as they never block a recipe.
-fn shelf_page(urls: &Urls, footer: &Footer, all: &[Ingredient]) -> Result<Vec<u8>, SiteError> {
+/// What a start-up thread built; its panic, if it had one, goes on here.
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    match handle.join() {
+        Ok(built) => built,
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
+/// `/shelf` and `/api/ingredients`. Staples are not offered on the page: they never block
+/// a recipe.
+fn shelf(recipes: &Recipes, urls: &Urls, footer: &Footer) -> Result<(Cached, Cached), SiteError> {
+    let all: Vec<Ingredient> = ingredients::distinct(recipes);
     let page = ShelfPage {
         urls,
         footer,
         q: "",
         ingredients: all.iter().filter(|i| !i.staple).collect(),
-    };
-    page.render()
-        .map(String::into_bytes)
-        .map_err(|source| SiteError::Render {
-            page: "shelf page",
-            source,
-        })
+    }
+    .render()
+    .map_err(|source| SiteError::Render {
+        page: "shelf page",
+        source,
+    })?;
+    Ok((
+        Cached::new(page, "text/html; charset=utf-8", HTML_CACHE),
+        Cached::new(serde_json::to_vec(&all)?, "application/json", HTML_CACHE),
+    ))
 }
 
 /// The web app manifest: installable, standalone, with PNG icons (any and maskable).
