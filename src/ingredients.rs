@@ -89,13 +89,23 @@ fn key_of_folded(folded: &str) -> String {
     }
     kept.push_str(rest);
     let mut key = kept.split_whitespace().collect::<Vec<_>>().join(" ");
-    if let Some(prefix) = FRESH
-        .iter()
-        .find(|p| key.starts_with(*p) && key.len() > p.len())
-    {
-        key.drain(..prefix.len());
+    // Until nothing changes, so that a key is its own key ("fresh fresh mint" → "mint").
+    loop {
+        let mut next = key
+            .trim_end_matches(|c: char| matches!(c, ',' | '.' | ';' | ':') || c.is_whitespace())
+            .trim_start()
+            .to_owned();
+        if let Some(prefix) = FRESH
+            .iter()
+            .find(|p| next.starts_with(*p) && next.len() > p.len())
+        {
+            next.drain(..prefix.len());
+        }
+        if next == key {
+            return key;
+        }
+        key = next;
     }
-    key.trim_end_matches([',', '.', ';', ':']).trim().to_owned()
 }
 
 /// Whether the name marks the ingredient as optional: `"Egg White (optional)"`.
@@ -238,6 +248,29 @@ mod tests {
         }
         for (name, want) in &t.optional {
             assert_eq!(is_optional(name), *want, "is_optional({name:?})");
+        }
+    }
+
+    #[test]
+    fn a_key_is_its_own_key() {
+        let t = table();
+        let sample = Recipes::sample().expect("sample");
+        let names = t.keys.iter().map(|(name, _)| name.clone()).chain(
+            sample
+                .all()
+                .iter()
+                .flat_map(|r| r.ingredients.iter().map(|i| i.name.clone())),
+        );
+        for name in names.chain(
+            [
+                "Fresh fresh mint",
+                "Sugar syrup, .",
+                "Freshly Squeezed Fresh Lime",
+            ]
+            .map(String::from),
+        ) {
+            let once = key(&name);
+            assert_eq!(key(&once), once, "key(key({name:?}))");
         }
     }
 

@@ -198,12 +198,19 @@ fn parse_quantity(text: &str) -> Option<Quantity> {
     (a <= b).then_some(Quantity::Range(a, b))
 }
 
+/// Anything larger is not an amount (a typo, an id): it is shown as written.
+const MAX_AMOUNT: f64 = 1e6;
+
 /// A non-negative number: whole, decimal (point or comma), fraction, or whole plus fraction.
 fn parse_number(text: &str) -> Option<f64> {
     let text = text.trim();
     if text.is_empty() {
         return None;
     }
+    read_number(text).filter(|v| v.is_finite() && *v <= MAX_AMOUNT)
+}
+
+fn read_number(text: &str) -> Option<f64> {
     // "1½": a whole number followed by a fraction glyph.
     if let Some(last) = text.chars().next_back()
         && let Some(part) = glyph_value(last)

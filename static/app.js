@@ -22,11 +22,17 @@
     "is:fav": "is:fav", "is:favourite": "is:fav", "is:favorite": "is:fav", "is:starred": "is:fav",
   };
 
+  // Trimming as Rust's str::trim does (the Unicode White_Space set): JavaScript's own trim
+  // also removes U+FEFF and keeps U+0085, and the two sides must agree.
+  const trimWS = (t) => t.replace(/^\p{White_Space}+|\p{White_Space}+$/gu, "");
+  const trimEndWS = (t) => t.replace(/\p{White_Space}+$/u, "");
+  const trimStartWS = (t) => t.replace(/^\p{White_Space}+/u, "");
+
   function fold(text) {
     return String(text)
       .normalize("NFKD").toLowerCase().normalize("NFKD")
       .replace(MARKS, "")
-      .replace(SPACES, " ").trim()
+      .replace(SPACES, " ").replace(/^ | $/g, "")
       .replace(SINGLE_QUOTES, "'").replace(DOUBLE_QUOTES, "\"").replace(DASHES, "-");
   }
 
@@ -54,7 +60,7 @@
       if (i < chars.length && chars[i] === "\"" && rest === "") {
         const open = ++i;
         while (i < chars.length && chars[i] !== "\"") i++;
-        text = chars.slice(open, i).join("").trim();
+        text = trimWS(chars.slice(open, i).join(""));
         i++;
       }
       if (text !== "") terms.push({ field, text });
@@ -124,6 +130,7 @@
   for (const n of ["oz", "ozs", "fl oz", "fl. oz", "fl.oz", "ounce", "ounces", "fluid ounce", "fluid ounces"]) VOLUME[n] = "oz";
   const GLYPHS = { "¼": 0.25, "½": 0.5, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3, "⅛": 0.125, "⅜": 0.375, "⅝": 0.625, "⅞": 0.875, "⅕": 0.2, "⅙": 1 / 6 };
   const EIGHTHS = ["", "⅛", "¼", "⅜", "½", "⅝", "¾", "⅞"];
+  const MAX_AMOUNT = 1e6; // anything larger is not an amount: shown as written
 
   function stepFor(unit, v) {
     if (unit === "ml") return v > 20 ? 5 : v >= 2.5 ? 2.5 : 0.5;
@@ -153,22 +160,26 @@
   function simpleFraction(t) {
     const slash = t.indexOf("/");
     if (slash === -1) return null;
-    const top = t.slice(0, slash).trim(), bottom = t.slice(slash + 1).trim();
+    const top = trimWS(t.slice(0, slash)), bottom = trimWS(t.slice(slash + 1));
     if (!isWhole(top) || !isWhole(bottom) || Number(bottom) === 0) return null;
     return Number(top) / Number(bottom);
   }
   function parseNumber(text) {
-    const t = text.trim();
+    const t = trimWS(text);
     if (t === "") return null;
+    const v = readNumber(t);
+    return v !== null && Number.isFinite(v) && v <= MAX_AMOUNT ? v : null;
+  }
+  function readNumber(t) {
     const last = Array.from(t).pop();
     if (Object.hasOwn(GLYPHS, last)) {
-      const whole = t.slice(0, t.length - last.length).trim();
+      const whole = trimWS(t.slice(0, t.length - last.length));
       if (whole === "") return GLYPHS[last];
       return isWhole(whole) ? Number(whole) + GLYPHS[last] : null;
     }
     const space = t.indexOf(" ");
     if (space !== -1) {
-      const whole = t.slice(0, space), part = simpleFraction(t.slice(space + 1).trim());
+      const whole = t.slice(0, space), part = simpleFraction(trimWS(t.slice(space + 1)));
       return isWhole(whole) && part !== null ? Number(whole) + part : null;
     }
     if (t.includes("/")) return simpleFraction(t);
@@ -186,21 +197,22 @@
     return a !== null && b !== null && a <= b ? [a, b, true] : null;
   }
   function asWritten(measure, unit) {
-    const m = String(measure || "").trim(), u = String(unit || "").trim();
+    const m = trimWS(String(measure || "")), u = trimWS(String(unit || ""));
     return m && u ? m + " " + u : m || u;
   }
   // "measure unit" of one ingredient shown in `display.unit` (null: the file's) for
   // `display.servings`.
   function amount(measure, unit, display) {
-    let m = String(measure || "").trim(), u = String(unit || "").trim();
+    let m = trimWS(String(measure || "")), u = trimWS(String(unit || ""));
     if (u === "") {
       const at = m.search(/\p{Alphabetic}/u);
-      if (at > 0) { u = m.slice(at).trim(); m = m.slice(0, at).trimEnd(); }
+      if (at > 0) { u = trimWS(m.slice(at)); m = trimEndWS(m.slice(0, at)); }
     }
     const q = parseQuantity(m);
     if (!q) return asWritten(measure, unit);
     const to = display.unit || null, raw = display.servings, servings = Math.max(1, raw);
-    const from = VOLUME[u.trim().replace(/\.+$/, "").toLowerCase()] || null;
+    const named = trimWS(u).replace(/\.+$/, "").toLowerCase();
+    const from = Object.hasOwn(VOLUME, named) ? VOLUME[named] : null;
     const show = (f, fmt) => {
       const a = fmt(f(q[0])), b = fmt(f(q[1]));
       return q[2] && a !== b ? a + "–" + b : a;
@@ -228,20 +240,25 @@
     for (let open = rest.indexOf("("); open !== -1; open = rest.indexOf("(")) {
       kept += rest.slice(0, open);
       const after = rest.slice(open + 1), close = after.indexOf(")");
-      const inner = (close === -1 ? after : after.slice(0, close)).trim();
+      const inner = trimWS(close === -1 ? after : after.slice(0, close));
       if (COLOURS.includes(inner)) kept += " (" + inner + ")";
       kept += " ";
       rest = close === -1 ? "" : after.slice(close + 1);
     }
     let key = (kept + rest).split(" ").filter(Boolean).join(" ");
-    const fresh = FRESH.find((p) => key.startsWith(p) && key.length > p.length);
-    if (fresh) key = key.slice(fresh.length);
-    return key.replace(/[,.;:]+$/, "").trim();
+    // Until nothing changes, so that a key is its own key ("fresh fresh mint" → "mint").
+    for (let last = null; last !== key;) {
+      last = key;
+      key = trimWS(key.replace(/[,.;:\p{White_Space}]+$/u, ""));
+      const fresh = FRESH.find((p) => key.startsWith(p) && key.length > p.length);
+      if (fresh) key = key.slice(fresh.length);
+    }
+    return key;
   }
   function isOptional(name) {
     const f = fold(name);
     for (let at = f.indexOf("("); at !== -1; at = f.indexOf("(", at + 1)) {
-      if (f.slice(at + 1).trimStart().startsWith("optional")) return true;
+      if (trimStartWS(f.slice(at + 1)).startsWith("optional")) return true;
     }
     return false;
   }
@@ -363,21 +380,44 @@
     version: 1, units: bar.units,
     shelf: Array.from(bar.shelf).sort(), favourites: Array.from(bar.favourites).sort((a, b) => a - b),
   });
+  const nothing = () => ({ units: null, shelf: new Set(), favourites: new Set() });
+  const onBarChange = [];
+  const barChanged = () => { for (const f of onBarChange) f(); };
+
+  // Reads the stored choices (another tab or the installed app may have changed them).
   function loadBar() {
+    let stored = null;
+    try { stored = localStorage.getItem(STORE); } catch (error) { return; } // storage disabled
+    if (stored === null) { Object.assign(bar, nothing()); return; }
     try {
-      const stored = localStorage.getItem(STORE);
-      if (stored !== null) Object.assign(bar, readBar(JSON.parse(stored)));
+      Object.assign(bar, readBar(JSON.parse(stored)));
     } catch (error) {
-      // Unreadable storage (private mode, a damaged entry): start afresh, keep the entry.
-      console.warn("libations: stored choices ignored:", error.message);
+      // A damaged entry is set aside, never overwritten, and this phone starts afresh.
+      try {
+        if (localStorage.getItem(STORE + "-unreadable") === null) localStorage.setItem(STORE + "-unreadable", stored);
+        localStorage.removeItem(STORE);
+      } catch (ignored) { /* storage disabled */ }
+      Object.assign(bar, nothing());
+      console.warn("libations: stored choices could not be read (kept as " + STORE + "-unreadable): " + error.message);
     }
   }
-  function saveBar() {
-    try { localStorage.setItem(STORE, JSON.stringify(barJSON())); } catch (error) { /* full or disabled */ }
-    for (const f of onBarChange) f();
+  // Changes the choices on top of what is stored now; false when the browser refused to
+  // store them (full, or disabled), so that the page can say so.
+  function changeBar(change) {
+    loadBar();
+    change(bar);
+    let stored = true;
+    try { localStorage.setItem(STORE, JSON.stringify(barJSON())); } catch (error) { stored = false; }
+    barChanged();
+    return stored;
   }
-  const onBarChange = [];
   loadBar();
+  addEventListener("storage", (event) => {
+    if (event.key === STORE || event.key === null) { loadBar(); barChanged(); }
+  });
+  addEventListener("pageshow", (event) => {
+    if (event.persisted) { loadBar(); barChanged(); }
+  });
 
   // Servings last while the page does; `?units=&serves=` of a shared link win for its page.
   const here = new URLSearchParams(location.search);
@@ -428,21 +468,25 @@
     if (target.dataset.units) {
       const chosen = target.dataset.units === unitsNow() ? null : target.dataset.units;
       pageUnits = undefined;
-      bar.units = chosen;
-      saveBar();
+      changeBar((b) => { b.units = chosen; });
     } else if (target.dataset.serves) {
       servings = Number(target.dataset.serves);
       paintAll();
     } else {
       const id = Number(target.closest(".recipe").dataset.id);
-      if (bar.favourites.has(id)) bar.favourites.delete(id); else bar.favourites.add(id);
-      saveBar();
+      changeBar((b) => { if (b.favourites.has(id)) b.favourites.delete(id); else b.favourites.add(id); });
     }
+    keepAddress();
   });
+  // A recipe's own page keeps its address in step, so that a reload shows the same.
+  function keepAddress() {
+    const recipe = document.querySelector(".single .recipe[data-id]");
+    if (recipe) history.replaceState(null, "", recipeHref(recipe.dataset.id, unitsNow(), servings));
+  }
   document.addEventListener("input", (event) => {
     if (!event.target.matches(".recipe input.servings")) return;
     const n = Number(event.target.value);
-    if (Number.isInteger(n) && n >= 1 && n <= 100) { servings = n; paintAll(); }
+    if (Number.isInteger(n) && n >= 1 && n <= 100) { servings = n; paintAll(); keepAddress(); }
   });
   document.addEventListener("submit", (event) => {
     if (!event.target.matches(".recipe form.serves")) return;
@@ -800,15 +844,16 @@
     onBarChange.push(show);
     show();
 
+    const refused = "This browser would not store the change (storage is full or turned off): it will be lost when the page closes.";
     root.addEventListener("change", (event) => {
       const t = event.target;
+      let stored = true;
       if (t.name === "units") {
-        bar.units = t.value || null;
-        saveBar();
+        stored = changeBar((b) => { b.units = t.value || null; });
       } else if (t.type === "checkbox" && listed.has(t.value)) {
-        if (t.checked) bar.shelf.add(t.value); else bar.shelf.delete(t.value);
-        saveBar();
+        stored = changeBar((b) => { if (t.checked) b.shelf.add(t.value); else b.shelf.delete(t.value); });
       }
+      if (!stored) status.textContent = refused;
     });
     find.addEventListener("input", () => {
       const terms = parse(find.value).filter((t) => !t.device).map((t) => t.text);
@@ -835,9 +880,15 @@
       try {
         let data;
         try { data = JSON.parse(await file.text()); } catch (error) { throw new Error("not JSON (" + error.message + ")"); }
-        Object.assign(bar, readBar(data));
-        saveBar();
-        status.textContent = "Imported " + file.name + ": " + summary() + ".";
+        const incoming = readBar(data);
+        loadBar();
+        const anything = bar.units !== null || bar.shelf.size > 0 || bar.favourites.size > 0;
+        if (anything && !confirm("Replace the units, shelf and favourites on this phone with those in " + file.name + "?")) {
+          status.textContent = "Import cancelled: nothing was changed.";
+          return;
+        }
+        const stored = changeBar((b) => Object.assign(b, incoming));
+        status.textContent = stored ? "Imported " + file.name + ": " + summary() + "." : refused;
       } catch (error) {
         status.textContent = file.name + ": " + error.message + ". Nothing was changed.";
       } finally {
@@ -846,8 +897,7 @@
     });
     document.getElementById("forget").addEventListener("click", () => {
       if (!confirm("Clear the units, shelf and favourites kept on this phone?")) return;
-      Object.assign(bar, { units: null, shelf: new Set(), favourites: new Set() });
-      saveBar();
+      changeBar((b) => Object.assign(b, nothing()));
       try { localStorage.removeItem(STORE); } catch (error) { /* disabled */ }
       status.textContent = "Cleared. Import an exported file to get them back.";
     });

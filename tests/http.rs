@@ -629,6 +629,7 @@ async fn recipe_pages_convert_and_scale_without_javascript() {
         ("?serves=0", "serves must be a whole number from 1 to 100"),
         ("?serves=101", "serves must be a whole number from 1 to 100"),
         ("?serves=2.5", "serves must be a whole number from 1 to 100"),
+        ("?units=oz&units=ml", "duplicate field `units`"),
     ] {
         let response = get(&page(query)).await;
         assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{query}");

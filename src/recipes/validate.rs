@@ -8,6 +8,10 @@ use super::{Ingredient, LoadError, Origin, Recipe};
 use std::collections::HashMap;
 use std::fmt;
 
+/// The largest id: 2^53 − 1. JavaScript reads JSON numbers as doubles, so a larger id would
+/// reach the page (and a phone's favourites) as a different number.
+pub const MAX_ID: u64 = (1 << 53) - 1;
+
 /// The keys a recipe may have, in the order the schema lists them.
 pub const RECIPE_FIELDS: [&str; 9] = [
     "id",
@@ -299,7 +303,17 @@ impl Context<'_> {
     fn id(&mut self, value: &Json) -> Option<u64> {
         match value {
             Json::Number(n) => match n.as_u64() {
-                Some(id) => Some(id),
+                Some(id) if id <= MAX_ID => Some(id),
+                Some(id) => {
+                    self.push(
+                        Some("id"),
+                        format!(
+                            "{id} is too large: ids must be at most {MAX_ID}, the largest whole \
+                             number a browser reads exactly"
+                        ),
+                    );
+                    None
+                }
                 None => {
                     self.push(
                         Some("id"),
@@ -433,6 +447,7 @@ impl Context<'_> {
 /// `None` means "not accepted here"; the full validator then decides and explains.
 mod fast {
     use super::super::{Ingredient, Recipe};
+    use super::MAX_ID;
     use serde::Deserialize;
     use std::collections::HashSet;
 
@@ -463,7 +478,7 @@ mod fast {
         let mut ids = HashSet::with_capacity(items.len());
         let mut out = Vec::with_capacity(items.len());
         for r in items {
-            if r.name.trim().is_empty() || !ids.insert(r.id) {
+            if r.name.trim().is_empty() || r.id > MAX_ID || !ids.insert(r.id) {
                 return None;
             }
             let mut ingredients = Vec::new();
@@ -636,6 +651,23 @@ mod tests {
         assert!(
             p.contains("recipe index 0 (id 1), field \"name\": must not be empty"),
             "{p}"
+        );
+    }
+
+    #[test]
+    fn ids_a_browser_cannot_read_exactly_are_refused() {
+        let ok = format!(r#"[{{"id": {MAX_ID}, "name": "A"}}]"#);
+        assert!(parse(&ok, &origin()).is_ok(), "2^53 - 1 is fine");
+        assert!(fast::parse(&ok).is_some());
+        let big = format!(r#"[{{"id": {}, "name": "A"}}]"#, MAX_ID + 1);
+        assert!(
+            fast::parse(&big).is_none(),
+            "the fast path leaves it to the validator"
+        );
+        assert!(
+            one(&big).contains("ids must be at most 9007199254740991"),
+            "{}",
+            one(&big)
         );
     }
 

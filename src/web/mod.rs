@@ -276,8 +276,12 @@ async fn recipe_page(
     headers: HeaderMap,
 ) -> Response {
     let display = params
-        .map_err(|_| {
-            WebError::BadRequest("The address's units or servings could not be read.".into())
+        .map_err(|rejection| {
+            // serde names the problem: "duplicate field `units`", "invalid UTF-8".
+            WebError::BadRequest(format!(
+                "The address's units or servings could not be read: {}.",
+                rejection.body_text()
+            ))
         })
         .and_then(|Query(p)| p.display());
     let rendered = display.and_then(|display| {

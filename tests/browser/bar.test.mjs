@@ -485,9 +485,18 @@ for (const mode of MODES) {
         assert.equal(await units(), "oz", `${what}: the units unchanged`);
       }
 
-      // An import replaces this phone's choices (it does not merge them).
+      // Over existing choices an import asks first: declined, nothing changes.
       const other = { version: 1, units: "cl", shelf: ["vodka"], favourites: [2] };
-      await page.locator("#import").setInputFiles({ name: "other.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(other)) });
+      const offer = () => page.locator("#import").setInputFiles({ name: "other.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(other)) });
+      const asked = [];
+      page.once("dialog", (d) => { asked.push(d.message()); d.dismiss(); });
+      await offer();
+      await until(async () => (await page.locator("#bar-status").textContent()).trim(), "Import cancelled: nothing was changed.", "declined");
+      assert.equal(asked.length, 1, "the import asked before replacing");
+      assert.deepEqual(await stored(page), before, "declined: storage unchanged");
+      // Accepted, it replaces this phone's choices (it does not merge them).
+      page.once("dialog", (d) => d.accept());
+      await offer();
       await until(async () => normal(await stored(page)), normal(other), "replaced, not merged");
       await until(ticked, ["vodka"], "only the imported box is ticked");
       assert.equal(await units(), "cl");
@@ -504,3 +513,61 @@ for (const mode of MODES) {
 function visibleNamesAll(page) {
   return page.evaluate(() => Array.from(document.querySelectorAll("#recipes > li .name"), (n) => n.textContent).sort());
 }
+
+test("two tabs: a change in one is neither lost nor undone by the other", async () => {
+  const { page, context, url, problems, close } = await setup("online");
+  try {
+    const recipe = await context.newPage();
+    await recipe.goto(url("/recipes/1"));
+    await recipe.waitForSelector(".single .recipe .star:not([hidden])");
+    // Tab 2 ticks the shelf after tab 1 has loaded; tab 1 then stars Negroni.
+    await goShelf(page, url);
+    await page.locator('#shelf input[value="gin"]').check();
+    await page.locator('#shelf input[value="campari"]').check();
+    await recipe.locator(".single .recipe .star").click();
+    await until(async () => normal(await stored(recipe)), { units: null, shelf: ["campari", "gin"], favourites: [1] }, "both changes kept");
+    // Tab 1's units reach tab 2's open shelf page at once (the storage event).
+    await recipe.locator('.single .recipe [data-units="oz"]').click();
+    await until(() => page.locator("#units-choice input:checked").getAttribute("value"), "oz", "the other tab follows");
+    assert.deepEqual(await problems(), []);
+  } finally {
+    await close();
+  }
+});
+
+test("a recipe page opened from a shared address keeps the reader's later choice on reload", async () => {
+  const { page, url, problems, close } = await setup("online");
+  try {
+    // Negroni (id 1): 25 ml each of gin, Campari and sweet vermouth.
+    await page.goto(url("/recipes/1?units=oz&serves=2"));
+    await page.waitForSelector(".single .recipe .star:not([hidden])");
+    assert.deepEqual(await amounts(page), ["1¾ oz", "1¾ oz", "1¾ oz"]);
+    await page.locator('.single .recipe [data-units="cl"]').click();
+    await page.locator('.single .recipe [data-serves="4"]').click();
+    assert.deepEqual(await amounts(page), ["10 cl", "10 cl", "10 cl"]);
+    assert.equal(new URL(page.url()).search, "?units=cl&serves=4");
+    await page.reload();
+    await page.waitForSelector(".single .recipe .star:not([hidden])");
+    assert.deepEqual(await amounts(page), ["10 cl", "10 cl", "10 cl"]);
+    assert.deepEqual(await problems(), []);
+  } finally {
+    await close();
+  }
+});
+
+test("a damaged stored entry is set aside, not overwritten", async () => {
+  const { page, url, problems, close } = await setup("online");
+  try {
+    const damaged = JSON.stringify({ version: 1, units: "oz", shelf: ["gin"], favourites: ["Negroni"] });
+    await page.evaluate((text) => localStorage.setItem("libations", text), damaged);
+    await goShelf(page, url);
+    await page.locator('#shelf input[value="campari"]').check();
+    assert.equal(await page.evaluate(() => localStorage.getItem("libations-unreadable")), damaged);
+    assert.deepEqual(normal(await stored(page)), { units: null, shelf: ["campari"], favourites: [] });
+    const warnings = await problems();
+    assert.equal(warnings.length, 1, JSON.stringify(warnings));
+    assert.match(warnings[0], /favourites.*not a recipe id/);
+  } finally {
+    await close();
+  }
+});

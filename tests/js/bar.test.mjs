@@ -30,6 +30,15 @@ test("ingredient table", () => {
   for (const [name, want] of t.optional) assert.equal(L.isOptional(name), want, `optional ${name}`);
 });
 
+test("a key is its own key (a stored shelf survives being read again)", () => {
+  const t = read("tests/ingredient-cases.json");
+  const sample = read("recipes/sample.json").flatMap((r) => (r.ingredients || []).map((i) => i.name));
+  for (const name of [...t.keys.map(([n]) => n), ...sample, "Freshly Squeezed Fresh Lime"]) {
+    const once = L.ingredientKey(name);
+    assert.equal(L.ingredientKey(once), once, `key(key(${JSON.stringify(name)}))`);
+  }
+});
+
 test("a recipe's needs leave out staples and optional ingredients, each key once", () => {
   const need = L.needs({
     ingredients: [
