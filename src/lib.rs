@@ -10,10 +10,12 @@
 //! - [`credentials`]: files handed over by systemd (`$CREDENTIALS_DIRECTORY`), auth keys.
 //! - [`reload`]: live reload of the recipes file (SIGHUP, file changes).
 //! - [`metrics`]: Prometheus metrics and health checks on their own listener.
+//! - [`memory`]: allocator settings for start-up and for serving.
 //! - [`cli`]: flags; [`run`] wires it all together.
 
 pub mod cli;
 pub mod credentials;
+pub mod memory;
 pub mod metrics;
 pub mod recipes;
 pub mod reload;
@@ -129,6 +131,7 @@ pub fn load_recipes(args: &ServeArgs) -> Result<Recipes, RunError> {
 
 fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
     let started = Instant::now();
+    memory::loading();
     // Assets (hashing, compressing) do not depend on the recipes: prepare them on another
     // core while the file loads.
     let assets = std::thread::spawn(Assets::load);
@@ -186,7 +189,10 @@ async fn serve(
     metrics.reloaded(Ok(recipes.len()));
     let site = Arc::new(Site::new(recipes, &assets)?);
     let compressing = site.clone();
-    tokio::task::spawn_blocking(move || compressing.compress());
+    tokio::task::spawn_blocking(move || {
+        compressing.compress();
+        memory::serving();
+    });
     let site = Arc::new(ArcSwap::new(site));
     let state = AppState {
         site: site.clone(),
