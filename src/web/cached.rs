@@ -131,14 +131,35 @@ impl Cached {
 
     /// Computes the gzip and brotli variants; later calls do nothing.
     pub fn compress(&self, effort: Effort) {
+        self.compress_only(effort, true, true);
+    }
+
+    /// Computes only the variant that a request with these headers gets, for a body made
+    /// for that one request: the other variant would never be sent.
+    pub fn compress_for(&self, request: &HeaderMap, effort: Effort) {
+        let encoding = negotiate(request);
+        self.compress_only(
+            effort,
+            encoding == Encoding::Gzip,
+            encoding == Encoding::Brotli,
+        );
+    }
+
+    fn compress_only(&self, effort: Effort, with_gzip: bool, with_brotli: bool) {
         self.compressed.get_or_init(|| {
             let keep = |b: Vec<u8>| (b.len() < self.identity.len()).then(|| Bytes::from(b));
             if !compressible(&self.content_type) || self.identity.len() < 256 {
                 return Compressed::default();
             }
             Compressed {
-                gzip: gzip(&self.identity, effort).and_then(keep),
-                brotli: brotli(&self.identity, effort).and_then(keep),
+                gzip: with_gzip
+                    .then(|| gzip(&self.identity, effort))
+                    .flatten()
+                    .and_then(keep),
+                brotli: with_brotli
+                    .then(|| brotli(&self.identity, effort))
+                    .flatten()
+                    .and_then(keep),
             }
         });
     }
@@ -223,9 +244,12 @@ fn gzip(data: &[u8], effort: Effort) -> Option<Vec<u8>> {
 }
 
 fn brotli(data: &[u8], effort: Effort) -> Option<Vec<u8>> {
+    // Per request, quality 3 takes half the time of 4 for a few per cent more bytes
+    // (a search hitting 1,646 of 5,000 recipes: JSON 3.9 vs 7.0 ms, 84,058 vs 79,003 B;
+    // HTML 1.4 vs 2.7 ms, 27,935 vs 27,439 B).
     let quality = match effort {
         Effort::Best => 11,
-        Effort::Fast => 4,
+        Effort::Fast => 3,
     };
     let mut out = Vec::new();
     let mut params = brotli::enc::BrotliEncoderParams {
@@ -328,6 +352,36 @@ mod tests {
         let mut other = HeaderMap::new();
         other.insert(header::IF_NONE_MATCH, HeaderValue::from_static("\"0000\""));
         assert_eq!(c.respond(&other).status(), StatusCode::OK);
+    }
+
+    #[test]
+    fn compress_for_makes_only_the_negotiated_variant() {
+        let body = "<p>hello</p>".repeat(100);
+        for (accept_encoding, sent) in [("gzip, deflate, br", "br"), ("gzip", "gzip")] {
+            let c = Cached::new(body.clone(), "text/html; charset=utf-8", "no-cache");
+            c.compress_for(&accept(accept_encoding), Effort::Fast);
+            let r = c.respond(&accept(accept_encoding));
+            assert_eq!(r.headers()[header::CONTENT_ENCODING], sent);
+            let other = if sent == "br" {
+                "gzip"
+            } else {
+                "br;q=0, gzip;q=0"
+            };
+            assert!(
+                c.respond(&accept(other))
+                    .headers()
+                    .get(header::CONTENT_ENCODING)
+                    .is_none()
+            );
+        }
+        let c = Cached::new(body, "text/html; charset=utf-8", "no-cache");
+        c.compress_for(&HeaderMap::new(), Effort::Fast);
+        assert!(
+            c.respond(&accept("br"))
+                .headers()
+                .get(header::CONTENT_ENCODING)
+                .is_none()
+        );
     }
 
     #[test]
