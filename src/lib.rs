@@ -132,7 +132,7 @@ pub fn load_recipes(args: &ServeArgs) -> Result<Recipes, RunError> {
 fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
     let started = Instant::now();
     memory::loading();
-    // Assets (hashing, compressing) do not depend on the recipes: prepare them on another
+    // Assets (reading, hashing) do not depend on the recipes: prepare them on another
     // core while the file loads.
     let assets = std::thread::spawn(Assets::load);
     // Stamp the file before reading it, so that the watcher cannot miss an edit made while
@@ -188,9 +188,12 @@ async fn serve(
     let metrics = Arc::new(Metrics::new());
     metrics.reloaded(Ok(recipes.len()));
     let site = Arc::new(Site::new(recipes, &assets)?);
-    let compressing = site.clone();
+    // Compression (brotli quality 11) waits until we serve: small assets first, then the
+    // large bodies. Until a body is compressed, it is sent as it is.
+    let compressing = (site.clone(), assets.clone());
     tokio::task::spawn_blocking(move || {
-        compressing.compress();
+        compressing.1.compress();
+        compressing.0.compress();
         memory::serving();
     });
     let site = Arc::new(ArcSwap::new(site));

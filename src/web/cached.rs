@@ -10,7 +10,7 @@ use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 use std::io::Write;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// A content coding we can send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,7 +76,8 @@ pub struct Cached {
     content_type: HeaderValue,
     cache_control: HeaderValue,
     hash: String,
-    compressed: OnceLock<Compressed>,
+    /// Shared by the copies made with [`Cached::with_cache_control`].
+    compressed: Arc<OnceLock<Compressed>>,
 }
 
 /// How hard to compress: bodies served for a year deserve the best ratio; per-request
@@ -97,26 +98,19 @@ impl Cached {
                 .unwrap_or(HeaderValue::from_static("application/octet-stream")),
             cache_control: HeaderValue::from_static(cache_control),
             hash,
-            compressed: OnceLock::new(),
+            compressed: Arc::new(OnceLock::new()),
         }
     }
 
-    /// The same content under another caching policy, sharing the bytes and whatever
-    /// compressed variants exist already (so they are computed once).
+    /// The same content under another caching policy, sharing the bytes and the
+    /// compressed variants, whenever they are made (so they are computed once).
     pub fn with_cache_control(&self, cache_control: &'static str) -> Cached {
-        let compressed = OnceLock::new();
-        if let Some(c) = self.compressed.get() {
-            let _ = compressed.set(Compressed {
-                gzip: c.gzip.clone(),
-                brotli: c.brotli.clone(),
-            });
-        }
         Cached {
             identity: self.identity.clone(),
             content_type: self.content_type.clone(),
             cache_control: HeaderValue::from_static(cache_control),
             hash: self.hash.clone(),
-            compressed,
+            compressed: self.compressed.clone(),
         }
     }
 
@@ -305,8 +299,8 @@ mod tests {
     #[test]
     fn with_cache_control_shares_compressed_variants() {
         let c = Cached::new("<p>x</p>".repeat(100), "text/html", "no-cache");
-        c.compress(Effort::Fast);
         let other = c.with_cache_control("public, max-age=60");
+        c.compress(Effort::Fast);
         let r = other.respond(&accept("br"));
         assert_eq!(r.headers()[header::CONTENT_ENCODING], "br");
         assert_eq!(r.headers()[header::CACHE_CONTROL], "public, max-age=60");
