@@ -12,11 +12,13 @@
 //! - [`credentials`]: files handed over by systemd (`$CREDENTIALS_DIRECTORY`), auth keys.
 //! - [`reload`]: live reload of the recipes file (SIGHUP, file changes).
 //! - [`metrics`]: Prometheus metrics and health checks on their own listener.
+//! - [`memory`]: allocator settings for start-up and for serving.
 //! - [`cli`]: flags; [`run`] wires it all together.
 
 pub mod cli;
 pub mod credentials;
 pub mod ingredients;
+pub mod memory;
 pub mod metrics;
 pub mod recipes;
 pub mod reload;
@@ -133,7 +135,8 @@ pub fn load_recipes(args: &ServeArgs) -> Result<Recipes, RunError> {
 
 fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
     let started = Instant::now();
-    // Assets (hashing, compressing) do not depend on the recipes: prepare them on another
+    memory::loading();
+    // Assets (reading, hashing) do not depend on the recipes: prepare them on another
     // core while the file loads.
     let assets = std::thread::spawn(Assets::load);
     // Stamp the file before reading it, so that the watcher cannot miss an edit made while
@@ -189,8 +192,14 @@ async fn serve(
     let metrics = Arc::new(Metrics::new());
     metrics.reloaded(Ok(recipes.len()));
     let site = Arc::new(Site::new(recipes, &assets)?);
-    let compressing = site.clone();
-    tokio::task::spawn_blocking(move || compressing.compress());
+    // Compression (brotli quality 11) waits until we serve: small assets first, then the
+    // large bodies. Until a body is compressed, it is sent as it is.
+    let compressing = (site.clone(), assets.clone());
+    tokio::task::spawn_blocking(move || {
+        compressing.1.compress();
+        compressing.0.compress();
+        memory::serving();
+    });
     let site = Arc::new(ArcSwap::new(site));
     let state = AppState {
         site: site.clone(),

@@ -8,6 +8,7 @@
 //! table that both implementations are tested against.
 
 use crate::recipes::{Recipe, Recipes};
+use memchr::memmem;
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
@@ -179,58 +180,89 @@ impl Query {
 /// Whether `needle` occurs in `hay` where a word starts: "lim" finds "Lime Juice" and
 /// "ice" finds "Crushed Ice", but "ice" does not find "juice".
 pub fn starts_a_word(hay: &str, needle: &str) -> bool {
-    let is_word = |c: char| c.is_alphabetic() || c.is_numeric();
-    let mut from = 0;
-    // Overlapping matches count ("aaa" in "aaaa" at 1), as in app.js.
-    while let Some(found) = hay[from..].find(needle) {
-        let at = from + found;
-        if hay[..at].chars().next_back().is_none_or(|c| !is_word(c)) {
-            return true;
-        }
-        from = at + hay[at..].chars().next().map_or(1, char::len_utf8);
-    }
-    false
+    Needle::new(needle).starts_a_word(hay)
 }
 
-/// The folded text of one recipe's fields; values of a list field are joined by newlines
-/// so that a phrase never matches across two values.
+/// A query term's text with its substring searcher built once, for scanning thousands of
+/// documents.
+struct Needle<'q> {
+    finder: memmem::Finder<'q>,
+}
+
+impl<'q> Needle<'q> {
+    fn new(text: &'q str) -> Needle<'q> {
+        Needle {
+            finder: memmem::Finder::new(text.as_bytes()),
+        }
+    }
+
+    /// [`starts_a_word`] with this needle.
+    fn starts_a_word(&self, hay: &str) -> bool {
+        let is_word = |c: char| c.is_alphabetic() || c.is_numeric();
+        let bytes = hay.as_bytes();
+        let mut from = 0;
+        // Overlapping matches count ("aaa" in "aaaa" at 1), as in app.js. A match of UTF-8
+        // text in UTF-8 text always starts on a character boundary, so slicing is safe.
+        while let Some(found) = self.finder.find(&bytes[from..]) {
+            let at = from + found;
+            if hay[..at].chars().next_back().is_none_or(|c| !is_word(c)) {
+                return true;
+            }
+            from = at + hay[at..].chars().next().map_or(1, char::len_utf8);
+        }
+        false
+    }
+}
+
+/// The folded text of one recipe's fields, in [`Field::ALL`] order, one after the other
+/// with a newline between two fields and between the values of a list field. Folded text
+/// has no newlines (white space becomes one space) and neither has a query term, so a term
+/// never matches across two values or two fields, and a newline, like the start of the
+/// text, starts a word. Searching every field is then one scan of `text`.
 #[derive(Debug, Clone)]
 struct Doc {
-    fields: [String; 8],
+    text: String,
+    /// Where each field ends in `text` (it starts one byte after the previous one ends).
+    ends: [usize; 8],
 }
 
 impl Doc {
     fn new(r: &Recipe) -> Doc {
-        let join = |values: &[String]| {
-            values
-                .iter()
-                .map(|v| fold(v))
-                .collect::<Vec<_>>()
-                .join("\n")
+        let mut text = String::new();
+        let mut ends = [0; 8];
+        let mut field = |i: usize, values: &mut dyn Iterator<Item = &str>| {
+            if i > 0 {
+                text.push('\n');
+            }
+            for (n, value) in values.enumerate() {
+                if n > 0 {
+                    text.push('\n');
+                }
+                text.push_str(&fold(value));
+            }
+            ends[i] = text.len();
         };
-        let ingredients: Vec<String> = r.ingredients.iter().map(|i| i.name.clone()).collect();
-        Doc {
-            fields: [
-                fold(&r.name),
-                join(&r.base),
-                join(&r.glass),
-                join(&r.method),
-                join(&r.ice),
-                join(&ingredients),
-                join(&r.garnish),
-                fold(&r.notes),
-            ],
-        }
+        field(0, &mut std::iter::once(r.name.as_str()));
+        field(1, &mut r.base.iter().map(String::as_str));
+        field(2, &mut r.glass.iter().map(String::as_str));
+        field(3, &mut r.method.iter().map(String::as_str));
+        field(4, &mut r.ice.iter().map(String::as_str));
+        field(5, &mut r.ingredients.iter().map(|i| i.name.as_str()));
+        field(6, &mut r.garnish.iter().map(String::as_str));
+        field(7, &mut std::iter::once(r.notes.as_str()));
+        Doc { text, ends }
     }
 
     fn field(&self, field: Field) -> &str {
-        &self.fields[field as usize]
+        let i = field as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] + 1 };
+        &self.text[start..self.ends[i]]
     }
 
-    fn matches(&self, term: &Term) -> bool {
+    fn matches(&self, term: &Term, needle: &Needle) -> bool {
         match term.field {
-            Some(f) => starts_a_word(self.field(f), &term.text),
-            None => self.fields.iter().any(|f| starts_a_word(f, &term.text)),
+            Some(f) => needle.starts_a_word(self.field(f)),
+            None => needle.starts_a_word(&self.text),
         }
     }
 }
@@ -251,17 +283,21 @@ impl Index {
     /// Positions (in `Recipes::all()` order) of the recipes matching every term, those
     /// whose name matches more terms first, otherwise in name order.
     pub fn search(&self, query: &Query) -> Vec<usize> {
+        let terms: Vec<(&Term, Needle)> = query
+            .terms
+            .iter()
+            .map(|t| (t, Needle::new(&t.text)))
+            .collect();
         let mut hits: Vec<(usize, usize)> = self
             .docs
             .iter()
             .enumerate()
-            .filter(|(_, doc)| query.terms.iter().all(|t| doc.matches(t)))
+            .filter(|(_, doc)| terms.iter().all(|(t, needle)| doc.matches(t, needle)))
             .map(|(i, doc)| {
-                let in_name = query
-                    .terms
+                let in_name = terms
                     .iter()
-                    .filter(|t| matches!(t.field, None | Some(Field::Name)))
-                    .filter(|t| starts_a_word(doc.field(Field::Name), &t.text))
+                    .filter(|(t, _)| matches!(t.field, None | Some(Field::Name)))
+                    .filter(|(_, needle)| needle.starts_a_word(doc.field(Field::Name)))
                     .count();
                 (i, in_name)
             })
@@ -336,6 +372,108 @@ mod tests {
                 .map(|i| recipes.all()[i].name.as_str())
                 .collect();
             assert_eq!(got, case.expect, "query {:?}", case.query);
+        }
+    }
+
+    /// The definition the index implements, field by field without any precomputation.
+    fn reference_search(recipes: &Recipes, query: &Query) -> Vec<usize> {
+        let naive = |hay: &str, needle: &str| {
+            let is_word = |c: char| c.is_alphabetic() || c.is_numeric();
+            let mut from = 0;
+            while let Some(found) = hay[from..].find(needle) {
+                let at = from + found;
+                if hay[..at].chars().next_back().is_none_or(|c| !is_word(c)) {
+                    return true;
+                }
+                from = at + hay[at..].chars().next().map_or(1, char::len_utf8);
+            }
+            false
+        };
+        let join = |values: &[String]| {
+            values
+                .iter()
+                .map(|v| fold(v))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let mut hits: Vec<(usize, usize)> = Vec::new();
+        for (i, r) in recipes.all().iter().enumerate() {
+            let ingredients: Vec<String> = r.ingredients.iter().map(|i| i.name.clone()).collect();
+            let fields = [
+                fold(&r.name),
+                join(&r.base),
+                join(&r.glass),
+                join(&r.method),
+                join(&r.ice),
+                join(&ingredients),
+                join(&r.garnish),
+                fold(&r.notes),
+            ];
+            let all = query.terms.iter().all(|t| match t.field {
+                Some(f) => naive(&fields[f as usize], &t.text),
+                None => fields.iter().any(|f| naive(f, &t.text)),
+            });
+            if all {
+                let in_name = query
+                    .terms
+                    .iter()
+                    .filter(|t| {
+                        matches!(t.field, None | Some(Field::Name)) && naive(&fields[0], &t.text)
+                    })
+                    .count();
+                hits.push((i, in_name));
+            }
+        }
+        hits.sort_by_key(|hit| std::cmp::Reverse(hit.1));
+        hits.into_iter().map(|(i, _)| i).collect()
+    }
+
+    #[test]
+    fn index_agrees_with_the_field_by_field_definition() {
+        let recipes = Recipes::sample().expect("the sample is valid");
+        let index = Index::new(&recipes);
+        let mut queries: Vec<String> = [
+            "",
+            "a",
+            "e",
+            "gin",
+            "lime juice",
+            "ice",
+            "juice",
+            "sugar syrup",
+            "base:gin",
+            "glass:coupe",
+            "method:shake",
+            "ice:cubed",
+            "ingredient:lime",
+            "garnish:lemon",
+            "notes:a",
+            "name:the",
+            "\"old fashioned\"",
+            "\"in\"",
+            "ro",
+            "n",
+            "1",
+            "ml",
+            "gin\nlime",
+            "zzz",
+        ]
+        .map(String::from)
+        .to_vec();
+        // Every word of every recipe name, and its first two letters, as a query.
+        for r in recipes.all() {
+            for word in fold(&r.name).split(' ') {
+                queries.push(word.chars().take(2).collect());
+                queries.push(word.to_owned());
+            }
+        }
+        for q in queries {
+            let query = Query::parse(&q);
+            assert_eq!(
+                index.search(&query),
+                reference_search(&recipes, &query),
+                "query {q:?}"
+            );
         }
     }
 

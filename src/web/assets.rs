@@ -30,7 +30,7 @@ pub struct Assets {
 }
 
 impl Assets {
-    /// Reads, hashes and compresses every asset once.
+    /// Reads and hashes every asset; [`Assets::compress`] compresses them.
     pub fn load() -> Assets {
         let mut assets = Assets {
             urls: HashMap::new(),
@@ -46,7 +46,6 @@ impl Assets {
             let mime = text_charset(&mime);
             let data = file.data.into_owned();
             let immutable = Cached::new(data, &mime, IMMUTABLE);
-            immutable.compress(Effort::Best);
             let plain = immutable.with_cache_control(REVALIDATE);
             let hashed = hashed_name(&name, immutable.hash());
             assets
@@ -56,6 +55,16 @@ impl Assets {
             assets.plain.insert(name, plain);
         }
         assets
+    }
+
+    /// Compresses every asset once (brotli at quality 11 takes tens of milliseconds for
+    /// the few dozen KB of text: run it off the start-up path). Until then, assets are sent
+    /// as they are.
+    pub fn compress(&self) {
+        // The plain copies share their variants with the hashed ones.
+        for (_, cached) in self.hashed.values() {
+            cached.compress(Effort::Best);
+        }
     }
 
     /// The URL to reference an asset by, e.g. `url("app.css")`.
@@ -110,6 +119,23 @@ fn text_charset(mime: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_names_share_the_compressed_variants() {
+        let assets = Assets::load();
+        let mut accept = HeaderMap::new();
+        accept.insert(axum::http::header::ACCEPT_ENCODING, "br".parse().unwrap());
+        let plain = &assets.plain["app.css"];
+        assert!(
+            plain
+                .respond(&accept)
+                .headers()
+                .get("content-encoding")
+                .is_none()
+        );
+        assets.compress();
+        assert_eq!(plain.respond(&accept).headers()["content-encoding"], "br");
+    }
 
     #[test]
     fn every_asset_has_a_hashed_url() {

@@ -192,7 +192,7 @@ fn html(body: String) -> ([(header::HeaderName, &'static str); 2], String) {
 /// A per-request body, compressed cheaply and with an ETag of its own.
 fn dynamic(body: impl Into<bytes::Bytes>, content_type: &str, request: &HeaderMap) -> Response {
     let cached = Cached::new(body, content_type, site::HTML_CACHE);
-    cached.compress(Effort::Fast);
+    cached.compress_for(request, Effort::Fast);
     cached.respond(request)
 }
 
@@ -306,11 +306,8 @@ async fn api_list(
     if q.trim().is_empty() {
         return site.all_json().respond(&headers);
     }
-    let hits = site.search(&crate::search::Query::parse(&q));
-    match serde_json::to_vec(&hits) {
-        Ok(body) => dynamic(body, "application/json", &headers),
-        Err(e) => WebError::Internal(e.into()).json(),
-    }
+    let body = site.search_json(&crate::search::Query::parse(&q));
+    dynamic(body, "application/json", &headers)
 }
 
 async fn api_recipe(

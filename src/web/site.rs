@@ -9,6 +9,7 @@ use crate::recipes::{Recipe, Recipes};
 use crate::search::{Index, Query};
 use crate::units::Display;
 use askama::Template;
+use std::ops::Range;
 
 /// HTML changes whenever the recipes do, so browsers must revalidate (cheap: ETag → 304).
 pub const HTML_CACHE: &str = "no-cache";
@@ -36,6 +37,9 @@ pub struct Site {
     all_json: Cached,
     shelf_page: Cached,
     ingredients_json: Cached,
+    /// Where each recipe's object is in `all_json`, in `Recipes::all()` order: a search
+    /// answers with copies of these instead of serialising its hits again.
+    json_spans: Vec<Range<usize>>,
     service_worker: Cached,
     manifest: Cached,
 }
@@ -57,8 +61,9 @@ impl Site {
         let (index, all_json, shelf, list_page) = std::thread::scope(|scope| {
             let side = scope.spawn(|| {
                 let index = Index::new(&recipes);
-                let json = serde_json::to_vec(recipes.all())
-                    .map(|json| Cached::new(json, "application/json", HTML_CACHE));
+                let json = json_array(recipes.all()).map(|(json, spans)| {
+                    (Cached::new(json, "application/json", HTML_CACHE), spans)
+                });
                 (index, json)
             });
             let shelf_job = scope.spawn(|| shelf(&recipes, &urls, &footer));
@@ -79,8 +84,8 @@ impl Site {
             page: "recipe list",
             source,
         })?;
-        let all_json = all_json?;
         let (shelf_page, ingredients_json) = shelf?;
+        let (all_json, json_spans) = all_json?;
         let manifest = Cached::new(manifest(assets)?, "application/manifest+json", HTML_CACHE);
         let bodies = [
             &list_page,
@@ -103,6 +108,7 @@ impl Site {
             all_json,
             shelf_page,
             ingredients_json,
+            json_spans,
             service_worker,
             manifest,
         })
@@ -159,6 +165,27 @@ impl Site {
             .into_iter()
             .map(|i| &all[i])
             .collect()
+    }
+
+    /// The JSON array of the recipes matching a query, best first: the same bytes as
+    /// serialising [`Site::search`]'s hits, copied from the JSON of all recipes.
+    pub fn search_json(&self, query: &Query) -> Vec<u8> {
+        let hits = self.index.search(query);
+        let all = self.all_json.bytes();
+        let len = hits
+            .iter()
+            .map(|&i| self.json_spans[i].len() + 1)
+            .sum::<usize>();
+        let mut out = Vec::with_capacity(len + 2);
+        out.push(b'[');
+        for (n, &i) in hits.iter().enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(&all[self.json_spans[i].clone()]);
+        }
+        out.push(b']');
+        out
     }
 
     /// The list page for a search (rendered per request: queries are endless).
@@ -242,6 +269,22 @@ fn shelf(recipes: &Recipes, urls: &Urls, footer: &Footer) -> Result<(Cached, Cac
     ))
 }
 
+/// `serde_json::to_vec(recipes)`, and where each recipe's object is in it.
+fn json_array(recipes: &[Recipe]) -> Result<(Vec<u8>, Vec<Range<usize>>), SiteError> {
+    let mut out = vec![b'['];
+    let mut spans = Vec::with_capacity(recipes.len());
+    for (n, recipe) in recipes.iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        let start = out.len();
+        serde_json::to_writer(&mut out, recipe)?;
+        spans.push(start..out.len());
+    }
+    out.push(b']');
+    Ok((out, spans))
+}
+
 /// The web app manifest: installable, standalone, with PNG icons (any and maskable).
 fn manifest(assets: &Assets) -> Result<Vec<u8>, SiteError> {
     let icon = |name: &str, size: u32, purpose: &str| {
@@ -303,4 +346,33 @@ fn service_worker(assets: &Assets, urls: &Urls, bodies: &[&Cached]) -> Result<Ve
     let mut out = header.into_bytes();
     out.extend_from_slice(&source);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_json_is_the_serialised_hits() {
+        let recipes = Recipes::sample().expect("the sample is valid");
+        let site = Site::new(recipes.clone(), &Assets::load()).expect("the site builds");
+        let all = serde_json::to_vec(recipes.all()).expect("recipes serialise");
+        assert_eq!(site.all_json().bytes().as_ref(), all.as_slice());
+        for q in ["", "gin", "lime juice", "base:rum", "zzz", "e"] {
+            let query = Query::parse(q);
+            let hits = serde_json::to_vec(&site.search(&query)).expect("hits serialise");
+            assert_eq!(site.search_json(&query), hits, "query {q:?}");
+        }
+        let empty = Site::new(
+            Recipes::parse(
+                "[]",
+                crate::recipes::Origin::Embedded,
+                std::time::UNIX_EPOCH,
+            )
+            .expect("an empty list is valid"),
+            &Assets::load(),
+        )
+        .expect("the site builds");
+        assert_eq!(empty.all_json().bytes().as_ref(), b"[]");
+    }
 }

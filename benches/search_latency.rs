@@ -1,0 +1,185 @@
+//! Percentiles of the server time of a search over 5,000 recipes.
+//!
+//! Criterion reports means; the target is a p99, so this times every single run and
+//! prints p50, p99 and the maximum for each query, twice:
+//!
+//! - `index`: parsing the query and scanning the index (what `Site::search` costs);
+//! - `/api/recipes?q=` and `/?q=`: the whole request through the app's router, in process,
+//!   with a phone's `Accept-Encoding`: search, JSON or HTML, compression, headers and
+//!   reading the body. No sockets, so this is server time only.
+//!
+//! `cargo bench --bench search_latency` (add `-- --json` for one JSON object on stdout,
+//! `-- --runs N` for another number of runs). Under `cargo test` it runs each case a few
+//! times as a smoke test.
+
+mod common;
+
+use arc_swap::ArcSwap;
+use axum::body::Body;
+use axum::http::{Request, header};
+use libations::metrics::Metrics;
+use libations::recipes::{Origin, Recipes};
+use libations::search::Query;
+use libations::web::{self, AppState, Assets, RequestLimits, Site};
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+use tower::ServiceExt;
+
+const QUERIES: [&str; 6] = [
+    "lime",
+    "gin",
+    "mezcal margarita",
+    "base:rum ingredient:lime",
+    "glass:\"nick & nora\"",
+    "zzzz no such thing",
+];
+const PHONE: &str = "gzip, deflate, br";
+
+struct Stats {
+    what: String,
+    query: &'static str,
+    hits: usize,
+    runs: usize,
+    p50_ms: f64,
+    p99_ms: f64,
+    max_ms: f64,
+}
+
+fn stats(what: &str, query: &'static str, hits: usize, mut times: Vec<Duration>) -> Stats {
+    times.sort_unstable();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    // Nearest rank: the smallest time at least p of the runs do not exceed.
+    let pick =
+        |p: f64| ms(times[((p * times.len() as f64).ceil() as usize).clamp(1, times.len()) - 1]);
+    Stats {
+        what: what.to_owned(),
+        query,
+        hits,
+        runs: times.len(),
+        p50_ms: pick(0.50),
+        p99_ms: pick(0.99),
+        max_ms: times.last().map_or(0.0, |&d| ms(d)),
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let benching = args.iter().any(|a| a == "--bench");
+    let json = args.iter().any(|a| a == "--json");
+    let runs = args
+        .iter()
+        .position(|a| a == "--runs")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(if benching { 300 } else { 3 });
+    let Some(text) = common::shared_text("scale-5000.json") else {
+        return;
+    };
+    let recipes = Recipes::parse(&text, Origin::Embedded, SystemTime::UNIX_EPOCH)
+        .expect("scale-5000.json is valid");
+    let assets = Arc::new(Assets::load());
+    let site = Site::new(recipes, &assets).expect("the site builds");
+    // As in a server that has finished starting: the background compression is done.
+    site.compress();
+    let site = Arc::new(site);
+    let mut results = Vec::new();
+
+    for q in QUERIES {
+        let hits = site.search(&Query::parse(q)).len();
+        let times = (0..runs + runs / 10 + 1)
+            .map(|_| {
+                let t = Instant::now();
+                black_box(site.search(&Query::parse(black_box(q))).len());
+                t.elapsed()
+            })
+            .skip(runs / 10 + 1)
+            .collect();
+        results.push(stats("index", q, hits, times));
+    }
+
+    let state = AppState {
+        site: Arc::new(ArcSwap::new(site.clone())),
+        assets,
+        metrics: Arc::new(Metrics::new()),
+        limits: RequestLimits::default(),
+    };
+    let app = web::app(state);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    for (what, path) in [("/api/recipes?q=", "/api/recipes"), ("/?q=", "/")] {
+        for q in QUERIES {
+            let uri = format!("{path}?q={}", encode(q));
+            let hits = site.search(&Query::parse(q)).len();
+            let times = (0..runs + runs / 10 + 1)
+                .map(|_| {
+                    let request = Request::get(&uri)
+                        .header(header::ACCEPT_ENCODING, PHONE)
+                        .body(Body::empty())
+                        .expect("a valid request");
+                    let t = Instant::now();
+                    let bytes = runtime.block_on(async {
+                        let response = app.clone().oneshot(request).await.expect("infallible");
+                        assert!(
+                            response.status().is_success(),
+                            "{uri}: {}",
+                            response.status()
+                        );
+                        axum::body::to_bytes(response.into_body(), usize::MAX)
+                            .await
+                            .expect("a body")
+                    });
+                    let elapsed = t.elapsed();
+                    black_box(bytes.len());
+                    elapsed
+                })
+                .skip(runs / 10 + 1)
+                .collect();
+            results.push(stats(what, q, hits, times));
+        }
+    }
+
+    if json {
+        let rows: Vec<serde_json::Value> = results
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "what": s.what, "query": s.query, "hits": s.hits, "runs": s.runs,
+                    "p50_ms": s.p50_ms, "p99_ms": s.p99_ms, "max_ms": s.max_ms,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::Value::Array(rows));
+        return;
+    }
+    println!(
+        "{:<16} {:<26} {:>5} {:>5} {:>9} {:>9} {:>9}",
+        "what", "query", "hits", "runs", "p50 ms", "p99 ms", "max ms"
+    );
+    for s in &results {
+        println!(
+            "{:<16} {:<26} {:>5} {:>5} {:>9.3} {:>9.3} {:>9.3}",
+            s.what,
+            format!("{:?}", s.query),
+            s.hits,
+            s.runs,
+            s.p50_ms,
+            s.p99_ms,
+            s.max_ms
+        );
+    }
+}
+
+/// Percent-encodes a query for a URL (everything but unreserved characters).
+fn encode(q: &str) -> String {
+    q.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
