@@ -6,7 +6,8 @@
 //     (the TXT record goes to control's /machine/set-dns);
 //   - a DERP relay and STUN server (tstest/integration.RunDERPAndSTUN);
 //   - a "phone" node (tsnet) that fetches URLs over the tailnet on request;
-//   - optionally a "bench" node serving fixed bytes over plain HTTP.
+//   - optionally a "bench" node serving fixed bytes over plain HTTP (and, with
+//     -bench-tls-port, over HTTPS with a self-signed certificate).
 //
 // It prints one line starting with READY on stdout when everything is up,
 // then serves a small JSON API on 127.0.0.1 (see api.go). All logging goes
@@ -15,12 +16,18 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"log"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -51,6 +58,7 @@ func main() {
 	benchPort := fs.Int("bench-port", 0, "if >0, start a node named -bench-hostname serving -bench-bytes over plain HTTP on this tailnet port")
 	benchName := fs.String("bench-hostname", "bench", "hostname of the benchmark node")
 	benchBytes := fs.Int("bench-bytes", 1024, "size of the benchmark response body")
+	benchTLSPort := fs.Int("bench-tls-port", 0, "if >0, the benchmark node also serves the same bytes over HTTPS (self-signed; h2 and http/1.1) on this port")
 	stateDir := fs.String("state-dir", "", "directory for node state (default: a new temp dir, removed on exit)")
 	verbose := fs.Bool("v", false, "verbose logs from control, DERP and the harness's nodes (stderr)")
 	withPebble := fs.Bool("pebble", false, "also start the pebble ACME server (Debian package pebble) and report its directory URL and CA files")
@@ -67,7 +75,7 @@ func main() {
 	if err := run(runOptions{
 		listen: *listen, domain: *domain, authKeyFile: *authKeyFile, authKey: *authKey,
 		requireAuth: *requireAuth, rootCA: *rootCA, peerName: *peerName,
-		benchPort: *benchPort, benchName: *benchName, benchBytes: *benchBytes,
+		benchPort: *benchPort, benchName: *benchName, benchBytes: *benchBytes, benchTLSPort: *benchTLSPort,
 		stateDir: *stateDir, verbose: *verbose, maxBody: *maxBody,
 		pebble: *withPebble, pebbleBin: *pebbleBin, filesDir: *filesDir,
 		enforceKey: *enforceKey,
@@ -81,7 +89,7 @@ type runOptions struct {
 	listen, domain, authKeyFile, authKey, rootCA, peerName, benchName, stateDir string
 	pebbleBin, filesDir                                                         string
 	requireAuth, verbose, pebble, enforceKey                                    bool
-	benchPort, benchBytes                                                       int
+	benchPort, benchBytes, benchTLSPort                                         int
 	maxBody                                                                     int64
 }
 
@@ -188,10 +196,14 @@ func run(o runOptions) error {
 			return err
 		}
 		defer bench.Close()
-		if err := serveBench(bench, o.benchPort, o.benchBytes); err != nil {
+		host := strings.TrimSuffix(bst.Self.DNSName, ".")
+		if err := serveBench(bench, host, o.benchPort, o.benchTLSPort, o.benchBytes); err != nil {
 			return err
 		}
-		ready["bench"] = fmt.Sprintf("http://%s:%d/", strings.TrimSuffix(bst.Self.DNSName, "."), o.benchPort)
+		ready["bench"] = fmt.Sprintf("http://%s:%d/", host, o.benchPort)
+		if o.benchTLSPort > 0 {
+			ready["bench_tls"] = fmt.Sprintf("https://%s:%d/", host, o.benchTLSPort)
+		}
 	}
 
 	if peb != nil {
@@ -218,7 +230,7 @@ func run(o runOptions) error {
 		}
 	}()
 
-	fmt.Fprintln(os.Stdout, readyLine([]string{"control", "harness", "domain", "peer", "peer_ips", "derp", "bench", "auth_key_file", "require_auth", "enforce_auth_key", "pebble_dir", "pebble_tls_ca", "pebble_root"}, ready))
+	fmt.Fprintln(os.Stdout, readyLine([]string{"control", "harness", "domain", "peer", "peer_ips", "derp", "bench", "bench_tls", "auth_key_file", "require_auth", "enforce_auth_key", "pebble_dir", "pebble_tls_ca", "pebble_root"}, ready))
 
 	select {
 	case <-ctx.Done():
@@ -240,12 +252,10 @@ func joinIPs(st *ipnstate.Status) string {
 }
 
 // serveBench serves a fixed body over plain HTTP on a tailnet port: the
-// ceiling our Rust server's throughput is compared against.
-func serveBench(s *tsnet.Server, port, size int) error {
-	ln, err := s.Listen("tcp", ":"+strconv.Itoa(port))
-	if err != nil {
-		return fmt.Errorf("bench listen: %w", err)
-	}
+// ceiling our Rust server's throughput is compared against. With tlsPort > 0
+// it also serves the body over HTTPS (a self-signed P-256 certificate, h2 and
+// http/1.1), which tells the cost of TLS apart from the cost of our server.
+func serveBench(s *tsnet.Server, host string, port, tlsPort, size int) error {
 	body := make([]byte, size)
 	for i := range body {
 		body[i] = 'a' + byte(i%26)
@@ -255,6 +265,46 @@ func serveBench(s *tsnet.Server, port, size int) error {
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		_, _ = w.Write(body)
 	})
+	ln, err := s.Listen("tcp", ":"+strconv.Itoa(port))
+	if err != nil {
+		return fmt.Errorf("bench listen: %w", err)
+	}
 	go func() { _ = http.Serve(ln, h) }()
+	if tlsPort <= 0 {
+		return nil
+	}
+	cert, err := selfSigned(host)
+	if err != nil {
+		return fmt.Errorf("bench certificate: %w", err)
+	}
+	tln, err := s.Listen("tcp", ":"+strconv.Itoa(tlsPort))
+	if err != nil {
+		return fmt.Errorf("bench tls listen: %w", err)
+	}
+	srv := &http.Server{Handler: h, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}}}
+	go func() { _ = srv.ServeTLS(tln, "", "") }()
 	return nil
+}
+
+// selfSigned makes a throwaway certificate for host (the load client is told
+// not to verify it).
+func selfSigned(host string) (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: host},
+		DNSNames:     []string{host},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
