@@ -2,6 +2,18 @@
 
 use std::path::PathBuf;
 
+/// Typical and worst-case queries, shared by the search benches (`search` and
+/// `search_latency`); the other benches include this module without using them.
+#[allow(dead_code)]
+pub const QUERIES: [&str; 6] = [
+    "lime",
+    "gin",
+    "mezcal margarita",
+    "base:rum ingredient:lime",
+    "glass:\"nick & nora\"",
+    "zzzz no such thing",
+];
+
 /// The text of `../shared/data/<name>`, or `None` (with a message) when it is not there.
 pub fn shared_text(name: &str) -> Option<String> {
     let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "shared", "data", name]

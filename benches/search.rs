@@ -9,15 +9,6 @@ use libations::search::{Index, Query};
 use std::hint::black_box;
 use std::time::SystemTime;
 
-const QUERIES: [&str; 6] = [
-    "lime",
-    "gin",
-    "mezcal margarita",
-    "base:rum ingredient:lime",
-    "glass:\"nick & nora\"",
-    "zzzz no such thing",
-];
-
 fn search(c: &mut Criterion, text: &str) {
     let recipes = Recipes::parse(text, Origin::Embedded, SystemTime::UNIX_EPOCH).unwrap();
     let mut g = c.benchmark_group("search_5000");
@@ -25,7 +16,7 @@ fn search(c: &mut Criterion, text: &str) {
         b.iter(|| Index::new(black_box(&recipes)))
     });
     let index = Index::new(&recipes);
-    for q in QUERIES {
+    for q in common::QUERIES {
         g.bench_function(q, |b| {
             b.iter(|| index.search(&Query::parse(black_box(q))).len())
         });

@@ -26,14 +26,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 use tower::ServiceExt;
 
-const QUERIES: [&str; 6] = [
-    "lime",
-    "gin",
-    "mezcal margarita",
-    "base:rum ingredient:lime",
-    "glass:\"nick & nora\"",
-    "zzzz no such thing",
-];
 const PHONE: &str = "gzip, deflate, br";
 
 struct Stats {
@@ -85,7 +77,7 @@ fn main() {
     let site = Arc::new(site);
     let mut results = Vec::new();
 
-    for q in QUERIES {
+    for q in common::QUERIES {
         let hits = site.search(&Query::parse(q)).len();
         let times = (0..runs + runs / 10 + 1)
             .map(|_| {
@@ -110,7 +102,7 @@ fn main() {
         .build()
         .expect("a tokio runtime");
     for (what, path) in [("/api/recipes?q=", "/api/recipes"), ("/?q=", "/")] {
-        for q in QUERIES {
+        for q in common::QUERIES {
             let uri = format!("{path}?q={}", encode(q));
             let hits = site.search(&Query::parse(q)).len();
             let times = (0..runs + runs / 10 + 1)
