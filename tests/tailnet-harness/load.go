@@ -66,7 +66,14 @@ func (a *api) handleLoad(w http.ResponseWriter, r *http.Request) {
 		DisableCompression:  q.Get("identity") == "1",
 	}
 	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// One request that stalls (it happens now and then on a loaded machine, to either
+	// server) must cost seconds, not the whole run's timeout: it is counted as an error
+	// and the run goes on.
+	client := &http.Client{
+		Transport:     tr,
+		Timeout:       min(timeout, 10*time.Second),
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
