@@ -662,9 +662,9 @@
   // change. So with a long list the search "trims" it: only the first screenful of the answer
   // (class "head") is rendered, and just those rows are put right before the next frame. The
   // rest of the changes wait until the query has stayed the same for a moment; they are then
-  // made in batches, none of them rendered, and the whole list comes back in one frame. A
-  // scroll, the focus moving into the list, opening a row or Enter bring it back at once. The
-  // list is aria-busy while trimmed.
+  // made in batches, none of them rendered, and the whole list comes back in one frame.
+  // Scrolling, the focus moving into the list, opening a row, Enter or a resize bring it back
+  // at once. The list is aria-busy while trimmed.
   const SMALL = 200; // rows rendered before and after: change them all at once, no trimming
   const PAUSE = 500; // ms the query stays the same before the whole list is rendered again
   const BATCH = 250; // changes per task then (none of them rendered)
