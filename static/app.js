@@ -514,7 +514,8 @@
   // Offline, a search address is answered with the cached list: filter it here.
   const asked = new URLSearchParams(location.search).get("q");
   if (asked !== null && input.value === "") input.value = asked;
-  // { recipes, docs, rows, byId, shown, displaced }: filled once the data has arrived.
+  // { recipes, docs, rows, byId, shown, displaced, want, promoted, n, head }: filled once
+  // the data has arrived.
   let state = null;
   const indexOf = new Map(); // row → its place in name order
   let openRow = null;
@@ -571,6 +572,7 @@
   }
 
   function open(li) {
+    finish(); // the whole list, so that the row keeps its place
     if (openRow) close(openRow);
     const recipe = state.byId.get(li.dataset.id);
     if (!recipe) return;
@@ -639,6 +641,11 @@
       miss: [],
       shown: new Uint8Array(recipes.length).fill(1),
       displaced: new Uint8Array(recipes.length),
+      // The answer on show (or being put on show): every row, none moved up.
+      want: new Uint8Array(recipes.length).fill(1),
+      promoted: [],
+      n: recipes.length,
+      head: [], // rows rendered while the list is trimmed
     };
     decorate();
     onBarChange.push(() => { decorate(); apply(); });
@@ -647,13 +654,28 @@
     if (path && byDom.has(path[1])) open(byDom.get(path[1]));
   }
 
-  // Shows the matches in order with as few DOM changes as possible, the top of the list
-  // first: rows keep their place (name order) except those whose name matches, which move
-  // to the top. With thousands of rows the changes further down are made in small batches
-  // after the next frame (the list is aria-busy meanwhile), so typing never waits for them.
-  const FIRST = 40, BATCH = 60; // changes before the next frame; then per task
+  // Shows the matches in order with as few DOM changes as possible: rows keep their place
+  // (name order) except those whose name matches, which move to the top.
+  //
+  // With thousands of rows rendered, every frame after any change to the list is slow (each
+  // rendered row is laid out, painted and watched for scrolling into view), however few rows
+  // change. So with a long list the search "trims" it: only the first screenful of the answer
+  // (class "head") is rendered, and just those rows are put right before the next frame. The
+  // rest of the changes wait until the query has stayed the same for a moment; they are then
+  // made in batches, none of them rendered, and the whole list comes back in one frame.
+  // Scrolling, the focus moving into the list, opening a row, Enter or a resize bring it back
+  // at once. The list is aria-busy while trimmed.
+  const SMALL = 200; // rows rendered before and after: change them all at once, no trimming
+  const PAUSE = 500; // ms the query stays the same before the whole list is rendered again
+  const BATCH = 250; // changes per task then (none of them rendered)
   let job = null;
+  let trimmed = false;
+  let untrimAt = 0;
+  let ticking = false;
   let urlTimer = 0;
+
+  // Rows enough to fill the screen (they are at least 3rem high), and a few more.
+  const headSize = () => Math.ceil(innerHeight / 44) + 4;
 
   function* changes(want, promoted) {
     const { rows, shown, displaced } = state;
@@ -672,10 +694,8 @@
     }
     for (let k = back.length - 1; k >= 0; k--) {
       const i = back[k];
-      let next = null;
-      for (let j = i + 1; j < rows.length && !next; j++) if (rows[j] && !displaced[j]) next = rows[j];
-      list.insertBefore(rows[i], next);
-      displaced[i] = 0;
+      if (!displaced[i]) continue; // already put back with the head
+      putBack(i);
       show(i, 1);
       yield;
     }
@@ -694,6 +714,65 @@
     }
   }
 
+  // Moves a row that was on top back to its place in name order: rows moved up are always
+  // the first ones in the list, so that is before the next row (in name order) not moved up.
+  function putBack(i) {
+    const { rows, displaced } = state;
+    let next = null;
+    for (let j = i + 1; j < rows.length && !next; j++) if (rows[j] && !displaced[j]) next = rows[j];
+    list.insertBefore(rows[i], next);
+    displaced[i] = 0;
+  }
+
+  // The first rows of the answer (`head`, in order; the first `top` of them are on top),
+  // shown, in place and marked: while the list is trimmed they are the only rows rendered.
+  function showHead(head, top) {
+    const { rows, shown, displaced } = state;
+    const inHead = new Uint8Array(rows.length);
+    for (const i of head) inHead[i] = 1;
+    for (const i of state.head) if (!inHead[i]) rows[i].classList.remove("head");
+    let prev = null;
+    for (let k = 0; k < top; k++) {
+      const li = rows[head[k]];
+      const at = prev ? prev.nextElementSibling : list.firstElementChild;
+      if (li !== at) list.insertBefore(li, at);
+      displaced[head[k]] = 1;
+      prev = li;
+    }
+    for (let k = top; k < head.length; k++) if (displaced[head[k]]) putBack(head[k]);
+    for (const i of head) {
+      if (!shown[i]) { rows[i].hidden = false; shown[i] = 1; }
+      rows[i].classList.add("head");
+    }
+    state.head = head;
+  }
+
+  function trim(on) {
+    if (trimmed === on) return;
+    trimmed = on;
+    list.classList.toggle("trim", on);
+    if (on) list.setAttribute("aria-busy", "true"); else list.removeAttribute("aria-busy");
+  }
+
+  // Waits for the query to stay the same, makes the remaining changes a batch per task,
+  // then renders the whole list.
+  function tick() {
+    ticking = false;
+    if (!trimmed) return;
+    const wait = untrimAt - performance.now();
+    if (wait > 0) { ticking = true; setTimeout(tick, wait); return; }
+    if (job && run(job, BATCH)) job = null;
+    if (job) { ticking = true; setTimeout(tick, 0); return; }
+    trim(false);
+  }
+
+  // The whole answer, now.
+  function finish() {
+    if (!trimmed) return;
+    if (job) { run(job, Infinity); job = null; }
+    trim(false);
+  }
+
   function run(work, budget) {
     for (let n = 0; n < budget; n++) {
       if (work.next().done) return true;
@@ -701,11 +780,35 @@
     return false;
   }
 
-  function step() {
-    if (!job) return;
-    if (run(job, BATCH)) { job = null; list.removeAttribute("aria-busy"); return; }
-    // Let the frame paint and input arrive before the next batch.
-    setTimeout(step, 0);
+  // Shows `want` (a flag per row, `n` of them set) with `promoted` (rows, best first) on top.
+  function showAnswer(want, promoted, n) {
+    const { rows } = state;
+    if (promoted.length === state.promoted.length && promoted.every((i, k) => state.promoted[k] === i) &&
+        want.every((w, i) => w === state.want[i])) return; // the answer on show (or on its way)
+    const before = state.n;
+    Object.assign(state, { want, promoted, n });
+    job = changes(want, promoted);
+    if (!trimmed && before <= SMALL && n <= SMALL) {
+      run(job, Infinity);
+      job = null;
+      return;
+    }
+    const size = headSize();
+    const head = promoted.slice(0, size);
+    const inTop = new Uint8Array(rows.length);
+    for (const i of promoted) inTop[i] = 1;
+    for (let i = 0; i < rows.length && head.length < size; i++) {
+      if (rows[i] && want[i] && !inTop[i]) head.push(i);
+    }
+    trim(true);
+    showHead(head, Math.min(size, promoted.length));
+    // An opened recipe stays rendered (it may hold the focus), wherever it is.
+    if (openRow && !openRow.classList.contains("head")) {
+      openRow.classList.add("head");
+      state.head.push(indexOf.get(openRow));
+    }
+    untrimAt = performance.now() + PAUSE;
+    if (!ticking) { ticking = true; setTimeout(tick, PAUSE); }
   }
 
   // Marks rows as favourites, makeable now, or missing one ingredient (named).
@@ -792,10 +895,8 @@
       }
     } else want.fill(1);
     if (openRow && !want[indexOf.get(openRow)]) close(openRow);
-    job = changes(want, promoted);
-    if (run(job, FIRST)) { job = null; list.removeAttribute("aria-busy"); }
-    else { list.setAttribute("aria-busy", "true"); requestAnimationFrame(() => setTimeout(step, 0)); }
     const n = want.reduce((a, b) => a + b, 0);
+    showAnswer(want, promoted, n);
     count.textContent = hits ? n + " of " + total : total + " recipes";
     empty.hidden = n !== 0;
     emptyQuery.textContent = q;
@@ -812,7 +913,17 @@
     if (!state) return; // not ready: let the server answer
     event.preventDefault();
     apply();
+    finish();
     input.blur();
+  });
+  // Moving into a trimmed list, scrolling or a taller window: the whole answer, now. (Not on
+  // "scroll": the browser scrolls by itself as the list changes length.)
+  list.addEventListener("focusin", finish);
+  addEventListener("wheel", finish, { passive: true });
+  addEventListener("touchmove", finish, { passive: true });
+  addEventListener("resize", finish);
+  document.addEventListener("keydown", (event) => {
+    if (["PageDown", "End", "ArrowDown", " "].includes(event.key) && !event.target.closest("input, textarea, select")) finish();
   });
   load().catch(() => {
     // Search stays with the server (the form), rows stay links.

@@ -24,6 +24,16 @@ let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
+// Rows with a box right now, and how many fit the screen: typing into a long list renders
+// only the first screenful of the answer until typing pauses.
+const rendered = (page) =>
+  page.evaluate(() => ({
+    names: Array.from(document.getElementById("recipes").children)
+      .filter((li) => li.getClientRects().length > 0)
+      .map((li) => li.querySelector(".name").textContent),
+    fit: Math.ceil(innerHeight / 48),
+  }));
+
 const visible = (page) =>
   page.evaluate(() => {
     const rows = Array.from(document.getElementById("recipes").children).filter((li) => !li.hidden);
@@ -73,9 +83,12 @@ async function typeQueries(server, { throttle = 1 } = {}) {
       await page.waitForFunction((n) => window.__keys.length >= n, keys);
     }
     assert.equal(await box.inputValue(), q);
-    // Rows far down the list are updated in batches after the first frame.
+    const first = await rendered(page);
+    // The rest of a long list follows once typing pauses.
     await page.waitForFunction(() => !document.getElementById("recipes").hasAttribute("aria-busy"));
     const want = (await (await fetch(server.url("/api/recipes?q=" + encodeURIComponent(q)))).json()).map((r) => r.name);
+    assert.deepEqual(first.names, want.slice(0, first.names.length), `rows on screen after typing ${JSON.stringify(q)}`);
+    assert.ok(first.names.length >= Math.min(want.length, first.fit), `a screenful after typing ${JSON.stringify(q)}`);
     const got = await visible(page);
     assert.deepEqual(got.names, want, `query ${JSON.stringify(q)}`);
     assert.equal(got.count, `${want.length} of ${total}`, `count for ${JSON.stringify(q)}`);
