@@ -208,7 +208,9 @@ async fn serve(
         limits: RequestLimits {
             max_uri_bytes: args.limits.max_uri_bytes,
             max_body_bytes: args.limits.max_body_bytes,
+            body_timeout: Duration::from_secs(args.limits.body_timeout),
         },
+        searches: web::SearchGate::for_this_machine(),
     };
     let app = web::app(state);
     let reloader = Reloader::new(
@@ -219,13 +221,19 @@ async fn serve(
         metrics.clone(),
     );
     let reloading = tokio::spawn(reloader.run(stopping.clone()));
+    let hosts = web::AllowedHosts::new(&args.allowed_hosts);
     if let Some(addr) = args.metrics_addr {
-        serve_metrics(addr, metrics.clone(), stopping.clone()).await?;
+        serve_metrics(addr, metrics.clone(), hosts.clone(), stopping.clone()).await?;
     }
+    let budget = Arc::new(serve::Budget::new(
+        args.limits.max_unsent_bytes_per_connection,
+        args.limits.max_unsent_bytes,
+    ));
     if args.local {
-        serve_local(args, app, metrics, stopping, started).await?;
+        let app = web::for_hosts(app, hosts);
+        serve_local(args, app, metrics, budget, stopping, started).await?;
     } else {
-        serve_tailnet(args, app, metrics, stopping).await?;
+        serve_tailnet(args, app, metrics, budget, stopping).await?;
     }
     let _ = reloading.await;
     tracing::info!("stopped");
@@ -237,6 +245,7 @@ async fn serve_local(
     args: &ServeArgs,
     app: axum::Router,
     metrics: Arc<Metrics>,
+    budget: Arc<serve::Budget>,
     stopping: CancellationToken,
     started: Instant,
 ) -> Result<(), RunError> {
@@ -246,6 +255,7 @@ async fn serve_local(
         connection_limits(&args.limits),
         metrics.clone(),
         stopping.clone(),
+        budget,
     );
     tracing::info!(
         startup_ms = started.elapsed().as_millis() as u64,
@@ -270,6 +280,7 @@ async fn serve_tailnet(
     args: &ServeArgs,
     app: axum::Router,
     metrics: Arc<Metrics>,
+    budget: Arc<serve::Budget>,
     stopping: CancellationToken,
 ) -> Result<(), RunError> {
     let t = &args.tailnet;
@@ -291,6 +302,7 @@ async fn serve_tailnet(
         app,
         limits: connection_limits(&args.limits),
         metrics,
+        budget,
         stopping,
         drain: Duration::from_secs(args.limits.drain_timeout),
     };
@@ -302,6 +314,7 @@ async fn serve_tailnet(
     _: &ServeArgs,
     _: axum::Router,
     _: Arc<Metrics>,
+    _: Arc<serve::Budget>,
     _: CancellationToken,
 ) -> Result<(), RunError> {
     Err(RunError::Usage(
@@ -335,11 +348,14 @@ fn state_dir(flag: Option<&Path>) -> Result<std::path::PathBuf, RunError> {
 fn connection_limits(args: &LimitArgs) -> Limits {
     Limits {
         header_read_timeout: Duration::from_secs(args.header_timeout),
+        write_timeout: Duration::from_secs(args.write_timeout),
         max_connections: args.max_connections,
         max_header_bytes: args.max_header_bytes,
         h2_max_streams: args.h2_max_streams,
         h2_stream_window: args.h2_stream_window,
         h2_connection_window: args.h2_connection_window,
+        max_unsent_bytes_per_connection: args.max_unsent_bytes_per_connection,
+        max_unsent_bytes: args.max_unsent_bytes,
     }
 }
 
@@ -354,13 +370,14 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), RunError> {
 async fn serve_metrics(
     addr: SocketAddr,
     metrics: Arc<Metrics>,
+    hosts: web::AllowedHosts,
     stopping: CancellationToken,
 ) -> Result<(), RunError> {
     let (listener, addr) = bind(addr).await?;
     tracing::info!("metrics on http://{addr}/metrics");
     tokio::spawn(async move {
         let shutdown = async move { stopping.cancelled().await };
-        if let Err(e) = axum::serve(listener, metrics::router(metrics))
+        if let Err(e) = axum::serve(listener, web::for_hosts(metrics::router(metrics), hosts))
             .with_graceful_shutdown(shutdown)
             .await
         {

@@ -7,7 +7,7 @@
 
 use super::{CertStore, Listener, Node, NodeConfig, Result, TailnetError};
 use crate::metrics::Metrics;
-use crate::serve::{Connections, Limits};
+use crate::serve::{Budget, Connections, Limits};
 use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, Uri, header};
@@ -31,6 +31,8 @@ pub struct TailnetServer {
     pub app: Router,
     pub limits: Limits,
     pub metrics: Arc<Metrics>,
+    /// Unsent answer bytes, shared by both listeners.
+    pub budget: Arc<Budget>,
     pub stopping: CancellationToken,
     pub drain: Duration,
 }
@@ -87,6 +89,7 @@ impl TailnetServer {
             self.limits.clone(),
             self.metrics.clone(),
             self.stopping.clone(),
+            self.budget.clone(),
         );
         let http_loop = tokio::spawn(accept_loop(http, redirects.clone(), None));
 
@@ -109,6 +112,7 @@ impl TailnetServer {
             self.limits.clone(),
             self.metrics.clone(),
             self.stopping.clone(),
+            self.budget.clone(),
         );
         let https_loop = tokio::spawn(accept_loop(https, pages.clone(), Some(acceptor)));
         self.metrics.set_ready(true);
