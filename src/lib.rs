@@ -128,7 +128,10 @@ fn check(file: &Path) -> ExitCode {
 /// A relative `--recipes-file` is looked up in `$CREDENTIALS_DIRECTORY` when that is set.
 pub fn load_recipes(args: &ServeArgs) -> Result<Recipes, RunError> {
     match &args.recipes_file {
-        Some(path) => Ok(Recipes::from_file(&credentials::resolve(path)?)?),
+        Some(path) => Ok(Recipes::from_file_at_most(
+            &credentials::resolve(path)?,
+            args.limits.max_recipes_bytes,
+        )?),
         None => Ok(Recipes::sample()?),
     }
 }
@@ -219,6 +222,7 @@ async fn serve(
         site,
         assets,
         metrics.clone(),
+        args.limits.max_recipes_bytes,
     );
     let reloading = tokio::spawn(reloader.run(stopping.clone()));
     let hosts = web::AllowedHosts::new(&args.allowed_hosts);
