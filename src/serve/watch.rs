@@ -82,6 +82,9 @@ pub struct Progress {
     write_blocked_since: AtomicU64,
     /// Bytes of answers made but not yet handed to the connection.
     unsent: AtomicUsize,
+    /// Answers made whose body the connection has not finished with.
+    bodies: AtomicUsize,
+    /// When the connection last took a piece of an answer.
     last_piece: AtomicU64,
 }
 
@@ -95,6 +98,7 @@ impl Progress {
             last_write: AtomicU64::new(0),
             write_blocked_since: AtomicU64::new(NEVER),
             unsent: AtomicUsize::new(0),
+            bodies: AtomicUsize::new(0),
             last_piece: AtomicU64::new(0),
         }
     }
@@ -136,7 +140,10 @@ impl Progress {
             }
             return Ok(next.min(at));
         }
-        if self.unsent.load(Ordering::Acquire) > 0 {
+        // An answer the connection has not finished with must keep being taken, piece by
+        // piece. (Bytes written do not count: HTTP/2 PING acknowledgements are writes too,
+        // and a client could send pings for ever while reading nothing.)
+        if self.bodies.load(Ordering::Acquire) > 0 {
             let at = self
                 .last_piece
                 .load(Ordering::Acquire)
@@ -280,6 +287,12 @@ impl Budget {
         !over
     }
 
+    /// Counts `bytes` whatever the limits say.
+    fn force(&self, progress: &Progress, bytes: usize) {
+        progress.unsent.fetch_add(bytes, Ordering::AcqRel);
+        self.unsent.fetch_add(bytes, Ordering::AcqRel);
+    }
+
     fn give_back(&self, progress: &Progress, bytes: usize) {
         progress.unsent.fetch_sub(bytes, Ordering::AcqRel);
         self.unsent.fetch_sub(bytes, Ordering::AcqRel);
@@ -356,10 +369,20 @@ impl Tracked {
         if size > 0 && !budget.take(&in_flight.0, size) {
             return Tracked::over_budget(in_flight, budget);
         }
-        if size > 0 {
-            let p = &in_flight.0;
-            p.last_piece.store(p.now(), Ordering::Release);
-        }
+        Tracked::counted(response, size, in_flight, budget)
+    }
+
+    /// `response`, whose `size` bytes are already counted as unsent, now one of the
+    /// connection's answers in progress.
+    fn counted(
+        response: Response<Body>,
+        size: usize,
+        in_flight: InFlight,
+        budget: Arc<Budget>,
+    ) -> Response<Tracked> {
+        let p = &in_flight.0;
+        p.last_piece.store(p.now(), Ordering::Release);
+        p.bodies.fetch_add(1, Ordering::AcqRel);
         response.map(|inner| Tracked {
             inner,
             rest: Bytes::new(),
@@ -369,14 +392,14 @@ impl Tracked {
         })
     }
 
+    /// 503 instead of an answer that does not fit. Its few bytes are counted whatever the
+    /// budget says: unsent, they hold the write deadline like any other answer, so that a
+    /// client that reads nothing at all is still closed in time.
     fn over_budget(in_flight: InFlight, budget: Arc<Budget>) -> Response<Tracked> {
-        let mut response = Response::new(Tracked {
-            inner: Body::from("Too many answers are waiting to be read; try again.\n"),
-            rest: Bytes::new(),
-            unsent: 0,
-            budget,
-            in_flight,
-        });
+        const TEXT: &str = "Too many answers are waiting to be read; try again.\n";
+        budget.force(&in_flight.0, TEXT.len());
+        let refusal = Response::new(Body::from(TEXT));
+        let mut response = Tracked::counted(refusal, TEXT.len(), in_flight, budget);
         *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
         let headers = response.headers_mut();
         headers.insert(
@@ -404,6 +427,7 @@ impl Tracked {
 
 impl Drop for Tracked {
     fn drop(&mut self) {
+        self.in_flight.0.bodies.fetch_sub(1, Ordering::AcqRel);
         if self.unsent > 0 {
             self.budget.give_back(&self.in_flight.0, self.unsent);
         }
@@ -499,7 +523,8 @@ mod tests {
             budget.clone(),
         );
         assert_eq!(second.status(), StatusCode::SERVICE_UNAVAILABLE);
-        assert_eq!(budget.unsent(), 800);
+        let refusal = second.body().size_hint().exact().unwrap_or(0) as usize;
+        assert_eq!(budget.unsent(), 800 + refusal);
         drop(second);
         assert_eq!(watchdog(progress.clone(), limits()).await, Expired::Write);
         drop(first);
