@@ -356,7 +356,7 @@ async fn only_our_own_host_names_are_answered() {
             }
         };
         for host in ["evil.example", "evil.example:80", "localhost.evil.example"] {
-            let status = ask(format!("{host}")).await;
+            let status = ask(host.to_string()).await;
             assert_eq!(
                 status,
                 StatusCode::MISDIRECTED_REQUEST,

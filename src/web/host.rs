@@ -41,7 +41,7 @@ impl AllowedHosts {
         if bare.parse::<IpAddr>().is_ok() {
             return true;
         }
-        self.names.iter().any(|allowed| *allowed == name)
+        self.names.contains(&name)
     }
 }
 
