@@ -123,7 +123,7 @@ in
       example = "256M";
       description = ''
         systemd MemoryHigh: above this the service is slowed and its memory reclaimed. The
-        server holds ~40-60 MB for a few thousand recipes, plus at most 256 MiB of answers
+        server holds ~40-60 MB for a few thousand recipes, plus at most 128 MiB of answers
         waiting for slow readers (--max-unsent-bytes). null: no limit.
       '';
     };

@@ -132,20 +132,20 @@ pub struct LimitArgs {
     /// Open connections at most, per listener; more are closed as soon as they are accepted.
     #[arg(long, env = "LIBATIONS_MAX_CONNECTIONS", default_value_t = 1024)]
     pub max_connections: usize,
-    /// Response bytes one connection may have waiting to be sent (HTTP/2 streams the client
-    /// does not read); a request beyond it gets 503 instead of another answer.
+    /// Bytes of answers made for one request (searches) that one connection may leave
+    /// unread (HTTP/2 streams the client does not read); a request beyond it gets 503.
     #[arg(
         long,
         env = "LIBATIONS_MAX_UNSENT_BYTES_PER_CONNECTION",
-        default_value_t = 16 << 20,
+        default_value_t = 4 << 20,
         value_name = "BYTES"
     )]
     pub max_unsent_bytes_per_connection: usize,
-    /// Response bytes all connections together may have waiting to be sent.
+    /// The same for all connections together.
     #[arg(
         long,
         env = "LIBATIONS_MAX_UNSENT_BYTES",
-        default_value_t = 256 << 20,
+        default_value_t = 128 << 20,
         value_name = "BYTES"
     )]
     pub max_unsent_bytes: usize,

@@ -14,9 +14,11 @@
 //! when one has passed; the connection task then drops the connection.
 //!
 //! Answers are held in memory until the client takes them. [`Budget`] counts the bytes of
-//! answers not yet handed to the connection, per connection and for the whole process, and
-//! a request that would go beyond either gets 503 instead: a few clients that never read
-//! cannot hold gigabytes.
+//! answers made for one request ([`PerRequest`]: a search's answer; the pre-rendered pages
+//! and assets are shared by every request and cost nothing more to hold) that are not yet
+//! handed to the connection, per connection and for the whole process, and a request that
+//! would go beyond either gets 503 instead: a few clients that never read cannot hold
+//! gigabytes.
 
 use axum::Router;
 use axum::body::Body;
@@ -37,6 +39,11 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 /// the next piece only when the client has room for it, and what it has not taken stays
 /// ours to count.
 const PIECE: usize = 64 * 1024;
+
+/// Marks a response whose body was made for this request alone (a response extension): its
+/// bytes count against the [`Budget`] until the connection takes them.
+#[derive(Debug, Clone, Copy)]
+pub struct PerRequest;
 
 /// "Not set" for the millisecond stamps below.
 const NEVER: u64 = u64::MAX;
@@ -365,7 +372,10 @@ impl Tracked {
         in_flight: InFlight,
         budget: Arc<Budget>,
     ) -> Response<Tracked> {
-        let size = response.body().size_hint().exact().unwrap_or(0) as usize;
+        let size = match response.extensions().get::<PerRequest>() {
+            Some(PerRequest) => response.body().size_hint().exact().unwrap_or(0) as usize,
+            None => 0,
+        };
         if size > 0 && !budget.take(&in_flight.0, size) {
             return Tracked::over_budget(in_flight, budget);
         }
@@ -509,7 +519,11 @@ mod tests {
     async fn unsent_answers_expire_at_the_write_timeout_and_are_counted() {
         let progress = Arc::new(Progress::new(Instant::now()));
         let budget = Arc::new(Budget::new(1000, 1500));
-        let answer = |n: usize| Response::new(Body::from(vec![b'x'; n]));
+        let answer = |n: usize| {
+            let mut response = Response::new(Body::from(vec![b'x'; n]));
+            response.extensions_mut().insert(PerRequest);
+            response
+        };
         let first = Tracked::wrap(
             answer(800),
             InFlight::start(progress.clone()),

@@ -246,10 +246,14 @@ fn html(body: String) -> ([(header::HeaderName, &'static str); 2], String) {
 }
 
 /// A per-request body, compressed cheaply and with an ETag of its own.
+/// Marked [`crate::serve::PerRequest`]: its bytes are this request's own, counted against
+/// the budget for unsent answers while a slow client holds them.
 fn dynamic(body: impl Into<bytes::Bytes>, content_type: &str, request: &HeaderMap) -> Response {
     let cached = Cached::new(body, content_type, site::HTML_CACHE);
     cached.compress_for(request, Effort::Fast);
-    cached.respond(request)
+    let mut response = cached.respond(request);
+    response.extensions_mut().insert(crate::serve::PerRequest);
+    response
 }
 
 #[derive(Debug, Deserialize)]
