@@ -20,7 +20,7 @@ use tokio_util::task::TaskTracker;
 
 mod watch;
 
-pub use watch::{Budget, Deadlines, Expired, PerRequest};
+pub use watch::{Budget, Deadlines, Expired, PerRequest, Share};
 
 /// Edge limits, in the spirit of Envoy's edge-proxy advice: bound everything a client can
 /// make us hold (time, memory, connections, streams).
@@ -187,6 +187,7 @@ impl Connections {
             app: self.app.clone(),
             progress: progress.clone(),
             budget: self.budget.clone(),
+            share: Share::new(),
         };
         let (builder, stopping, metrics) = (
             self.builder.clone(),

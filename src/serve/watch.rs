@@ -45,6 +45,33 @@ const PIECE: usize = 64 * 1024;
 #[derive(Debug, Clone, Copy)]
 pub struct PerRequest;
 
+/// What one connection may use of resources that all connections share, handed to the app
+/// in each request's extensions.
+#[derive(Debug, Clone)]
+pub struct Share {
+    /// CPU-heavy work (searches) of this connection at once: its requests queue behind
+    /// each other instead of filling the process's queue, so that one HTTP/2 connection
+    /// with dozens of streams cannot crowd the others out.
+    pub heavy: Arc<tokio::sync::Semaphore>,
+}
+
+impl Share {
+    /// Heavy tasks one connection may have admitted at once.
+    pub const HEAVY: usize = 2;
+
+    pub fn new() -> Share {
+        Share {
+            heavy: Arc::new(tokio::sync::Semaphore::new(Share::HEAVY)),
+        }
+    }
+}
+
+impl Default for Share {
+    fn default() -> Share {
+        Share::new()
+    }
+}
+
 /// "Not set" for the millisecond stamps below.
 const NEVER: u64 = u64::MAX;
 
@@ -313,6 +340,7 @@ pub struct Dispatch {
     pub app: Router,
     pub progress: Arc<Progress>,
     pub budget: Arc<Budget>,
+    pub share: Share,
 }
 
 /// One request in flight, until its answer is handed over whole or dropped.
@@ -340,8 +368,9 @@ impl hyper::service::Service<Request<Incoming>> for Dispatch {
     type Future =
         Pin<Box<dyn Future<Output = Result<Response<Tracked>, std::convert::Infallible>> + Send>>;
 
-    fn call(&self, request: Request<Incoming>) -> Self::Future {
+    fn call(&self, mut request: Request<Incoming>) -> Self::Future {
         use tower::ServiceExt;
+        request.extensions_mut().insert(self.share.clone());
         let in_flight = InFlight::start(self.progress.clone());
         let answer = self.app.clone().oneshot(request.map(Body::new));
         let budget = self.budget.clone();

@@ -18,11 +18,12 @@ pub use host::AllowedHosts;
 pub use site::{Site, SiteError};
 
 use crate::metrics::Metrics;
+use crate::serve::Share;
 use crate::units::{Display, MAX_SERVINGS, Unit};
 use arc_swap::ArcSwap;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{FromRef, Path, Query, State};
+use axum::extract::{Extension, FromRef, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -271,6 +272,7 @@ fn query_text(params: Result<Query<SearchParams>, QueryRejection>) -> Result<Str
 async fn index(
     State(site): State<Arc<Site>>,
     State(searches): State<SearchGate>,
+    share: Option<Extension<Share>>,
     params: Result<Query<SearchParams>, QueryRejection>,
     headers: HeaderMap,
 ) -> Response {
@@ -287,7 +289,7 @@ async fn index(
     };
     let searching = site.clone();
     let answer = searches
-        .run(move || {
+        .run(share.as_deref(), move || {
             let body = searching.render_search(&q, query)?;
             Ok::<_, WebError>(dynamic(body, "text/html; charset=utf-8", &headers))
         })
@@ -369,6 +371,7 @@ async fn recipe_page(
 async fn api_list(
     State(site): State<Arc<Site>>,
     State(searches): State<SearchGate>,
+    share: Option<Extension<Share>>,
     params: Result<Query<SearchParams>, QueryRejection>,
     headers: HeaderMap,
 ) -> Response {
@@ -384,7 +387,9 @@ async fn api_list(
         Err(e) => return WebError::from(e).json(),
     };
     let answer = searches
-        .run(move || dynamic(site.search_json(&query), "application/json", &headers))
+        .run(share.as_deref(), move || {
+            dynamic(site.search_json(&query), "application/json", &headers)
+        })
         .await;
     answer.unwrap_or_else(|e| WebError::from(e).json())
 }
