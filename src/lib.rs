@@ -104,13 +104,21 @@ fn init_logging(format: LogFormat, level: Option<&str>) {
     };
 }
 
-/// `libations check FILE`: every problem on stderr and exit 1, or a summary and exit 0.
+/// `libations check FILE`: every problem on stderr and exit 1, or the warnings (stderr)
+/// and a summary and exit 0.
 fn check(file: &Path) -> ExitCode {
     match Recipes::from_file(file) {
         Ok(recipes) => {
+            for w in recipes.warnings() {
+                eprintln!("warning: {w}");
+            }
             let ingredients: usize = recipes.all().iter().map(|r| r.ingredients.len()).sum();
+            let warnings = match recipes.warnings().len() {
+                0 => String::new(),
+                n => format!("; {n} warning(s) above: it loads, but is not exact"),
+            };
             println!(
-                "{}: OK, {} recipes with {} ingredient lines",
+                "{}: OK, {} recipes with {} ingredient lines{warnings}",
                 file.display(),
                 recipes.len(),
                 ingredients
@@ -153,6 +161,7 @@ fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
         Ok(assets) => Arc::new(assets),
         Err(panic) => std::panic::resume_unwind(panic),
     };
+    recipes.log_warnings();
     tracing::info!(
         recipes = recipes.len(),
         from = %recipes.origin(),

@@ -87,6 +87,7 @@ impl Reloader {
         let (path, assets) = (path.clone(), self.assets.clone());
         let built = tokio::task::spawn_blocking(move || -> Result<Site, RunError> {
             let recipes = Recipes::from_file(&credentials::resolve(&path)?)?;
+            recipes.log_warnings();
             Ok(Site::new(recipes, &assets)?)
         })
         .await

@@ -93,6 +93,7 @@ pub struct Recipes {
     by_id: HashMap<u64, usize>,
     origin: Origin,
     updated: SystemTime,
+    warnings: Vec<Problem>,
 }
 
 impl Recipes {
@@ -118,7 +119,10 @@ impl Recipes {
 
     /// Parses and validates recipes text; reports every problem, not just the first.
     pub fn parse(text: &str, origin: Origin, updated: SystemTime) -> Result<Self, LoadError> {
-        let mut list = validate::parse(text, &origin)?;
+        let validate::Parsed {
+            recipes: mut list,
+            warnings,
+        } = validate::parse(text, &origin)?;
         list.sort_by_cached_key(|r| (crate::search::fold(&r.name), r.id));
         let by_id = list.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
         Ok(Recipes {
@@ -126,6 +130,7 @@ impl Recipes {
             by_id,
             origin,
             updated,
+            warnings,
         })
     }
 
@@ -148,6 +153,19 @@ impl Recipes {
 
     pub fn origin(&self) -> &Origin {
         &self.origin
+    }
+
+    /// What loaded only because the Go original's decoding allowed it (keys in another
+    /// case, unknown keys): to be shown to whoever maintains the file, never dropped quietly.
+    pub fn warnings(&self) -> &[Problem] {
+        &self.warnings
+    }
+
+    /// Logs each warning at WARN, with the file, recipe and field it is about.
+    pub fn log_warnings(&self) {
+        for w in &self.warnings {
+            tracing::warn!(file = %self.origin, "{w}");
+        }
     }
 
     /// The file's modification time (or the build time of the embedded sample).
