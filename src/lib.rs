@@ -288,10 +288,13 @@ async fn serve_tailnet(
             .ok()
             .filter(|k| !k.trim().is_empty()),
     };
+    let state_dir = state_dir(t.state_dir.as_deref())?;
+    // Before the node starts: with the Go version's state copied in, it is the same machine.
+    tailnet::adopt::adopt_go_state(&state_dir).map_err(tailnet::TailnetError::from)?;
     let server = tailnet::serve::TailnetServer {
         node: tailnet::NodeConfig {
             hostname: args.hostname.clone(),
-            state_dir: state_dir(t.state_dir.as_deref())?,
+            state_dir,
             auth_key,
             control_url: t.control_url.clone(),
             ephemeral: t.ephemeral,

@@ -1,0 +1,325 @@
+//! Taking over the Go original's node, so that switching keeps the same machine.
+//!
+//! The original keeps its tsnet state in `os.UserConfigDir()/tsnet-libations`:
+//! `$XDG_CONFIG_HOME/tsnet-libations` or `~/.config/tsnet-libations`; its NixOS module sets
+//! `XDG_CONFIG_HOME=/var/lib/libations/`, so there it is `/var/lib/libations/tsnet-libations`,
+//! inside the state directory our module uses. The files are the same tsnet format as ours.
+//! A replacement that started from empty state would be a *new* node, and since the old one
+//! still holds the name `libations`, it would be `libations-1`, at another URL.
+//!
+//! So on a start with no state of our own, the first of those directories that holds a node
+//! is copied into our state directory, and the node comes back as the same machine (name,
+//! addresses, certificate) without an auth key. It is a copy: the original directory is
+//! only read, so going back to the Go version still works.
+
+use std::ffi::OsString;
+use std::fs::{self, DirBuilder, File};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// The file in which tsnet keeps the node's keys and login; its presence means "a node".
+pub const STATE_FILE: &str = "tailscaled.state";
+
+/// The Go original's directory name: tsnet's `tsnet-<program name>`.
+pub const GO_DIR: &str = "tsnet-libations";
+
+/// The Go original's state directory under its NixOS module.
+const GO_NIXOS_DIR: &str = "/var/lib/libations/tsnet-libations";
+
+/// Why the original's state could not be copied. Starting anyway would register a new
+/// node under a new name, so this stops the start instead.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "found the Go version's tailnet state in {}, but cannot copy it into {}: {}: {source}. \
+     Fix that and start again (the copy is redone from the start), or copy the files \
+     yourself",
+    .from.display(),
+    .to.display(),
+    .path.display()
+)]
+pub struct AdoptError {
+    from: PathBuf,
+    to: PathBuf,
+    path: PathBuf,
+    #[source]
+    source: io::Error,
+}
+
+/// What [`adopt`] did.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Adopted {
+    pub from: PathBuf,
+    /// Files copied, relative to `from`, the state file last.
+    pub files: Vec<PathBuf>,
+}
+
+/// Where the Go original may have kept its state, in the order they are tried: inside our
+/// own state directory (its NixOS module's layout), `$XDG_CONFIG_HOME` (only when absolute,
+/// as Go's `os.UserConfigDir` requires), `~/.config`, and the NixOS module's path.
+pub fn candidates(state_dir: &Path, env: impl Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
+    let var = |name| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let mut dirs = vec![state_dir.join(GO_DIR)];
+    let config = match var("XDG_CONFIG_HOME") {
+        Some(dir) => Some(dir).filter(|d| d.is_absolute()),
+        None => var("HOME").map(|home| home.join(".config")),
+    };
+    dirs.extend(config.map(|dir| dir.join(GO_DIR)));
+    dirs.push(PathBuf::from(GO_NIXOS_DIR));
+    let mut unique = Vec::new();
+    for dir in dirs {
+        if !unique.contains(&dir) {
+            unique.push(dir);
+        }
+    }
+    unique
+}
+
+/// Copies the first candidate holding a node into `state_dir`, if `state_dir` holds none.
+/// Returns `None` when there was nothing to do.
+pub fn adopt(state_dir: &Path, candidates: &[PathBuf]) -> Result<Option<Adopted>, AdoptError> {
+    if state_dir.join(STATE_FILE).exists() {
+        return Ok(None);
+    }
+    let Some(from) = candidates
+        .iter()
+        .find(|dir| dir.join(STATE_FILE).is_file() && !state_dir.starts_with(dir))
+    else {
+        return Ok(None);
+    };
+    let fail = |path: &Path, source| AdoptError {
+        from: from.clone(),
+        to: state_dir.to_owned(),
+        path: path.to_owned(),
+        source,
+    };
+    let mut files = Vec::new();
+    copy_tree(from, state_dir, Path::new(""), &mut files).map_err(|(p, e)| fail(&p, e))?;
+    // The state file last, under a temporary name and then renamed: until it is in place,
+    // the next start sees no state of its own and copies again.
+    let temp = state_dir.join(format!("{STATE_FILE}.adopting"));
+    copy_file(&from.join(STATE_FILE), &temp).map_err(|(p, e)| fail(&p, e))?;
+    fs::rename(&temp, state_dir.join(STATE_FILE)).map_err(|e| fail(&temp, e))?;
+    files.push(PathBuf::from(STATE_FILE));
+    Ok(Some(Adopted {
+        from: from.clone(),
+        files,
+    }))
+}
+
+/// [`adopt`] for the real environment, logging exactly what was done.
+pub fn adopt_go_state(state_dir: &Path) -> Result<Option<Adopted>, AdoptError> {
+    let dirs = candidates(state_dir, |name| std::env::var_os(name));
+    let adopted = adopt(state_dir, &dirs)?;
+    match &adopted {
+        Some(a) => {
+            let files: Vec<String> = a.files.iter().map(|f| f.display().to_string()).collect();
+            tracing::info!(
+                target: "libations::tailnet",
+                from = %a.from.display(),
+                to = %state_dir.display(),
+                "adopted the Go version's tailnet node: copied {} file(s) ({}) from {} into {}; \
+                 {} is left as it was (delete it once you keep this version; never run both \
+                 at once, they would be one machine)",
+                a.files.len(),
+                files.join(", "),
+                a.from.display(),
+                state_dir.display(),
+                a.from.display(),
+            );
+        }
+        None if !state_dir.join(STATE_FILE).exists() => tracing::debug!(
+            target: "libations::tailnet",
+            "no state of our own and no Go version's state in any of: {}",
+            dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+        ),
+        None => {}
+    }
+    Ok(adopted)
+}
+
+type CopyResult = Result<(), (PathBuf, io::Error)>;
+
+/// Copies the directory `from/rel` into `to/rel`, every file but the top-level state file;
+/// directories private (0700), files keeping their mode (at most 0700).
+fn copy_tree(from: &Path, to: &Path, rel: &Path, files: &mut Vec<PathBuf>) -> CopyResult {
+    let src = from.join(rel);
+    let dst = to.join(rel);
+    let at = |p: &Path| {
+        let p = p.to_owned();
+        move |e| (p, e)
+    };
+    DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dst)
+        .map_err(at(&dst))?;
+    let mut entries = fs::read_dir(&src)
+        .map_err(at(&src))?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(at(&src))?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let rel = rel.join(entry.file_name());
+        let kind = entry.file_type().map_err(at(&from.join(&rel)))?;
+        if kind.is_dir() {
+            copy_tree(from, to, &rel, files)?;
+        } else if kind.is_file() && rel != Path::new(STATE_FILE) {
+            copy_file(&from.join(&rel), &to.join(&rel))?;
+            files.push(rel);
+        }
+    }
+    Ok(())
+}
+
+fn copy_file(src: &Path, dst: &Path) -> CopyResult {
+    let mode = fs::metadata(src)
+        .map_err(|e| (src.to_owned(), e))?
+        .permissions()
+        .mode()
+        & 0o700;
+    let mut reader = File::open(src).map_err(|e| (src.to_owned(), e))?;
+    let mut writer = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(mode | 0o600)
+        .open(dst)
+        .map_err(|e| (dst.to_owned(), e))?;
+    io::copy(&mut reader, &mut writer).map_err(|e| (dst.to_owned(), e))?;
+    writer.sync_all().map_err(|e| (dst.to_owned(), e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<OsString> + 'a {
+        move |name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| OsString::from(v))
+        }
+    }
+
+    #[test]
+    fn candidates_follow_gos_user_config_dir_and_the_nixos_module() {
+        let state = Path::new("/var/lib/libations");
+        let c = candidates(state, env(&[("HOME", "/home/a")]));
+        assert_eq!(
+            c,
+            [
+                PathBuf::from("/var/lib/libations/tsnet-libations"),
+                PathBuf::from("/home/a/.config/tsnet-libations"),
+            ]
+        );
+        let c = candidates(
+            Path::new("/s"),
+            env(&[("HOME", "/home/a"), ("XDG_CONFIG_HOME", "/cfg")]),
+        );
+        assert_eq!(
+            c,
+            [
+                PathBuf::from("/s/tsnet-libations"),
+                PathBuf::from("/cfg/tsnet-libations"),
+                PathBuf::from(GO_NIXOS_DIR),
+            ]
+        );
+        // Go refuses a relative XDG_CONFIG_HOME (and then has no config dir at all).
+        let c = candidates(
+            Path::new("/s"),
+            env(&[("HOME", "/home/a"), ("XDG_CONFIG_HOME", "cfg")]),
+        );
+        assert_eq!(c.len(), 2, "{c:?}");
+    }
+
+    fn write(path: &Path, text: &str, mode: u32) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn copies_the_first_node_found_and_leaves_it_untouched() {
+        let tmp = tempfile::tempdir().unwrap();
+        let go = tmp.path().join("cfg/tsnet-libations");
+        write(&go.join(STATE_FILE), "{\"keys\": 1}", 0o600);
+        write(&go.join("tailscaled.log.conf"), "log", 0o600);
+        write(&go.join("certs/acme-account.key.pem"), "k", 0o600);
+        let empty = tmp.path().join("nothing/tsnet-libations");
+        fs::create_dir_all(&empty).unwrap();
+        let ours = tmp.path().join("state");
+
+        let adopted = adopt(&ours, &[empty, go.clone()]).unwrap().unwrap();
+        assert_eq!(adopted.from, go);
+        assert_eq!(
+            adopted.files,
+            [
+                PathBuf::from("certs/acme-account.key.pem"),
+                PathBuf::from("tailscaled.log.conf"),
+                PathBuf::from(STATE_FILE),
+            ]
+        );
+        assert_eq!(
+            fs::read_to_string(ours.join(STATE_FILE)).unwrap(),
+            "{\"keys\": 1}"
+        );
+        assert_eq!(
+            fs::read_to_string(ours.join("certs/acme-account.key.pem")).unwrap(),
+            "k"
+        );
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&ours.join(STATE_FILE)), 0o600);
+        assert_eq!(mode(&ours.join("certs")), 0o700);
+        assert!(!ours.join("tailscaled.state.adopting").exists());
+        assert_eq!(
+            fs::read_to_string(go.join(STATE_FILE)).unwrap(),
+            "{\"keys\": 1}"
+        );
+
+        // Once we have a node of our own, nothing is copied again.
+        write(&go.join(STATE_FILE), "newer", 0o600);
+        assert_eq!(adopt(&ours, &[go]).unwrap(), None);
+        assert_eq!(
+            fs::read_to_string(ours.join(STATE_FILE)).unwrap(),
+            "{\"keys\": 1}"
+        );
+    }
+
+    #[test]
+    fn the_nixos_layout_inside_our_own_state_dir_is_adopted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ours = tmp.path().join("libations");
+        let go = ours.join(GO_DIR);
+        write(&go.join(STATE_FILE), "node", 0o600);
+        let c = candidates(&ours, env(&[]));
+        let adopted = adopt(&ours, &c).unwrap().unwrap();
+        assert_eq!(adopted.from, go);
+        assert_eq!(fs::read_to_string(ours.join(STATE_FILE)).unwrap(), "node");
+        assert_eq!(fs::read_to_string(go.join(STATE_FILE)).unwrap(), "node");
+    }
+
+    #[test]
+    fn nothing_to_adopt_and_unreadable_state_is_an_error_naming_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ours = tmp.path().join("state");
+        assert_eq!(adopt(&ours, &[tmp.path().join("none")]).unwrap(), None);
+        assert!(!ours.exists());
+        // A state directory we cannot create: the error names both directories.
+        let go = tmp.path().join("go");
+        write(&go.join(STATE_FILE), "node", 0o600);
+        let blocked = tmp.path().join("file");
+        fs::write(&blocked, "x").unwrap();
+        let err = adopt(&blocked.join("state"), &[go.clone()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!(
+                "found the Go version's tailnet state in {}",
+                go.display()
+            )),
+            "{err}"
+        );
+        assert!(err.contains("copy the files yourself"), "{err}");
+    }
+}
