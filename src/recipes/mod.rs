@@ -164,7 +164,7 @@ impl Recipes {
     /// Logs each warning at WARN, with the file, recipe and field it is about.
     pub fn log_warnings(&self) {
         for w in &self.warnings {
-            tracing::warn!(file = %self.origin, "{w}");
+            tracing::warn!("{w}");
         }
     }
 
