@@ -310,7 +310,7 @@ mod tests {
         write(&go.join(STATE_FILE), "node", 0o600);
         let blocked = tmp.path().join("file");
         fs::write(&blocked, "x").unwrap();
-        let err = adopt(&blocked.join("state"), &[go.clone()])
+        let err = adopt(&blocked.join("state"), std::slice::from_ref(&go))
             .unwrap_err()
             .to_string();
         assert!(
