@@ -74,16 +74,26 @@ pub enum LoadError {
         column: usize,
         message: String,
     },
-    #[error("{origin}: {} problem(s) found:\n{}", problems.len(), list(problems))]
+    #[error("{origin}: {} problem(s) found:\n{}{}", problems.len(), list(problems), also(warnings))]
     Invalid {
         origin: Origin,
         problems: Vec<Problem>,
+        /// What would have loaded with a warning, listed too so that one pass fixes all.
+        warnings: Vec<Problem>,
     },
 }
 
 fn list(problems: &[Problem]) -> String {
     let lines: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
     lines.join("\n")
+}
+
+fn also(warnings: &[Problem]) -> String {
+    let lines: Vec<String> = warnings
+        .iter()
+        .map(|w| format!("\n  warning: {w}"))
+        .collect();
+    lines.concat()
 }
 
 /// A validated, immutable collection, sorted by name (case- and accent-insensitive).

@@ -119,6 +119,7 @@ fn parse_reporting(text: &str, origin: &Origin) -> Result<Parsed, LoadError> {
         return Err(LoadError::Invalid {
             origin: origin.clone(),
             problems,
+            warnings,
         });
     };
     let lines = element_lines(text);
@@ -161,6 +162,7 @@ fn parse_reporting(text: &str, origin: &Origin) -> Result<Parsed, LoadError> {
         Err(LoadError::Invalid {
             origin: origin.clone(),
             problems,
+            warnings,
         })
     }
 }
@@ -811,6 +813,28 @@ mod tests {
         let (recipes, w) = loads("[{\"id\": 1, \"name\": \"A\", \"baſe\": [\"Gin\"]}]");
         assert_eq!((recipes[0].base.len(), w.len()), (1, 1));
         assert!(!fold_eq("nameé", "names") && !fold_eq("nam", "name"));
+    }
+
+    #[test]
+    fn a_refused_file_lists_its_warnings_too() {
+        let err = parse(
+            "[{\"id\": 1, \"Name\": \"A\", \"garnsh\": []},\n {\"id\": 1, \"name\": \"B\"}]",
+            &origin(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("bar.json: 1 problem(s) found:\n  bar.json:2: recipe index 1"),
+            "{err}"
+        );
+        assert!(
+            err.contains("\n  warning: bar.json:1: recipe index 0 (id 1, \"A\"), field \"Name\""),
+            "{err}"
+        );
+        assert!(
+            err.contains("\n  warning: bar.json:1: recipe index 0 (id 1, \"A\"), field \"garnsh\""),
+            "{err}"
+        );
     }
 
     #[test]
