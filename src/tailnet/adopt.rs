@@ -52,6 +52,8 @@ pub struct Adopted {
     pub from: PathBuf,
     /// Files copied, relative to `from`, the state file last.
     pub files: Vec<PathBuf>,
+    /// Entries that are neither files nor directories (symbolic links, sockets), left out.
+    pub skipped: Vec<PathBuf>,
 }
 
 /// Where the Go original may have kept its state, in the order they are tried: inside our
@@ -93,17 +95,18 @@ pub fn adopt(state_dir: &Path, candidates: &[PathBuf]) -> Result<Option<Adopted>
         path: path.to_owned(),
         source,
     };
-    let mut files = Vec::new();
-    copy_tree(from, state_dir, Path::new(""), &mut files).map_err(|(p, e)| fail(&p, e))?;
+    let mut copied = Copied::default();
+    copy_tree(from, state_dir, Path::new(""), &mut copied).map_err(|(p, e)| fail(&p, e))?;
     // The state file last, under a temporary name and then renamed: until it is in place,
     // the next start sees no state of its own and copies again.
     let temp = state_dir.join(format!("{STATE_FILE}.adopting"));
     copy_file(&from.join(STATE_FILE), &temp).map_err(|(p, e)| fail(&p, e))?;
     fs::rename(&temp, state_dir.join(STATE_FILE)).map_err(|e| fail(&temp, e))?;
-    files.push(PathBuf::from(STATE_FILE));
+    copied.files.push(PathBuf::from(STATE_FILE));
     Ok(Some(Adopted {
         from: from.clone(),
-        files,
+        files: copied.files,
+        skipped: copied.skipped,
     }))
 }
 
@@ -127,6 +130,16 @@ pub fn adopt_go_state(state_dir: &Path) -> Result<Option<Adopted>, AdoptError> {
                 state_dir.display(),
                 a.from.display(),
             );
+            if !a.skipped.is_empty() {
+                let skipped: Vec<String> =
+                    a.skipped.iter().map(|f| f.display().to_string()).collect();
+                tracing::warn!(
+                    target: "libations::tailnet",
+                    "not copied from {} (neither files nor directories): {}",
+                    a.from.display(),
+                    skipped.join(", ")
+                );
+            }
         }
         None if !state_dir.join(STATE_FILE).exists() => tracing::debug!(
             target: "libations::tailnet",
@@ -140,9 +153,16 @@ pub fn adopt_go_state(state_dir: &Path) -> Result<Option<Adopted>, AdoptError> {
 
 type CopyResult = Result<(), (PathBuf, io::Error)>;
 
+/// Paths relative to the directory copied.
+#[derive(Default)]
+struct Copied {
+    files: Vec<PathBuf>,
+    skipped: Vec<PathBuf>,
+}
+
 /// Copies the directory `from/rel` into `to/rel`, every file but the top-level state file;
 /// directories private (0700), files keeping their mode (at most 0700).
-fn copy_tree(from: &Path, to: &Path, rel: &Path, files: &mut Vec<PathBuf>) -> CopyResult {
+fn copy_tree(from: &Path, to: &Path, rel: &Path, copied: &mut Copied) -> CopyResult {
     let src = from.join(rel);
     let dst = to.join(rel);
     let at = |p: &Path| {
@@ -163,10 +183,12 @@ fn copy_tree(from: &Path, to: &Path, rel: &Path, files: &mut Vec<PathBuf>) -> Co
         let rel = rel.join(entry.file_name());
         let kind = entry.file_type().map_err(at(&from.join(&rel)))?;
         if kind.is_dir() {
-            copy_tree(from, to, &rel, files)?;
-        } else if kind.is_file() && rel != Path::new(STATE_FILE) {
+            copy_tree(from, to, &rel, copied)?;
+        } else if !kind.is_file() {
+            copied.skipped.push(rel);
+        } else if rel != Path::new(STATE_FILE) {
             copy_file(&from.join(&rel), &to.join(&rel))?;
-            files.push(rel);
+            copied.files.push(rel);
         }
     }
     Ok(())
@@ -246,6 +268,7 @@ mod tests {
         write(&go.join(STATE_FILE), "{\"keys\": 1}", 0o600);
         write(&go.join("tailscaled.log.conf"), "log", 0o600);
         write(&go.join("certs/acme-account.key.pem"), "k", 0o600);
+        std::os::unix::fs::symlink("/etc/hostname", go.join("link")).unwrap();
         let empty = tmp.path().join("nothing/tsnet-libations");
         fs::create_dir_all(&empty).unwrap();
         let ours = tmp.path().join("state");
@@ -260,6 +283,8 @@ mod tests {
                 PathBuf::from(STATE_FILE),
             ]
         );
+        assert_eq!(adopted.skipped, [PathBuf::from("link")]);
+        assert!(fs::symlink_metadata(ours.join("link")).is_err());
         assert_eq!(
             fs::read_to_string(ours.join(STATE_FILE)).unwrap(),
             "{\"keys\": 1}"
