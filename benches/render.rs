@@ -16,7 +16,10 @@ fn render(c: &mut Criterion, text: &str) {
     let mut g = c.benchmark_group("render");
     g.sample_size(20);
     g.bench_function("list_page_5000", |b| {
-        b.iter(|| site.render_search(black_box("")).unwrap())
+        b.iter(|| {
+            site.render_search(black_box(""), libations::search::Query::parse(""))
+                .unwrap()
+        })
     });
     g.bench_function("site_new_5000", |b| {
         b.iter(|| Site::new(black_box(recipes.clone()), &assets).unwrap())

@@ -95,6 +95,7 @@ fn main() {
         assets,
         metrics: Arc::new(Metrics::new()),
         limits: RequestLimits::default(),
+        searches: web::SearchGate::for_this_machine(),
     };
     let app = web::app(state);
     let runtime = tokio::runtime::Builder::new_current_thread()

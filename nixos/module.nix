@@ -121,6 +121,32 @@ in
       ];
       description = "Extra command-line arguments for libations.";
     };
+
+    memoryHigh = mkOption {
+      type = types.nullOr types.str;
+      default = "384M";
+      example = "256M";
+      description = ''
+        systemd MemoryHigh: above this the service is slowed and its memory reclaimed. The
+        server holds ~40-60 MB for a few thousand recipes, plus at most 128 MiB of answers
+        waiting for slow readers (--max-unsent-bytes). null: no limit.
+      '';
+    };
+
+    memoryMax = mkOption {
+      type = types.nullOr types.str;
+      default = "512M";
+      description = "systemd MemoryMax: the service is killed (and restarted) above this. null: no limit.";
+    };
+
+    tasksMax = mkOption {
+      type = types.nullOr types.ints.positive;
+      default = 256;
+      description = ''
+        systemd TasksMax: threads at most (tokio's workers and blocking pool, Go's runtime).
+        null: systemd's default.
+      '';
+    };
   };
 
   config = lib.mkIf cfg.enable {
@@ -201,7 +227,10 @@ in
         ];
         SystemCallErrorNumber = "EPERM";
         UMask = "0077";
-      };
+      }
+      // lib.optionalAttrs (cfg.memoryHigh != null) { MemoryHigh = cfg.memoryHigh; }
+      // lib.optionalAttrs (cfg.memoryMax != null) { MemoryMax = cfg.memoryMax; }
+      // lib.optionalAttrs (cfg.tasksMax != null) { TasksMax = cfg.tasksMax; };
     };
   };
 }

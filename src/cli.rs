@@ -201,6 +201,18 @@ pub struct ServeArgs {
     #[arg(long, env = "LIBATIONS_ADDR", default_value = "127.0.0.1:8080", value_parser = listen_addr)]
     pub addr: SocketAddr,
 
+    /// Host names with a dot that --local and the metrics listener answer to (repeat or
+    /// separate with commas), e.g. `bar.lan`. Names without a dot (localhost, bar) and IP
+    /// addresses are always answered; other names get 421, so a web page cannot reach
+    /// these listeners by pointing its own name at this machine (DNS rebinding).
+    #[arg(
+        long = "allowed-host",
+        env = "LIBATIONS_ALLOWED_HOSTS",
+        value_delimiter = ',',
+        value_name = "NAME"
+    )]
+    pub allowed_hosts: Vec<String>,
+
     /// Recipes file (JSON array). Without it, the embedded sample recipes are served.
     #[arg(long, env = "LIBATIONS_RECIPES_FILE")]
     pub recipes_file: Option<PathBuf>,
@@ -226,8 +238,9 @@ pub struct ServeArgs {
 #[derive(Debug, Clone, clap::Args)]
 #[command(next_help_heading = "Limits")]
 pub struct LimitArgs {
-    /// Seconds a client may take to send its request headers; then the connection closes.
-    /// The same bound applies to an idle keep-alive connection waiting for its next request.
+    /// Seconds from accepting a connection (TLS handshake included) until its first request
+    /// head is complete; a client that sends nothing, or too slowly, is closed then. The same
+    /// bound applies to a keep-alive connection idle between requests.
     #[arg(
         long,
         env = "LIBATIONS_HEADER_TIMEOUT",
@@ -235,9 +248,44 @@ pub struct LimitArgs {
         value_name = "SECS"
     )]
     pub header_timeout: u64,
-    /// Open connections at most; more are closed as soon as they are accepted.
+    /// Seconds a response may make no progress (the client reads none of it) before the
+    /// connection is closed: a reader that stops reading, or HTTP/2 streams whose window is
+    /// never opened.
+    #[arg(
+        long,
+        env = "LIBATIONS_WRITE_TIMEOUT",
+        default_value_t = 20,
+        value_name = "SECS"
+    )]
+    pub write_timeout: u64,
+    /// Seconds a client may take to send a request body it announced; then 408.
+    #[arg(
+        long,
+        env = "LIBATIONS_BODY_TIMEOUT",
+        default_value_t = 10,
+        value_name = "SECS"
+    )]
+    pub body_timeout: u64,
+    /// Open connections at most, per listener; more are closed as soon as they are accepted.
     #[arg(long, env = "LIBATIONS_MAX_CONNECTIONS", default_value_t = 1024)]
     pub max_connections: usize,
+    /// Bytes of answers made for one request (searches) that one connection may leave
+    /// unread (HTTP/2 streams the client does not read); a request beyond it gets 503.
+    #[arg(
+        long,
+        env = "LIBATIONS_MAX_UNSENT_BYTES_PER_CONNECTION",
+        default_value_t = 4 << 20,
+        value_name = "BYTES"
+    )]
+    pub max_unsent_bytes_per_connection: usize,
+    /// The same for all connections together.
+    #[arg(
+        long,
+        env = "LIBATIONS_MAX_UNSENT_BYTES",
+        default_value_t = 128 << 20,
+        value_name = "BYTES"
+    )]
+    pub max_unsent_bytes: usize,
     /// Largest request head (request line and headers) in bytes; larger gets 431.
     #[arg(
         long,
@@ -262,8 +310,9 @@ pub struct LimitArgs {
         value_name = "BYTES"
     )]
     pub max_body_bytes: usize,
-    /// HTTP/2 streams one connection may have open at once.
-    #[arg(long, env = "LIBATIONS_H2_MAX_STREAMS", default_value_t = 100)]
+    /// HTTP/2 streams one connection may have open at once. A page needs about ten; an
+    /// answer can be megabytes, so a hundred would let one client hold a lot.
+    #[arg(long, env = "LIBATIONS_H2_MAX_STREAMS", default_value_t = 32)]
     pub h2_max_streams: u32,
     /// HTTP/2 flow-control window per stream, in bytes.
     #[arg(
@@ -281,6 +330,15 @@ pub struct LimitArgs {
         value_name = "BYTES"
     )]
     pub h2_connection_window: u32,
+    /// Largest recipes file, in bytes: a larger one is refused at start-up, and on reload
+    /// the recipes already served are kept.
+    #[arg(
+        long,
+        env = "LIBATIONS_MAX_RECIPES_BYTES",
+        default_value_t = 64 << 20,
+        value_name = "BYTES"
+    )]
+    pub max_recipes_bytes: u64,
     /// Seconds shutdown waits for requests in flight before closing what is left.
     #[arg(
         long,

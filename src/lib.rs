@@ -136,7 +136,10 @@ fn check(file: &Path) -> ExitCode {
 /// A relative `--recipes-file` is looked up in `$CREDENTIALS_DIRECTORY` when that is set.
 pub fn load_recipes(args: &ServeArgs) -> Result<Recipes, RunError> {
     match &args.recipes_file {
-        Some(path) => Ok(Recipes::from_file(&credentials::resolve(path)?)?),
+        Some(path) => Ok(Recipes::from_file_at_most(
+            &credentials::resolve(path)?,
+            args.limits.max_recipes_bytes,
+        )?),
         None => Ok(Recipes::sample()?),
     }
 }
@@ -217,7 +220,9 @@ async fn serve(
         limits: RequestLimits {
             max_uri_bytes: args.limits.max_uri_bytes,
             max_body_bytes: args.limits.max_body_bytes,
+            body_timeout: Duration::from_secs(args.limits.body_timeout),
         },
+        searches: web::SearchGate::for_this_machine(),
     };
     let app = web::app(state);
     let reloader = Reloader::new(
@@ -226,15 +231,22 @@ async fn serve(
         site,
         assets,
         metrics.clone(),
+        args.limits.max_recipes_bytes,
     );
     let reloading = tokio::spawn(reloader.run(stopping.clone()));
+    let hosts = web::AllowedHosts::new(&args.allowed_hosts);
     if let Some(addr) = args.metrics_addr {
-        serve_metrics(addr, metrics.clone(), stopping.clone()).await?;
+        serve_metrics(addr, metrics.clone(), hosts.clone(), stopping.clone()).await?;
     }
+    let budget = Arc::new(serve::Budget::new(
+        args.limits.max_unsent_bytes_per_connection,
+        args.limits.max_unsent_bytes,
+    ));
     if args.local {
-        serve_local(args, app, metrics, stopping, started).await?;
+        let app = web::for_hosts(app, hosts);
+        serve_local(args, app, metrics, budget, stopping, started).await?;
     } else {
-        serve_tailnet(args, app, metrics, stopping).await?;
+        serve_tailnet(args, app, metrics, budget, stopping).await?;
     }
     let _ = reloading.await;
     tracing::info!("stopped");
@@ -246,6 +258,7 @@ async fn serve_local(
     args: &ServeArgs,
     app: axum::Router,
     metrics: Arc<Metrics>,
+    budget: Arc<serve::Budget>,
     stopping: CancellationToken,
     started: Instant,
 ) -> Result<(), RunError> {
@@ -255,6 +268,7 @@ async fn serve_local(
         connection_limits(&args.limits),
         metrics.clone(),
         stopping.clone(),
+        budget,
     );
     tracing::info!(
         startup_ms = started.elapsed().as_millis() as u64,
@@ -279,6 +293,7 @@ async fn serve_tailnet(
     args: &ServeArgs,
     app: axum::Router,
     metrics: Arc<Metrics>,
+    budget: Arc<serve::Budget>,
     stopping: CancellationToken,
 ) -> Result<(), RunError> {
     let t = &args.tailnet;
@@ -303,6 +318,7 @@ async fn serve_tailnet(
         app,
         limits: connection_limits(&args.limits),
         metrics,
+        budget,
         stopping,
         drain: Duration::from_secs(args.limits.drain_timeout),
     };
@@ -314,6 +330,7 @@ async fn serve_tailnet(
     _: &ServeArgs,
     _: axum::Router,
     _: Arc<Metrics>,
+    _: Arc<serve::Budget>,
     _: CancellationToken,
 ) -> Result<(), RunError> {
     Err(RunError::Usage(
@@ -347,11 +364,14 @@ fn state_dir(flag: Option<&Path>) -> Result<std::path::PathBuf, RunError> {
 fn connection_limits(args: &LimitArgs) -> Limits {
     Limits {
         header_read_timeout: Duration::from_secs(args.header_timeout),
+        write_timeout: Duration::from_secs(args.write_timeout),
         max_connections: args.max_connections,
         max_header_bytes: args.max_header_bytes,
         h2_max_streams: args.h2_max_streams,
         h2_stream_window: args.h2_stream_window,
         h2_connection_window: args.h2_connection_window,
+        max_unsent_bytes_per_connection: args.max_unsent_bytes_per_connection,
+        max_unsent_bytes: args.max_unsent_bytes,
     }
 }
 
@@ -366,13 +386,14 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), RunError> {
 async fn serve_metrics(
     addr: SocketAddr,
     metrics: Arc<Metrics>,
+    hosts: web::AllowedHosts,
     stopping: CancellationToken,
 ) -> Result<(), RunError> {
     let (listener, addr) = bind(addr).await?;
     tracing::info!("metrics on http://{addr}/metrics");
     tokio::spawn(async move {
         let shutdown = async move { stopping.cancelled().await };
-        if let Err(e) = axum::serve(listener, metrics::router(metrics))
+        if let Err(e) = axum::serve(listener, web::for_hosts(metrics::router(metrics), hosts))
             .with_graceful_shutdown(shutdown)
             .await
         {

@@ -30,6 +30,11 @@ pub struct Route {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct Reason {
+    pub reason: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct Outcome {
     pub result: &'static str,
 }
@@ -43,6 +48,7 @@ pub struct Metrics {
     pub connections_open: Gauge,
     pub connections_accepted: Counter,
     pub connections_shed: Counter,
+    connections_expired: Family<Reason, Counter>,
     pub recipes_loaded: Gauge,
     reloads: Family<Outcome, Counter>,
     last_reload: Gauge<f64, AtomicU64>,
@@ -65,6 +71,7 @@ impl Metrics {
             connections_open: Gauge::default(),
             connections_accepted: Counter::default(),
             connections_shed: Counter::default(),
+            connections_expired: Family::default(),
             recipes_loaded: Gauge::default(),
             reloads: Family::default(),
             last_reload: Gauge::default(),
@@ -100,6 +107,11 @@ impl Metrics {
             m.connections_shed.clone(),
         );
         registry.register(
+            "connections_expired",
+            "Connections closed because they made no progress in time, by which deadline",
+            m.connections_expired.clone(),
+        );
+        registry.register(
             "recipes_loaded",
             "Recipes being served",
             m.recipes_loaded.clone(),
@@ -130,6 +142,13 @@ impl Metrics {
             m.tailnet_up.clone(),
         );
         Metrics { registry, ..m }
+    }
+
+    /// Counts a connection closed by a progress deadline (`reason`: which one).
+    pub fn connection_expired(&self, reason: &'static str) {
+        self.connections_expired
+            .get_or_create(&Reason { reason })
+            .inc();
     }
 
     /// Records a load or reload of the recipes.

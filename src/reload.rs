@@ -56,6 +56,8 @@ pub struct Reloader {
     metrics: Arc<Metrics>,
     /// The stamp taken before the recipes being served were read.
     loaded: Option<Stamp>,
+    /// A larger file is refused and the served recipes kept.
+    max_bytes: u64,
 }
 
 impl Reloader {
@@ -66,6 +68,7 @@ impl Reloader {
         site: Arc<ArcSwap<Site>>,
         assets: Arc<Assets>,
         metrics: Arc<Metrics>,
+        max_bytes: u64,
     ) -> Reloader {
         Reloader {
             path,
@@ -73,6 +76,7 @@ impl Reloader {
             assets,
             metrics,
             loaded,
+            max_bytes,
         }
     }
 
@@ -84,9 +88,9 @@ impl Reloader {
             );
             return Ok(self.site.load().recipes().len());
         };
-        let (path, assets) = (path.clone(), self.assets.clone());
+        let (path, assets, max) = (path.clone(), self.assets.clone(), self.max_bytes);
         let built = tokio::task::spawn_blocking(move || -> Result<Site, RunError> {
-            let recipes = Recipes::from_file(&credentials::resolve(&path)?)?;
+            let recipes = Recipes::from_file_at_most(&credentials::resolve(&path)?, max)?;
             recipes.log_warnings();
             Ok(Site::new(recipes, &assets)?)
         })

@@ -13,7 +13,7 @@ use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
 /// The fields a term can be narrowed to with `field:value`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Field {
     Name,
     Base,
@@ -93,7 +93,7 @@ fn fold_chars(len: usize, chars: impl Iterator<Item = char>) -> String {
 }
 
 /// One query term: folded text, optionally narrowed to a field.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Term {
     pub field: Option<Field>,
     pub text: String,
@@ -107,6 +107,22 @@ pub struct Query {
     /// favourites never leave it), in their canonical spelling. The server matches as if
     /// they were not there; `static/app.js` filters by them.
     pub device: Vec<&'static str>,
+}
+
+/// The most distinct terms a query may have. Every term is a scan of every recipe, so a
+/// query of thousands of terms would hold a core for seconds; nobody at a bar types more
+/// than a handful. Keep in step with app.js (`tests/search-cases.json` holds the numbers).
+pub const MAX_TERMS: usize = 16;
+/// The longest term (or quoted phrase), in characters after folding.
+pub const MAX_TERM_CHARS: usize = 100;
+
+/// Why a query is refused rather than run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    #[error("A search can have at most {MAX_TERMS} different words; this one has {0}.")]
+    TooManyTerms(usize),
+    #[error("A search word can be at most {MAX_TERM_CHARS} characters long; one has {0}.")]
+    TermTooLong(usize),
 }
 
 /// Device terms as typed (folded) → their canonical spelling. Keep in step with app.js.
@@ -126,6 +142,7 @@ impl Query {
         let folded = fold(input);
         let chars: Vec<char> = folded.chars().collect();
         let mut terms = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         let mut device = Vec::new();
         let mut i = 0;
         while i < chars.len() {
@@ -164,16 +181,30 @@ impl Query {
             } else {
                 rest
             };
-            if text.is_empty() {
+            let term = Term { field, text };
+            // The same term twice asks nothing more: it counts once.
+            if term.text.is_empty() || !seen.insert(term.clone()) {
                 continue;
             }
-            terms.push(Term { field, text });
+            terms.push(term);
         }
         Query { terms, device }
     }
 
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty()
+    }
+
+    /// Parses `input` and refuses a query too large to run (see [`MAX_TERMS`]).
+    pub fn parse_bounded(input: &str) -> Result<Query, QueryError> {
+        let query = Query::parse(input);
+        if query.terms.len() > MAX_TERMS {
+            return Err(QueryError::TooManyTerms(query.terms.len()));
+        }
+        match query.terms.iter().map(|t| t.text.chars().count()).max() {
+            Some(longest) if longest > MAX_TERM_CHARS => Err(QueryError::TermTooLong(longest)),
+            _ => Ok(query),
+        }
     }
 }
 
@@ -321,6 +352,21 @@ mod tests {
         recipes: serde_json::Value,
         cases: Vec<Case>,
         fold: Vec<(String, String)>,
+        limits: Limits,
+    }
+    #[derive(Deserialize)]
+    struct Limits {
+        max_terms: usize,
+        max_term_chars: usize,
+        cases: Vec<LimitCase>,
+    }
+    #[derive(Deserialize)]
+    struct LimitCase {
+        #[serde(default)]
+        query: String,
+        repeat: Option<(String, usize)>,
+        terms: Option<usize>,
+        error: Option<String>,
     }
     #[derive(Deserialize)]
     struct Case {
@@ -347,6 +393,27 @@ mod tests {
             "",
         ] {
             assert_eq!(fold(text), slow(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn limits_table() {
+        let limits = cases().limits;
+        assert_eq!(
+            (limits.max_terms, limits.max_term_chars),
+            (MAX_TERMS, MAX_TERM_CHARS)
+        );
+        for case in limits.cases {
+            let query = match &case.repeat {
+                Some((text, n)) => text.repeat(*n),
+                None => case.query.clone(),
+            };
+            let shown = &query[..query.len().min(40)];
+            match (Query::parse_bounded(&query), case.terms, case.error) {
+                (Ok(q), Some(n), None) => assert_eq!(q.terms.len(), n, "{shown:?}"),
+                (Err(e), None, Some(want)) => assert_eq!(e.to_string(), want, "{shown:?}"),
+                (got, terms, error) => panic!("{shown:?}: got {got:?}, want {terms:?} {error:?}"),
+            }
         }
     }
 

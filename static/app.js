@@ -39,6 +39,7 @@
   function parse(input) {
     const chars = Array.from(fold(input));
     const terms = [];
+    const seen = new Set();
     let i = 0;
     while (i < chars.length) {
       if (chars[i] === " ") { i++; continue; }
@@ -63,9 +64,32 @@
         text = trimWS(chars.slice(open, i).join(""));
         i++;
       }
-      if (text !== "") terms.push({ field, text });
+      // The same term twice asks nothing more: it counts once.
+      const key = field + ":" + text;
+      if (text !== "" && !seen.has(key)) {
+        seen.add(key);
+        terms.push({ field, text });
+      }
     }
     return terms;
+  }
+
+  // Keep in step with src/search.rs (MAX_TERMS, MAX_TERM_CHARS; tests/search-cases.json).
+  const MAX_TERMS = 16;
+  const MAX_TERM_CHARS = 100;
+
+  // Why parsed terms are too many or too long to run, word for word as the server says it;
+  // null when they are fine.
+  function refusal(terms) {
+    const words = terms.filter((t) => !t.device);
+    if (words.length > MAX_TERMS) {
+      return "A search can have at most " + MAX_TERMS + " different words; this one has " + words.length + ".";
+    }
+    const longest = Math.max(0, ...words.map((t) => Array.from(t.text).length));
+    if (longest > MAX_TERM_CHARS) {
+      return "A search word can be at most " + MAX_TERM_CHARS + " characters long; one has " + longest + ".";
+    }
+    return null;
   }
 
   function startsAWord(hay, needle) {
@@ -276,7 +300,7 @@
   const missing = (need, shelf) => need.filter(([key]) => !shelf.has(key)).map(([, name]) => name);
 
   const api = {
-    fold, parse, search, rank, doc, startsAWord, FIELDS,
+    fold, parse, refusal, search, rank, doc, startsAWord, FIELDS, MAX_TERMS, MAX_TERM_CHARS,
     amount, asWritten, ingredientKey, isOptional, isStaple, needs, missing,
   };
   globalThis.Libations = api;
@@ -876,8 +900,9 @@
     const { rows } = state;
     const q = input.value;
     const terms = parse(q);
+    const refused = refusal(terms);
     const device = terms.filter((t) => t.device).map((t) => t.device);
-    let hits = terms.length > device.length ? rank(state.docs, terms)
+    let hits = refused ? [] : terms.length > device.length ? rank(state.docs, terms)
       : device.length ? rows.map((_, i) => [i, 0]) : null;
     if (device.length) hits = hits.filter(([i]) => device.every((d) => passes[d](i)));
     for (const link of filters ? filters.querySelectorAll("a[data-term]") : []) {
@@ -897,7 +922,7 @@
     if (openRow && !want[indexOf.get(openRow)]) close(openRow);
     const n = want.reduce((a, b) => a + b, 0);
     showAnswer(want, promoted, n);
-    count.textContent = hits ? n + " of " + total : total + " recipes";
+    count.textContent = refused || (hits ? n + " of " + total : total + " recipes");
     empty.hidden = n !== 0;
     emptyQuery.textContent = q;
     // Browsers limit how often the address may change: update it once typing pauses.

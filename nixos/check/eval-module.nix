@@ -41,6 +41,7 @@ let
     };
     optional = c: x: if c then [ x ] else [ ];
     optionals = c: xs: if c then xs else [ ];
+    optionalAttrs = c: a: if c then a else { };
     getExe = p: "${p.outPath}/bin/${p.meta.mainProgram}";
     types = {
       bool = mkType "bool" builtins.isBool;
@@ -50,6 +51,7 @@ let
       nullOr = t: mkType "null or ${t.name}" (x: x == null || t.check x);
       either = a: b: mkType "${a.name} or ${b.name}" (x: a.check x || b.check x);
       listOf = t: mkType "list of ${t.name}" (x: isList x && all t.check x);
+      ints.positive = mkType "positive integer" (x: builtins.isInt x && x > 0);
     };
   };
 
@@ -114,6 +116,18 @@ let
     enable = true;
     tailscaleKeyFile = "/nix/store/00000000000000000000000000000000-key";
   };
+  unlimited = eval {
+    enable = true;
+    memoryHigh = null;
+    memoryMax = null;
+    tasksMax = null;
+  };
+  smaller = eval {
+    enable = true;
+    memoryHigh = "128M";
+    memoryMax = "192M";
+    tasksMax = 64;
+  };
   relativeKey = eval {
     enable = true;
     tailscaleKeyFile = "key";
@@ -158,10 +172,13 @@ check "every option has a type, a default and a description" (
     "enable"
     "extraArgs"
     "hostname"
+    "memoryHigh"
+    "memoryMax"
     "package"
     "recipesFile"
     "recipesFileIsSecret"
     "tailscaleKeyFile"
+    "tasksMax"
   ]
 )
 ++ check "disabled by default" (!(eval { }).enabled)
@@ -217,6 +234,20 @@ check "every option has a type, a default and a description" (
   sc.DynamicUser && sc.StateDirectory == "libations" && sc.StateDirectoryMode == "0700"
   && sc.Restart == "always" && sc ? RestartSec && sc.UMask == "0077"
   && sc.CapabilityBoundingSet == "" && sc.ProtectSystem == "strict"
+)
+++ check "memory and task limits by default" (
+  minimal.unit.serviceConfig.MemoryHigh == "384M"
+  && minimal.unit.serviceConfig.MemoryMax == "512M"
+  && minimal.unit.serviceConfig.TasksMax == 256
+)
+++ check "memory and task limits can be changed or lifted" (
+  smaller.unit.serviceConfig.MemoryHigh == "128M"
+  && smaller.unit.serviceConfig.MemoryMax == "192M"
+  && smaller.unit.serviceConfig.TasksMax == 64
+  && unlimited.typeErrors == [ ]
+  && !(unlimited.unit.serviceConfig ? MemoryHigh)
+  && !(unlimited.unit.serviceConfig ? MemoryMax)
+  && !(unlimited.unit.serviceConfig ? TasksMax)
 )
 ++ check "key file in the Nix store is refused" (storeKey.failedAssertions != [ ])
 ++ check "relative key path is refused" (relativeKey.failedAssertions != [ ])

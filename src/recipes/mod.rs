@@ -58,6 +58,9 @@ impl fmt::Display for Origin {
     }
 }
 
+/// The largest recipes file read by default (64 MiB): some 100,000 recipes.
+pub const DEFAULT_MAX_BYTES: u64 = 64 << 20;
+
 /// Why a recipes file could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -67,6 +70,10 @@ pub enum LoadError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "recipes file {path} is {size} bytes, more than the {max} allowed (--max-recipes-bytes)"
+    )]
+    TooLarge { path: PathBuf, size: u64, max: u64 },
     #[error("{origin}:{line}:{column}: invalid JSON: {message}")]
     Syntax {
         origin: Origin,
@@ -107,16 +114,37 @@ pub struct Recipes {
 }
 
 impl Recipes {
-    /// Loads and validates a recipes file; `updated` is the file's modification time.
+    /// Loads and validates a recipes file of at most [`DEFAULT_MAX_BYTES`].
     pub fn from_file(path: &Path) -> Result<Self, LoadError> {
+        Self::from_file_at_most(path, DEFAULT_MAX_BYTES)
+    }
+
+    /// Loads and validates a recipes file, refusing one larger than `max` bytes before
+    /// reading it (and one that grows past `max` while it is read).
+    pub fn from_file_at_most(path: &Path, max: u64) -> Result<Self, LoadError> {
+        use std::io::Read;
         let read_err = |source| LoadError::Read {
             path: path.to_owned(),
             source,
         };
-        let text = std::fs::read_to_string(path).map_err(read_err)?;
-        let updated = std::fs::metadata(path)
-            .and_then(|m| m.modified())
+        let too_large = |size| LoadError::TooLarge {
+            path: path.to_owned(),
+            size,
+            max,
+        };
+        let file = std::fs::File::open(path).map_err(read_err)?;
+        let meta = file.metadata().map_err(read_err)?;
+        if meta.len() > max {
+            return Err(too_large(meta.len()));
+        }
+        let updated = meta.modified().map_err(read_err)?;
+        let mut text = String::with_capacity(meta.len() as usize);
+        file.take(max.saturating_add(1))
+            .read_to_string(&mut text)
             .map_err(read_err)?;
+        if text.len() as u64 > max {
+            return Err(too_large(text.len() as u64));
+        }
         Self::parse(&text, Origin::File(path.to_owned()), updated)
     }
 

@@ -100,8 +100,12 @@ impl Listener {
             }
             let mut guard = tokio::select! {
                 r = self.fd.readable() => r?,
-                // Err means the Node (sender) is gone: treat as closed too.
-                _ = closed.changed() => continue,
+                changed = closed.changed() => match changed {
+                    Ok(()) => continue,
+                    // The Node (sender) is gone: closed too. (Looping on the error would
+                    // spin: `changed` keeps failing at once.)
+                    Err(_) => return Ok(None),
+                },
             };
             match guard.try_io(|inner| recv_fds(inner.get_ref().as_raw_fd())) {
                 Ok(Ok(Received::Closed)) => return Ok(None),
@@ -302,6 +306,19 @@ mod tests {
                 .expect("accept after close")
                 .is_none()
         );
+    }
+
+    #[tokio::test]
+    async fn a_dropped_node_ends_accept_instead_of_spinning() {
+        let (ours, _theirs_kept_open) = socketpair();
+        let (tx, rx) = watch::channel(false);
+        let listener = Listener::from_fd(ours, 443, rx).expect("listener");
+        drop(tx);
+        let got = tokio::time::timeout(std::time::Duration::from_secs(2), listener.accept())
+            .await
+            .expect("accept returned instead of looping")
+            .expect("io");
+        assert!(got.is_none());
     }
 
     #[tokio::test]

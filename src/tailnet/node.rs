@@ -7,7 +7,7 @@ use std::ffi::{CStr, CString, c_char, c_int};
 use std::fs::{DirBuilder, File};
 use std::io::{self, BufRead, BufReader};
 use std::net::SocketAddr;
-use std::os::fd::{FromRawFd, IntoRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -148,7 +148,7 @@ fn forward_line(line: &str) {
 /// or shutting-down runtime) a full pipe would stall Tailscale itself. The
 /// thread lives as long as the write end is open, i.e. for the process
 /// lifetime (Go never closes it).
-fn spawn_log_forwarder() -> Result<RawFd> {
+fn spawn_log_forwarder() -> Result<OwnedFd> {
     let mut fds = [0 as RawFd; 2];
     // SAFETY: fds has room for two descriptors.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -174,8 +174,9 @@ fn spawn_log_forwarder() -> Result<RawFd> {
                 }
             }
         })?;
-    // Ownership of the write end passes to Go (os.NewFile in TsnetSetLogFD).
-    Ok(write.into_raw_fd())
+    // Ours until Go takes it (os.NewFile in TsnetSetLogFD); if start-up fails before that,
+    // dropping it closes the pipe and ends the thread.
+    Ok(write)
 }
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T> {
@@ -207,10 +208,10 @@ impl Node {
             .transpose()?;
 
         prepare_state_dir(&cfg.state_dir)?;
-        let log_fd = if cfg.forward_logs {
-            spawn_log_forwarder()?
+        let log_pipe = if cfg.forward_logs {
+            Some(spawn_log_forwarder()?)
         } else {
-            -1
+            None
         };
 
         let (sd, loopback) = blocking(move || -> Result<(sys::tailscale, (String, String))> {
@@ -244,7 +245,11 @@ impl Node {
                         "set_ephemeral",
                         sys::tailscale_set_ephemeral(sd, c_int::from(cfg.ephemeral)),
                     )?;
-                    check(sd, "set_logfd", sys::tailscale_set_logfd(sd, log_fd))?;
+                    // -1 discards Tailscale's logs.
+                    let fd = log_pipe.as_ref().map_or(-1, |pipe| pipe.as_raw_fd());
+                    check(sd, "set_logfd", sys::tailscale_set_logfd(sd, fd))?;
+                    // Go owns the write end now.
+                    let _ = log_pipe.map(IntoRawFd::into_raw_fd);
                     check(sd, "start", sys::tailscale_start(sd))?;
                 }
                 loopback(sd)
@@ -410,6 +415,27 @@ impl Node {
             Err(TailnetError::Closed)
         } else {
             Ok(())
+        }
+    }
+}
+
+/// A node dropped without [`Node::close`] (an error path, a panic) still leaves the tailnet
+/// and releases Go's resources. `tailscale_close` blocks while Go shuts the node down, so
+/// it runs on a thread of its own rather than in whatever context dropped the node.
+impl Drop for Node {
+    fn drop(&mut self) {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        self.shutdown.send_replace(true);
+        let sd = self.sd;
+        let closing = std::thread::Builder::new()
+            .name("tailscale-close".into())
+            // SAFETY: sd came from tailscale_new and, `closed` having been false, was
+            // never closed; nothing else can use it once the Node is gone.
+            .spawn(move || unsafe { sys::tailscale_close(sd) });
+        if let Err(e) = closing {
+            tracing::warn!(target: "libations::tailnet", "could not close the tailnet node: {e}");
         }
     }
 }

@@ -5,12 +5,16 @@
 
 mod assets;
 mod cached;
+mod gate;
 mod glass;
+pub mod host;
 mod pages;
 mod site;
 
 pub use assets::Assets;
 pub use cached::{Cached, Effort, content_hash};
+pub use gate::{GateError, SearchGate};
+pub use host::AllowedHosts;
 pub use site::{Site, SiteError};
 
 use crate::metrics::Metrics;
@@ -19,7 +23,7 @@ use arc_swap::ArcSwap;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{FromRef, Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde::Deserialize;
@@ -37,6 +41,7 @@ pub struct AppState {
     pub assets: Arc<Assets>,
     pub metrics: Arc<Metrics>,
     pub limits: RequestLimits,
+    pub searches: SearchGate,
 }
 
 /// Bounds on a single request that the router enforces (the connection layer enforces
@@ -45,6 +50,8 @@ pub struct AppState {
 pub struct RequestLimits {
     pub max_uri_bytes: usize,
     pub max_body_bytes: usize,
+    /// How long a client may take to send a request body it announced.
+    pub body_timeout: std::time::Duration,
 }
 
 impl Default for RequestLimits {
@@ -52,6 +59,7 @@ impl Default for RequestLimits {
         RequestLimits {
             max_uri_bytes: 8192,
             max_body_bytes: 1024,
+            body_timeout: std::time::Duration::from_secs(10),
         }
     }
 }
@@ -68,6 +76,12 @@ impl FromRef<AppState> for Arc<Metrics> {
     }
 }
 
+impl FromRef<AppState> for SearchGate {
+    fn from_ref(state: &AppState) -> SearchGate {
+        state.searches.clone()
+    }
+}
+
 impl FromRef<AppState> for Arc<Assets> {
     fn from_ref(state: &AppState) -> Arc<Assets> {
         state.assets.clone()
@@ -78,6 +92,14 @@ impl FromRef<AppState> for Arc<Assets> {
 const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
     connect-src 'self'; manifest-src 'self'; worker-src 'self'; form-action 'self'; \
     frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
+
+/// `router` answering only requests for `allowed` hosts (see [`host`]).
+pub fn for_hosts(router: Router, allowed: AllowedHosts) -> Router {
+    router.layer(axum::middleware::from_fn_with_state(
+        Arc::new(allowed),
+        host::check,
+    ))
+}
 
 /// The application router, shared by every way of serving it.
 pub fn app(state: AppState) -> Router {
@@ -119,8 +141,27 @@ pub enum WebError {
     BadRequest(String),
     #[error("method not allowed")]
     MethodNotAllowed,
+    #[error("The server is busy with other searches. Try again in a moment.")]
+    Busy,
     #[error(transparent)]
     Internal(#[from] SiteError),
+    #[error(transparent)]
+    Task(tokio::task::JoinError),
+}
+
+impl From<GateError> for WebError {
+    fn from(e: GateError) -> WebError {
+        match e {
+            GateError::Busy => WebError::Busy,
+            GateError::Task(e) => WebError::Task(e),
+        }
+    }
+}
+
+impl From<crate::search::QueryError> for WebError {
+    fn from(e: crate::search::QueryError) -> WebError {
+        WebError::BadRequest(e.to_string())
+    }
 }
 
 impl WebError {
@@ -129,14 +170,17 @@ impl WebError {
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            WebError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            WebError::Internal(_) | WebError::Task(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
     /// What the visitor is told; internal details stay in the log.
     fn public_message(&self) -> String {
         match self {
-            WebError::Internal(_) => "Something went wrong on our side. Try again.".into(),
+            WebError::Internal(_) | WebError::Task(_) => {
+                "Something went wrong on our side. Try again.".into()
+            }
             WebError::MethodNotAllowed => "This address only answers GET and HEAD.".into(),
             other => other.to_string(),
         }
@@ -147,35 +191,47 @@ impl WebError {
             WebError::NotFound(_) => "Not found",
             WebError::BadRequest(_) => "Bad request",
             WebError::MethodNotAllowed => "Method not allowed",
-            WebError::Internal(_) => "Server error",
+            WebError::Busy => "Busy",
+            WebError::Internal(_) | WebError::Task(_) => "Server error",
         }
     }
 
     /// An HTML error page built with the site's header and footer.
     pub fn page(self, site: &Site) -> Response {
-        if let WebError::Internal(e) = &self {
-            tracing::error!(error = %e, "request failed");
-        }
+        self.log();
         let status = self.status();
         let body = site
             .render_error(self.title(), &self.public_message())
             .unwrap_or_else(|_| format!("{} {}", status.as_u16(), self.title()));
-        let mut response = (status, html(body)).into_response();
-        if status == StatusCode::METHOD_NOT_ALLOWED {
-            response
-                .headers_mut()
-                .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
-        }
-        response
+        self.with_headers((status, html(body)).into_response())
     }
 
     /// A JSON error for the API: `{"error": "…"}`.
     pub fn json(self) -> Response {
-        if let WebError::Internal(e) = &self {
-            tracing::error!(error = %e, "request failed");
-        }
+        self.log();
         let body = serde_json::json!({ "error": self.public_message() });
-        (self.status(), axum::Json(body)).into_response()
+        self.with_headers((self.status(), axum::Json(body)).into_response())
+    }
+
+    fn log(&self) {
+        if matches!(self, WebError::Internal(_) | WebError::Task(_)) {
+            tracing::error!(error = %self, "request failed");
+        }
+    }
+
+    /// Headers the status calls for: what is allowed after a 405, when to retry a 503.
+    fn with_headers(&self, mut response: Response) -> Response {
+        let headers = response.headers_mut();
+        match self {
+            WebError::MethodNotAllowed => {
+                headers.insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+            }
+            WebError::Busy => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            _ => {}
+        }
+        response
     }
 }
 
@@ -190,10 +246,14 @@ fn html(body: String) -> ([(header::HeaderName, &'static str); 2], String) {
 }
 
 /// A per-request body, compressed cheaply and with an ETag of its own.
+/// Marked [`crate::serve::PerRequest`]: its bytes are this request's own, counted against
+/// the budget for unsent answers while a slow client holds them.
 fn dynamic(body: impl Into<bytes::Bytes>, content_type: &str, request: &HeaderMap) -> Response {
     let cached = Cached::new(body, content_type, site::HTML_CACHE);
     cached.compress_for(request, Effort::Fast);
-    cached.respond(request)
+    let mut response = cached.respond(request);
+    response.extensions_mut().insert(crate::serve::PerRequest);
+    response
 }
 
 #[derive(Debug, Deserialize)]
@@ -210,6 +270,7 @@ fn query_text(params: Result<Query<SearchParams>, QueryRejection>) -> Result<Str
 
 async fn index(
     State(site): State<Arc<Site>>,
+    State(searches): State<SearchGate>,
     params: Result<Query<SearchParams>, QueryRejection>,
     headers: HeaderMap,
 ) -> Response {
@@ -220,9 +281,20 @@ async fn index(
     if q.trim().is_empty() {
         return site.list_page().respond(&headers);
     }
-    match site.render_search(&q) {
-        Ok(body) => dynamic(body, "text/html; charset=utf-8", &headers),
-        Err(e) => WebError::from(e).page(&site),
+    let query = match crate::search::Query::parse_bounded(&q) {
+        Ok(query) => query,
+        Err(e) => return WebError::from(e).page(&site),
+    };
+    let searching = site.clone();
+    let answer = searches
+        .run(move || {
+            let body = searching.render_search(&q, query)?;
+            Ok::<_, WebError>(dynamic(body, "text/html; charset=utf-8", &headers))
+        })
+        .await;
+    match answer.map_err(WebError::from).and_then(|answer| answer) {
+        Ok(response) => response,
+        Err(e) => e.page(&site),
     }
 }
 
@@ -296,6 +368,7 @@ async fn recipe_page(
 
 async fn api_list(
     State(site): State<Arc<Site>>,
+    State(searches): State<SearchGate>,
     params: Result<Query<SearchParams>, QueryRejection>,
     headers: HeaderMap,
 ) -> Response {
@@ -306,8 +379,14 @@ async fn api_list(
     if q.trim().is_empty() {
         return site.all_json().respond(&headers);
     }
-    let body = site.search_json(&crate::search::Query::parse(&q));
-    dynamic(body, "application/json", &headers)
+    let query = match crate::search::Query::parse_bounded(&q) {
+        Ok(query) => query,
+        Err(e) => return WebError::from(e).json(),
+    };
+    let answer = searches
+        .run(move || dynamic(site.search_json(&query), "application/json", &headers))
+        .await;
+    answer.unwrap_or_else(|e| WebError::from(e).json())
 }
 
 async fn api_recipe(
@@ -395,14 +474,27 @@ async fn guard(
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limits.max_body_bytes as u64) {
+    let chunked = request.headers().contains_key(header::TRANSFER_ENCODING);
+    // GET and HEAD carry no body: refuse one at once instead of waiting for it (a client
+    // that announces five bytes and never sends them would otherwise hold the request).
+    let bodiless = matches!(*request.method(), Method::GET | Method::HEAD);
+    if (bodiless && (chunked || declared.is_some_and(|n| n > 0)))
+        || declared.is_some_and(|n| n > limits.max_body_bytes as u64)
+    {
         return plain(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large.\n");
     }
-    // A chunked body has no declared length: read it, up to the limit.
+    // Any other body is read whole, up to the limit and within the body timeout.
     let (parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, limits.max_body_bytes).await {
-        Ok(bytes) => bytes,
-        Err(_) => return plain(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large.\n"),
+    let read = axum::body::to_bytes(body, limits.max_body_bytes);
+    let bytes = match tokio::time::timeout(limits.body_timeout, read).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(_)) => return plain(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large.\n"),
+        Err(_) => {
+            return plain(
+                StatusCode::REQUEST_TIMEOUT,
+                "Request body not sent in time.\n",
+            );
+        }
     };
     next.run(axum::extract::Request::from_parts(
         parts,

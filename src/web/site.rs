@@ -189,8 +189,7 @@ impl Site {
     }
 
     /// The list page for a search (rendered per request: queries are endless).
-    pub fn render_search(&self, q: &str) -> Result<String, SiteError> {
-        let query = Query::parse(q);
+    pub fn render_search(&self, q: &str, query: Query) -> Result<String, SiteError> {
         let hits = self.search(&query);
         ListPage {
             urls: &self.urls,

@@ -43,3 +43,21 @@ test("a term matches only where a word starts", () => {
   assert.equal(S.startsAWord("baaa aa", "aa"), true);
   assert.equal(S.startsAWord("x-gin", "gin"), true);
 });
+
+test("limits table: identical terms count once, too many or too long is refused", () => {
+  const limits = table.limits;
+  assert.equal(S.MAX_TERMS, limits.max_terms);
+  assert.equal(S.MAX_TERM_CHARS, limits.max_term_chars);
+  for (const c of limits.cases) {
+    const query = c.repeat ? c.repeat[0].repeat(c.repeat[1]) : c.query;
+    const terms = S.parse(query);
+    const refused = S.refusal(terms);
+    const shown = JSON.stringify(query.slice(0, 40));
+    if (c.error !== undefined) {
+      assert.equal(refused, c.error, shown);
+    } else {
+      assert.equal(refused, null, shown);
+      assert.equal(terms.filter((t) => !t.device).length, c.terms, shown);
+    }
+  }
+});

@@ -3,26 +3,34 @@
 //! Where streams come from is not this module's business: `--local` feeds it TCP
 //! connections, the tailnet feeds it TLS streams from the embedded node. Every connection is
 //! tracked so that shutdown can stop accepting, let in-flight requests finish, and give up
-//! after a deadline.
+//! after a deadline; every connection is held to deadlines for progress ([`watch`]).
 
 use crate::metrics::Metrics;
 use axum::Router;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use hyper_util::service::TowerToHyperService;
+use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+mod watch;
+
+pub use watch::{Budget, Deadlines, Expired, PerRequest};
+
 /// Edge limits, in the spirit of Envoy's edge-proxy advice: bound everything a client can
 /// make us hold (time, memory, connections, streams).
 #[derive(Debug, Clone)]
 pub struct Limits {
-    /// How long a client may take to send its request headers (slowloris guard).
+    /// From accept until the first request head is complete (TLS handshake included), and
+    /// the longest a keep-alive connection may sit idle between requests.
     pub header_read_timeout: Duration,
+    /// How long a response may make no progress before the connection is closed.
+    pub write_timeout: Duration,
     /// Open connections beyond this are closed as soon as they are accepted.
     pub max_connections: usize,
     /// Largest request head (request line + headers); beyond it: 431.
@@ -32,19 +40,34 @@ pub struct Limits {
     /// HTTP/2 flow-control windows: per stream and per connection.
     pub h2_stream_window: u32,
     pub h2_connection_window: u32,
+    /// Answer bytes waiting to be sent: per connection, and for all connections together.
+    pub max_unsent_bytes_per_connection: usize,
+    pub max_unsent_bytes: usize,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
             header_read_timeout: Duration::from_secs(10),
+            write_timeout: Duration::from_secs(20),
             max_connections: 1024,
             max_header_bytes: 16 * 1024,
-            h2_max_streams: 100,
+            h2_max_streams: 32,
             h2_stream_window: 64 * 1024,
             h2_connection_window: 1024 * 1024,
+            max_unsent_bytes_per_connection: 4 << 20,
+            max_unsent_bytes: 128 << 20,
         }
     }
+}
+
+/// Which protocol to speak on a connection: known from TLS's ALPN, or read from the first
+/// bytes (plain TCP, where a client may open with the HTTP/2 preface).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    Sniff,
+    Http1,
+    Http2,
 }
 
 /// Serves HTTP/1.1 and HTTP/2 on any stream handed to it, and drains them on shutdown.
@@ -56,15 +79,21 @@ pub struct Connections {
     stopping: CancellationToken,
     limits: Limits,
     metrics: Arc<Metrics>,
+    /// Connections admitted and not yet closed, on this listener. Shedding reads this, not
+    /// the metrics gauge, which every listener shares.
+    admitted: Arc<AtomicUsize>,
+    budget: Arc<Budget>,
 }
 
 impl Connections {
-    /// `stopping` starts shutdown for every listener sharing it when cancelled.
+    /// `stopping` starts shutdown for every listener sharing it when cancelled; `budget` is
+    /// shared by every listener of the process.
     pub fn new(
         app: Router,
         limits: Limits,
         metrics: Arc<Metrics>,
         stopping: CancellationToken,
+        budget: Arc<Budget>,
     ) -> Connections {
         let mut builder = auto::Builder::new(TokioExecutor::new());
         builder
@@ -88,6 +117,8 @@ impl Connections {
             stopping,
             limits,
             metrics,
+            admitted: Arc::new(AtomicUsize::new(0)),
+            budget,
         }
     }
 
@@ -101,11 +132,11 @@ impl Connections {
     where
         I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        self.spawn(async move { Some(io) });
+        self.spawn(async move { Some((io, Protocol::Sniff)) });
     }
 
-    /// Like [`Connections::serve`], after a TLS handshake that must finish within the
-    /// header timeout (a stalled handshake is a slowloris too).
+    /// Like [`Connections::serve`], after a TLS handshake; the protocol is the one ALPN
+    /// chose (HTTP/1.1 without ALPN). The handshake counts against the header timeout.
     #[cfg(feature = "tailnet")]
     pub fn serve_tls<I>(&self, io: I, acceptor: tokio_rustls::TlsAcceptor)
     where
@@ -114,7 +145,13 @@ impl Connections {
         let timeout = self.limits.header_read_timeout;
         self.spawn(async move {
             match tokio::time::timeout(timeout, acceptor.accept(io)).await {
-                Ok(Ok(tls)) => Some(tls),
+                Ok(Ok(tls)) => {
+                    let protocol = match tls.get_ref().1.alpn_protocol() {
+                        Some(b"h2") => Protocol::Http2,
+                        _ => Protocol::Http1,
+                    };
+                    Some((tls, protocol))
+                }
                 Ok(Err(e)) => {
                     tracing::debug!(error = %e, "TLS handshake failed");
                     None
@@ -127,26 +164,56 @@ impl Connections {
         });
     }
 
-    /// Admits a connection (or sheds it at the limit) and serves what `ready` yields.
+    /// Admits a connection (or sheds it at the limit) and serves what `ready` yields, until
+    /// it closes, a progress deadline passes, or shutdown ends it.
     fn spawn<I, F>(&self, ready: F)
     where
         I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-        F: std::future::Future<Output = Option<I>> + Send + 'static,
+        F: Future<Output = Option<(I, Protocol)>> + Send + 'static,
     {
         self.metrics.connections_accepted.inc();
-        // Shedding is a close without reading a byte: the cheapest answer there is.
-        if self.metrics.connections_open.get() >= self.limits.max_connections as i64 {
+        let Some(admitted) = Admitted::new(&self.admitted, self.limits.max_connections) else {
+            // Shedding is a close without reading a byte: the cheapest answer there is.
             self.metrics.connections_shed.inc();
             return;
-        }
-        let service = TowerToHyperService::new(self.app.clone());
-        let builder = self.builder.clone();
-        let stopping = self.stopping.clone();
+        };
         let open = OpenGuard::new(self.metrics.clone());
+        let progress = Arc::new(watch::Progress::new(Instant::now()));
+        let deadlines = Deadlines {
+            header: self.limits.header_read_timeout,
+            write: self.limits.write_timeout,
+        };
+        let dispatch = watch::Dispatch {
+            app: self.app.clone(),
+            progress: progress.clone(),
+            budget: self.budget.clone(),
+        };
+        let (builder, stopping, metrics) = (
+            self.builder.clone(),
+            self.stopping.clone(),
+            self.metrics.clone(),
+        );
         self.tracker.spawn(async move {
-            let _open = open;
-            let Some(io) = ready.await else { return };
-            let conn = builder.serve_connection_with_upgrades(TokioIo::new(io), service);
+            let _held = (admitted, open);
+            let watchdog = watch::watchdog(progress.clone(), deadlines);
+            tokio::pin!(watchdog);
+            let (io, protocol) = tokio::select! {
+                ready = ready => match ready {
+                    Some(ready) => ready,
+                    None => return,
+                },
+                expired = &mut watchdog => {
+                    metrics.connection_expired(expired.label());
+                    return;
+                }
+            };
+            let io = TokioIo::new(watch::Watched::new(io, progress));
+            let builder = match protocol {
+                Protocol::Sniff => (*builder).clone(),
+                Protocol::Http1 => (*builder).clone().http1_only(),
+                Protocol::Http2 => (*builder).clone().http2_only(),
+            };
+            let conn = builder.serve_connection(io, dispatch);
             tokio::pin!(conn);
             tokio::select! {
                 result = conn.as_mut() => {
@@ -154,10 +221,18 @@ impl Connections {
                         tracing::debug!(error = %e, "connection ended with an error");
                     }
                 }
+                expired = &mut watchdog => {
+                    // Dropping the connection closes it (HTTP/2 streams with it).
+                    tracing::debug!(reason = expired.label(), "closing a connection that made no progress");
+                    metrics.connection_expired(expired.label());
+                }
                 () = stopping.cancelled() => {
                     conn.as_mut().graceful_shutdown();
-                    if let Err(e) = conn.await {
-                        tracing::debug!(error = %e, "connection ended with an error while draining");
+                    tokio::select! {
+                        result = conn.as_mut() => if let Err(e) = result {
+                            tracing::debug!(error = %e, "connection ended with an error while draining");
+                        },
+                        expired = &mut watchdog => metrics.connection_expired(expired.label()),
                     }
                 }
             }
@@ -176,7 +251,28 @@ impl Connections {
     }
 }
 
-/// Counts a connection as open for as long as it lives.
+/// One admitted connection on a listener, counted until it closes.
+struct Admitted(Arc<AtomicUsize>);
+
+impl Admitted {
+    /// Counts one more connection, or `None` when `limit` are already open.
+    fn new(count: &Arc<AtomicUsize>, limit: usize) -> Option<Admitted> {
+        count
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < limit).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Admitted(count.clone()))
+    }
+}
+
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Counts a connection as open (for the metrics) for as long as it lives.
 struct OpenGuard(Arc<Metrics>);
 
 impl OpenGuard {

@@ -1,0 +1,103 @@
+//! Searches run off the async workers, a few at a time.
+//!
+//! A search scans every recipe and its answer is rendered and compressed per request: for a
+//! large collection that is milliseconds of CPU. On the async workers a handful of those at
+//! once would stall every other connection (pages, assets, health checks), so they run on
+//! the blocking pool instead, at most one per core. A bounded number more may wait; beyond
+//! that the server is saturated and says so at once (503 with `Retry-After`) rather than
+//! queueing without end.
+
+use std::sync::Arc;
+use tokio::sync::Semaphore;
+
+/// Why a search could not be run.
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    #[error("too many searches are running; try again in a moment")]
+    Busy,
+    #[error("a search task failed: {0}")]
+    Task(#[from] tokio::task::JoinError),
+}
+
+/// Admission for CPU-heavy request work.
+#[derive(Debug, Clone)]
+pub struct SearchGate {
+    /// Running plus waiting; a request that finds none left is shed.
+    admitted: Arc<Semaphore>,
+    /// Running at once.
+    running: Arc<Semaphore>,
+}
+
+impl SearchGate {
+    /// `running` searches at once, and up to `waiting` more queued behind them.
+    pub fn new(running: usize, waiting: usize) -> SearchGate {
+        let running = running.max(1);
+        SearchGate {
+            admitted: Arc::new(Semaphore::new(running + waiting)),
+            running: Arc::new(Semaphore::new(running)),
+        }
+    }
+
+    /// One search per core, and 64 waiting.
+    pub fn for_this_machine() -> SearchGate {
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        SearchGate::new(cores, 64)
+    }
+
+    /// Runs `work` on the blocking pool once a slot is free, or refuses at once when the
+    /// queue is full.
+    pub async fn run<T, F>(&self, work: F) -> Result<T, GateError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        let Ok(_admitted) = self.admitted.clone().try_acquire_owned() else {
+            return Err(GateError::Busy);
+        };
+        // The semaphore is never closed, so acquiring can only fail if it were.
+        let Ok(_running) = self.running.clone().acquire_owned().await else {
+            return Err(GateError::Busy);
+        };
+        Ok(tokio::task::spawn_blocking(work).await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn runs_a_few_at_once_and_sheds_beyond_the_queue() {
+        let gate = SearchGate::new(2, 3);
+        let now = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let wait = Arc::new(std::sync::Mutex::new(wait));
+        let mut tasks = Vec::new();
+        for _ in 0..5 {
+            let (gate, now, most, wait) = (gate.clone(), now.clone(), most.clone(), wait.clone());
+            tasks.push(tokio::spawn(async move {
+                gate.run(move || {
+                    let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(n, Ordering::SeqCst);
+                    let _ = wait.lock().map(|w| w.recv());
+                    now.fetch_sub(1, Ordering::SeqCst);
+                })
+                .await
+            }));
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        // Two run, three wait: a sixth is refused.
+        assert!(matches!(gate.run(|| ()).await, Err(GateError::Busy)));
+        for _ in 0..5 {
+            release.send(()).expect("a search is waiting");
+        }
+        for task in tasks {
+            task.await.expect("join").expect("admitted");
+        }
+        assert_eq!(most.load(Ordering::SeqCst), 2);
+        assert!(gate.run(|| 7).await.is_ok_and(|n| n == 7));
+    }
+}
