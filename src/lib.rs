@@ -305,7 +305,8 @@ async fn serve_tailnet(
     };
     let state_dir = state_dir(t.state_dir.as_deref())?;
     // Before the node starts: with the Go version's state copied in, it is the same machine.
-    tailnet::adopt::adopt_go_state(&state_dir).map_err(tailnet::TailnetError::from)?;
+    tailnet::adopt::adopt_go_state(&state_dir, &args.hostname)
+        .map_err(tailnet::TailnetError::from)?;
     let server = tailnet::serve::TailnetServer {
         node: tailnet::NodeConfig {
             hostname: args.hostname.clone(),

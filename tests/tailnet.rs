@@ -586,6 +586,12 @@ async fn the_go_originals_node_is_adopted_as_the_same_machine() {
         "{adopted}"
     );
     assert!(adopted.contains("tailscaled.state"), "{adopted}");
+    // The node's name is read from the state the Go side wrote: only a node of our name is
+    // taken over.
+    assert!(
+        adopted.contains("adopted the Go version's tailnet node \"libations\": copied"),
+        "{adopted}"
+    );
     assert!(ours.join("tailscaled.state").is_file());
 
     // The control server sees one machine named libations: the original's node key and IPs.

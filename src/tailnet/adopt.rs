@@ -8,15 +8,19 @@
 //! still holds the name `libations`, it would be `libations-1`, at another URL.
 //!
 //! So on a start with no state of our own, the first of those directories that holds a node
-//! is copied into our state directory, and the node comes back as the same machine (name,
-//! addresses, certificate) without an auth key. It is a copy: the original directory is
-//! only read, so going back to the Go version still works.
+//! of our `--hostname` is copied into our state directory, and the node comes back as the
+//! same machine (name, addresses, certificate) without an auth key. It is a copy: the
+//! original directory is only read, so going back to the Go version still works. A node
+//! saved under another name is left alone (with a warning saying how to take it over): a
+//! second instance with its own name must not become a copy of the first.
 
 use std::ffi::OsString;
 use std::fs::{self, DirBuilder, File};
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
 
 /// The file in which tsnet keeps the node's keys and login; its presence means "a node".
 pub const STATE_FILE: &str = "tailscaled.state";
@@ -46,10 +50,25 @@ pub struct AdoptError {
     source: io::Error,
 }
 
-/// What [`adopt`] did.
+/// What [`adopt`] found and did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// We have a node of our own, or there is no Go version's node anywhere.
+    Nothing,
+    Adopted(Adopted),
+    /// The Go version's node is saved under another name than ours: left alone.
+    OtherName {
+        from: PathBuf,
+        name: String,
+    },
+}
+
+/// A node copied in.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Adopted {
     pub from: PathBuf,
+    /// The node's name as saved in its state; `None` when it could not be read.
+    pub name: Option<String>,
     /// Files copied, relative to `from`, the state file last.
     pub files: Vec<PathBuf>,
     /// Entries that are neither files nor directories (symbolic links, sockets), left out.
@@ -77,17 +96,34 @@ pub fn candidates(state_dir: &Path, env: impl Fn(&str) -> Option<OsString>) -> V
     unique
 }
 
-/// Copies the first candidate holding a node into `state_dir`, if `state_dir` holds none.
-/// Returns `None` when there was nothing to do.
-pub fn adopt(state_dir: &Path, candidates: &[PathBuf]) -> Result<Option<Adopted>, AdoptError> {
+/// Copies the first candidate holding a node named `hostname` (or whose name cannot be
+/// read) into `state_dir`, if `state_dir` holds no node yet.
+pub fn adopt(
+    state_dir: &Path,
+    candidates: &[PathBuf],
+    hostname: &str,
+) -> Result<Outcome, AdoptError> {
     if state_dir.join(STATE_FILE).exists() {
-        return Ok(None);
+        return Ok(Outcome::Nothing);
     }
-    let Some(from) = candidates
+    let found: Vec<(&PathBuf, Option<String>)> = candidates
         .iter()
-        .find(|dir| dir.join(STATE_FILE).is_file() && !state_dir.starts_with(dir))
-    else {
-        return Ok(None);
+        .filter(|dir| dir.join(STATE_FILE).is_file() && !state_dir.starts_with(dir))
+        .map(|dir| (dir, node_name(&dir.join(STATE_FILE))))
+        .collect();
+    let ours = |name: &Option<String>| {
+        name.as_deref()
+            .is_none_or(|n| n.eq_ignore_ascii_case(hostname))
+    };
+    let chosen = found.iter().find(|(_, name)| ours(name));
+    let Some((from, name)) = chosen.map(|(from, name)| (*from, name.clone())) else {
+        return Ok(match found.into_iter().next() {
+            Some((from, Some(name))) => Outcome::OtherName {
+                from: from.clone(),
+                name,
+            },
+            _ => Outcome::Nothing,
+        });
     };
     let fail = |path: &Path, source| AdoptError {
         from: from.clone(),
@@ -103,27 +139,48 @@ pub fn adopt(state_dir: &Path, candidates: &[PathBuf]) -> Result<Option<Adopted>
     copy_file(&from.join(STATE_FILE), &temp).map_err(|(p, e)| fail(&p, e))?;
     fs::rename(&temp, state_dir.join(STATE_FILE)).map_err(|e| fail(&temp, e))?;
     copied.files.push(PathBuf::from(STATE_FILE));
-    Ok(Some(Adopted {
+    Ok(Outcome::Adopted(Adopted {
         from: from.clone(),
+        name,
         files: copied.files,
         skipped: copied.skipped,
     }))
 }
 
+/// The node's name saved in a tsnet state file: a JSON object of base64 values, in which
+/// `_current-profile` names the key holding the node's preferences (with `Hostname`).
+fn node_name(state_file: &Path) -> Option<String> {
+    let text = fs::read(state_file).ok()?;
+    let keys: std::collections::HashMap<String, serde_json::Value> =
+        serde_json::from_slice(&text).ok()?;
+    let decode = |key: &str| {
+        let value = keys.get(key)?.as_str()?;
+        base64::engine::general_purpose::STANDARD.decode(value).ok()
+    };
+    let profile = String::from_utf8(decode("_current-profile")?).ok()?;
+    let prefs: serde_json::Value = serde_json::from_slice(&decode(&profile)?).ok()?;
+    let name = prefs.get("Hostname")?.as_str()?;
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
 /// [`adopt`] for the real environment, logging exactly what was done.
-pub fn adopt_go_state(state_dir: &Path) -> Result<Option<Adopted>, AdoptError> {
+pub fn adopt_go_state(state_dir: &Path, hostname: &str) -> Result<Outcome, AdoptError> {
     let dirs = candidates(state_dir, |name| std::env::var_os(name));
-    let adopted = adopt(state_dir, &dirs)?;
-    match &adopted {
-        Some(a) => {
+    let outcome = adopt(state_dir, &dirs, hostname)?;
+    match &outcome {
+        Outcome::Adopted(a) => {
             let files: Vec<String> = a.files.iter().map(|f| f.display().to_string()).collect();
+            let name = match &a.name {
+                Some(name) => format!("{name:?}"),
+                None => "(its saved name could not be read)".to_owned(),
+            };
             tracing::info!(
                 target: "libations::tailnet",
                 from = %a.from.display(),
                 to = %state_dir.display(),
-                "adopted the Go version's tailnet node: copied {} file(s) ({}) from {} into {}; \
-                 {} is left as it was (delete it once you keep this version; never run both \
-                 at once, they would be one machine)",
+                "adopted the Go version's tailnet node {name}: copied {} file(s) ({}) from {} \
+                 into {}; {} is left as it was (delete it once you keep this version; never run \
+                 both at once, they would be one machine)",
                 a.files.len(),
                 files.join(", "),
                 a.from.display(),
@@ -141,14 +198,21 @@ pub fn adopt_go_state(state_dir: &Path) -> Result<Option<Adopted>, AdoptError> {
                 );
             }
         }
-        None if !state_dir.join(STATE_FILE).exists() => tracing::debug!(
+        Outcome::OtherName { from, name } => tracing::warn!(
+            target: "libations::tailnet",
+            "the Go version's tailnet node in {} is named {name:?}, not {hostname:?}: it is \
+             not taken over, and this starts as a new machine. To be that machine, start once \
+             with --hostname {name} (and rename it afterwards if you like)",
+            from.display()
+        ),
+        Outcome::Nothing if !state_dir.join(STATE_FILE).exists() => tracing::debug!(
             target: "libations::tailnet",
             "no state of our own and no Go version's state in any of: {}",
             dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
         ),
-        None => {}
+        Outcome::Nothing => {}
     }
-    Ok(adopted)
+    Ok(outcome)
 }
 
 type CopyResult = Result<(), (PathBuf, io::Error)>;
@@ -273,8 +337,12 @@ mod tests {
         fs::create_dir_all(&empty).unwrap();
         let ours = tmp.path().join("state");
 
-        let adopted = adopt(&ours, &[empty, go.clone()]).unwrap().unwrap();
+        let Outcome::Adopted(adopted) = adopt(&ours, &[empty, go.clone()], "libations").unwrap()
+        else {
+            panic!("not adopted")
+        };
         assert_eq!(adopted.from, go);
+        assert_eq!(adopted.name, None, "this state file holds no name");
         assert_eq!(
             adopted.files,
             [
@@ -304,7 +372,7 @@ mod tests {
 
         // Once we have a node of our own, nothing is copied again.
         write(&go.join(STATE_FILE), "newer", 0o600);
-        assert_eq!(adopt(&ours, &[go]).unwrap(), None);
+        assert_eq!(adopt(&ours, &[go], "libations").unwrap(), Outcome::Nothing);
         assert_eq!(
             fs::read_to_string(ours.join(STATE_FILE)).unwrap(),
             "{\"keys\": 1}"
@@ -318,7 +386,9 @@ mod tests {
         let go = ours.join(GO_DIR);
         write(&go.join(STATE_FILE), "node", 0o600);
         let c = candidates(&ours, env(&[]));
-        let adopted = adopt(&ours, &c).unwrap().unwrap();
+        let Outcome::Adopted(adopted) = adopt(&ours, &c, "libations").unwrap() else {
+            panic!("not adopted")
+        };
         assert_eq!(adopted.from, go);
         assert_eq!(fs::read_to_string(ours.join(STATE_FILE)).unwrap(), "node");
         assert_eq!(fs::read_to_string(go.join(STATE_FILE)).unwrap(), "node");
@@ -328,16 +398,23 @@ mod tests {
     fn nothing_to_adopt_and_unreadable_state_is_an_error_naming_it() {
         let tmp = tempfile::tempdir().unwrap();
         let ours = tmp.path().join("state");
-        assert_eq!(adopt(&ours, &[tmp.path().join("none")]).unwrap(), None);
+        assert_eq!(
+            adopt(&ours, &[tmp.path().join("none")], "libations").unwrap(),
+            Outcome::Nothing
+        );
         assert!(!ours.exists());
         // A state directory we cannot create: the error names both directories.
         let go = tmp.path().join("go");
         write(&go.join(STATE_FILE), "node", 0o600);
         let blocked = tmp.path().join("file");
         fs::write(&blocked, "x").unwrap();
-        let err = adopt(&blocked.join("state"), std::slice::from_ref(&go))
-            .unwrap_err()
-            .to_string();
+        let err = adopt(
+            &blocked.join("state"),
+            std::slice::from_ref(&go),
+            "libations",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             err.contains(&format!(
                 "found the Go version's tailnet state in {}",
@@ -346,5 +423,52 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("copy the files yourself"), "{err}");
+    }
+
+    /// A state file laid out as tsnet writes it (checked against one a real node wrote).
+    fn tsnet_state(hostname: &str) -> String {
+        let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+        let prefs = format!(r#"{{"ControlURL": "http://127.0.0.1:1", "Hostname": "{hostname}"}}"#);
+        format!(
+            r#"{{"_current-profile": "{}", "_machinekey": "{}", "profile-aafd": "{}"}}"#,
+            b64("profile-aafd"),
+            b64("privkey:00"),
+            b64(&prefs)
+        )
+    }
+
+    #[test]
+    fn only_a_node_of_our_name_is_taken_over() {
+        let tmp = tempfile::tempdir().unwrap();
+        let go = tmp.path().join("go");
+        write(&go.join(STATE_FILE), &tsnet_state("bar"), 0o600);
+        assert_eq!(node_name(&go.join(STATE_FILE)).as_deref(), Some("bar"));
+
+        // Another name: left alone, and said so.
+        let second = tmp.path().join("second");
+        let outcome = adopt(&second, std::slice::from_ref(&go), "libations").unwrap();
+        assert_eq!(
+            outcome,
+            Outcome::OtherName {
+                from: go.clone(),
+                name: "bar".into()
+            }
+        );
+        assert!(!second.exists());
+
+        // A later candidate with our name is taken instead.
+        let other = tmp.path().join("other");
+        write(&other.join(STATE_FILE), &tsnet_state("libations"), 0o600);
+        let Outcome::Adopted(a) =
+            adopt(&second, &[go.clone(), other.clone()], "libations").unwrap()
+        else {
+            panic!("not adopted")
+        };
+        assert_eq!((a.from, a.name.as_deref()), (other, Some("libations")));
+
+        // Names compare as DNS names do, whatever their case.
+        let third = tmp.path().join("third");
+        let outcome = adopt(&third, &[go], "BAR").unwrap();
+        assert!(matches!(outcome, Outcome::Adopted(_)), "{outcome:?}");
     }
 }
