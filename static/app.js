@@ -299,9 +299,34 @@
   // Names of the needs not on the shelf (a Set of keys).
   const missing = (need, shelf) => need.filter(([key]) => !shelf.has(key)).map(([, name]) => name);
 
+  // ---- Links in notes: keep in step with src/web/links.rs --------------------------------
+  // [text, isLink] pieces of `notes`, in order: http:// and https:// addresses that start a
+  // word, without a closing full stop, comma or bracket. Nothing else becomes a link.
+  const ADDRESS = /https?:\/\//giu;
+  const TRAILING = /[.,;:!?)\]'"]+$/u;
+  function noteParts(notes) {
+    const text = String(notes), parts = [];
+    let last = 0;
+    ADDRESS.lastIndex = 0;
+    for (let m = ADDRESS.exec(text); m !== null; m = ADDRESS.exec(text)) {
+      const at = m.index, prev = Array.from(text.slice(Math.max(0, at - 2), at)).pop();
+      if (prev !== undefined && WORD_CHAR.test(prev)) continue;
+      const space = text.slice(at).search(/\p{White_Space}/u);
+      const end = space === -1 ? text.length : at + space;
+      const address = text.slice(at, end).replace(TRAILING, "");
+      if (address.length <= m[0].length) { ADDRESS.lastIndex = end; continue; }
+      if (at > last) parts.push([text.slice(last, at), false]);
+      parts.push([address, true]);
+      last = at + address.length;
+      ADDRESS.lastIndex = last;
+    }
+    if (last < text.length) parts.push([text.slice(last), false]);
+    return parts;
+  }
+
   const api = {
     fold, parse, refusal, search, rank, doc, startsAWord, FIELDS, MAX_TERMS, MAX_TERM_CHARS,
-    amount, asWritten, ingredientKey, isOptional, isStaple, needs, missing,
+    amount, asWritten, ingredientKey, isOptional, isStaple, needs, missing, noteParts,
   };
   globalThis.Libations = api;
   globalThis.LibationsSearch = api;
@@ -472,6 +497,8 @@
       if (n === servings) a.setAttribute("aria-current", "true"); else a.removeAttribute("aria-current");
       a.href = recipeHref(id, units, n);
     }
+    const caption = root.querySelector(".ingredients caption");
+    if (caption) caption.textContent = "Ingredients" + (servings === 1 ? "" : ", for " + servings);
     const field = root.querySelector("input.servings");
     if (field && parseInt(field.value, 10) !== servings) field.value = String(servings);
     const hidden = root.querySelector("input[name=units]");
@@ -529,6 +556,23 @@
 
   const input = document.getElementById("q");
   const list = document.getElementById("recipes");
+
+  // Keys: `/` searches, `?` shows or hides the list of keys (templates/keys.html).
+  const keysToggle = document.getElementById("keys-toggle");
+  const keysBox = document.getElementById("keys");
+  const showKeys = (on) => {
+    if (!keysBox) return;
+    keysBox.hidden = !on;
+    keysToggle?.setAttribute("aria-expanded", String(on));
+  };
+  keysToggle?.addEventListener("click", () => showKeys(keysBox.hidden));
+  const typing = (target) => target instanceof Element && target.closest("input, textarea, select, [contenteditable]") !== null;
+  document.addEventListener("keydown", (event) => {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    if (event.key === "?") { event.preventDefault(); showKeys(keysBox?.hidden); }
+    else if (event.key === "/" && input) { event.preventDefault(); input.focus(); input.select(); }
+    else if (event.key === "Escape" && keysBox && !keysBox.hidden) { event.preventDefault(); showKeys(false); }
+  });
   if (!input || !list) return;
   const count = document.getElementById("count");
   const empty = document.getElementById("empty");
@@ -566,7 +610,10 @@
       .filter(([, v]) => v && v.length)
       .map(([k, v]) => el("div", null, el("dt", null, k), el("dd", null, v.join(", "))));
     parts.push(el("dl", { class: "facts" }, ...facts));
-    if (r.notes) parts.push(el("p", { class: "notes" }, r.notes));
+    if (r.notes) {
+      parts.push(el("p", { class: "notes" }, ...noteParts(r.notes).map(([text, link]) =>
+        link ? el("a", { href: text, rel: "noopener noreferrer" }, text) : text)));
+    }
     const tools = [];
     if (ingredients.length) {
       const chip = (attrs, text) => el("a", { class: "chip", href: "/recipes/" + r.id, ...attrs }, text);
@@ -625,14 +672,115 @@
     if (!link || !state || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     event.preventDefault();
     const li = link.parentElement;
+    // Enter on a row (a click without a pointer) takes the focus to the recipe beside it.
+    if (wide()) { if (li.dataset.id !== paneId || event.detail === 0) showInPane(li, { focus: event.detail === 0 }); return; }
     if (li === openRow) close(li); else open(li);
   });
 
   document.addEventListener("keydown", (event) => {
-    if (event.key !== "Escape" || !openRow || event.target === input) return;
-    const link = openRow.firstElementChild;
-    close(openRow);
-    link.focus();
+    if (event.key !== "Escape" || event.defaultPrevented || event.target === input) return;
+    if (openRow) {
+      const link = openRow.firstElementChild;
+      close(openRow);
+      link.focus();
+    } else if (paneId && wide()) {
+      event.preventDefault();
+      const row = closePane();
+      (row ? row.firstElementChild : input).focus();
+    }
+  });
+
+  // ↓ from the search box to the first result, ↓ ↑ from row to row, ↑ from the first back.
+  const shownRow = (li, step) => {
+    for (let at = li && li[step]; at; at = at[step]) if (!at.hidden) return at;
+    return null;
+  };
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "ArrowDown" && state) {
+      finish();
+      const first = list.firstElementChild && (list.firstElementChild.hidden ? shownRow(list.firstElementChild, "nextElementSibling") : list.firstElementChild);
+      if (first) { event.preventDefault(); first.firstElementChild.focus(); }
+    } else if (event.key === "Escape") {
+      if (input.value !== "") { event.preventDefault(); input.value = ""; apply(); }
+      else if (paneId && wide()) { event.preventDefault(); closePane(); }
+    }
+  });
+  list.addEventListener("keydown", (event) => {
+    const link = event.target.closest && event.target.closest("a.row");
+    if (!link || (event.key !== "ArrowDown" && event.key !== "ArrowUp") || event.altKey || event.ctrlKey || event.metaKey) return;
+    event.preventDefault();
+    finish();
+    const next = shownRow(link.parentElement, event.key === "ArrowDown" ? "nextElementSibling" : "previousElementSibling");
+    if (next) next.firstElementChild.focus();
+    else if (event.key === "ArrowUp") input.focus();
+  });
+
+  // ---- Wide screens: the opened recipe in the pane beside the list ----------------------
+  // The address follows it (/recipes/{id}), so back, forward and reload show the same.
+  const pane = document.getElementById("pane");
+  const panes = pane && pane.parentElement;
+  const wideScreen = matchMedia("(min-width: 48em)");
+  const wide = () => pane !== null && wideScreen.matches;
+  const hint = pane && (pane.querySelector(".pane-hint") ||
+    el("div", { class: "pane-hint" }, el("p", null, "Choose a recipe from the list: it opens here, and the list stays beside it.")));
+  let paneId = single ? single.querySelector(".recipe")?.dataset.id ?? null : null;
+  let currentRow = null;
+  const titleFor = (name) => (name ? name + " · " : "") + "Libations";
+
+  function markCurrent(id) {
+    if (currentRow) { currentRow.classList.remove("current"); currentRow.firstElementChild.removeAttribute("aria-current"); }
+    currentRow = id === null ? null : list.querySelector(':scope > li[data-id="' + CSS.escape(id) + '"]');
+    if (currentRow) { currentRow.classList.add("current"); currentRow.firstElementChild.setAttribute("aria-current", "page"); }
+  }
+
+  function showInPane(li, { push = true, focus = false } = {}) {
+    const recipe = state.byId.get(li.dataset.id);
+    if (!recipe) return;
+    if (openRow) close(openRow);
+    if (wake.button && pane.contains(wake.button)) release();
+    const heading = el("h1", { tabindex: "-1" }, li.querySelector("svg.glass").cloneNode(true), el("span", { class: "name" }, recipe.name));
+    const base = recipe.base && recipe.base.length ? el("p", { class: "base" }, recipe.base.join(", ")) : null;
+    const panel = body(recipe);
+    pane.replaceChildren(el("article", { class: "single" }, heading, base, panel));
+    panes.classList.add("has-recipe");
+    wakeToggle(panel);
+    paneId = li.dataset.id;
+    markCurrent(paneId);
+    pane.scrollTop = 0;
+    document.title = titleFor(recipe.name);
+    if (push) history.pushState(null, "", recipeHref(paneId, pageUnits ?? null, servings));
+    if (focus) heading.focus();
+    li.scrollIntoView({ block: "nearest" });
+  }
+
+  // Closes the pane; returns the row that was open.
+  function closePane({ push = true } = {}) {
+    const row = currentRow;
+    if (wake.button && pane.contains(wake.button)) release();
+    pane.replaceChildren(hint);
+    panes.classList.remove("has-recipe");
+    paneId = null;
+    markCurrent(null);
+    document.title = titleFor(input.value.trim());
+    if (push) history.pushState(null, "", "/" + (input.value.trim() ? "?q=" + encodeURIComponent(input.value) : ""));
+    return row;
+  }
+
+  addEventListener("popstate", () => {
+    if (!state || !pane) return;
+    const path = /^\/recipes\/(\d+)$/.exec(location.pathname);
+    const li = path && list.querySelector(':scope > li[data-id="' + path[1] + '"]');
+    if (li) showInPane(li, { push: false });
+    else if (paneId) closePane({ push: false });
+  });
+  // A recipe opened in its row moves to the pane when the window becomes wide.
+  wideScreen.addEventListener("change", () => {
+    if (wide() && openRow && state) {
+      const li = openRow;
+      close(li);
+      showInPane(li, { push: false });
+      history.replaceState(null, "", recipeHref(paneId, pageUnits ?? null, servings));
+    }
   });
 
   async function load() {
@@ -675,7 +823,12 @@
     onBarChange.push(() => { decorate(); apply(); });
     apply();
     const path = /^\/recipes\/(\d+)$/.exec(location.pathname);
-    if (path && byDom.has(path[1])) open(byDom.get(path[1]));
+    if (single && paneId) {
+      markCurrent(paneId);
+      currentRow?.scrollIntoView({ block: "center" });
+    } else if (path && byDom.has(path[1])) {
+      if (wide()) showInPane(byDom.get(path[1]), { push: false }); else open(byDom.get(path[1]));
+    }
   }
 
   // Shows the matches in order with as few DOM changes as possible: rows keep their place
@@ -929,7 +1082,7 @@
     clearTimeout(urlTimer);
     urlTimer = setTimeout(() => {
       const search = q.trim() === "" ? "" : "?q=" + encodeURIComponent(q);
-      if (location.search !== search) history.replaceState(null, "", "/" + search);
+      if (location.search !== search) history.replaceState(null, "", (paneId ? location.pathname : "/") + search);
     }, 400);
   }
 
@@ -950,7 +1103,8 @@
   document.addEventListener("keydown", (event) => {
     if (["PageDown", "End", "ArrowDown", " "].includes(event.key) && !event.target.closest("input, textarea, select")) finish();
   });
-  load().catch(() => {
+  // A recipe's own page on a phone shows only the recipe: the list is not needed there.
+  if (!single || wide()) load().catch(() => {
     // Search stays with the server (the form), rows stay links.
     state = null;
   });

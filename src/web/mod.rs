@@ -8,6 +8,7 @@ mod cached;
 mod gate;
 mod glass;
 pub mod host;
+mod links;
 mod pages;
 mod site;
 

@@ -3,6 +3,7 @@
 //! Rendering returns a `Result`, never a half page: a render error becomes a 500.
 
 use super::glass;
+pub use super::links::NotePart;
 use crate::ingredients::Ingredient as ShelfIngredient;
 use crate::recipes::{Ingredient, Recipe, Recipes};
 use crate::units::{self, Display, Unit};
@@ -66,6 +67,18 @@ pub struct ListPage<'a> {
     pub device: Vec<&'static str>,
 }
 
+/// The list without the page around it: the list page has it, and a recipe's page shows
+/// the whole list beside the recipe on a wide screen (rendered once, see `Site`).
+#[derive(Template)]
+#[template(path = "list_body.html")]
+pub struct ListBody<'a> {
+    pub urls: &'a Urls,
+    pub q: &'a str,
+    pub total: usize,
+    pub rows: Vec<Row<'a>>,
+    pub device: Vec<&'static str>,
+}
+
 #[derive(Template)]
 #[template(path = "recipe.html")]
 pub struct RecipePage<'a> {
@@ -75,6 +88,10 @@ pub struct RecipePage<'a> {
     pub r: &'a Recipe,
     pub icon: &'static str,
     pub amounts: Amounts<'a>,
+    /// The notes, their addresses as links.
+    pub notes: Vec<NotePart<'a>>,
+    /// The whole list ([`ListBody`], already escaped), shown beside the recipe when wide.
+    pub list: &'a str,
 }
 
 /// A recipe's ingredient lines as one reader asked to see them (`?units=oz&serves=4`),
@@ -276,6 +293,8 @@ mod tests {
             r,
             icon: glass::icon(&r.glass),
             amounts: Amounts::new(r, Display::default()),
+            notes: super::links::note_parts(&r.notes),
+            list: "<ol id=\"recipes\"></ol>",
         }
         .render()
         .unwrap()

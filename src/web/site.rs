@@ -3,7 +3,9 @@
 
 use super::assets::Assets;
 use super::cached::{Cached, Effort};
-use super::pages::{Amounts, ErrorPage, Footer, ListPage, RecipePage, Row, ShelfPage, Urls};
+use super::pages::{
+    Amounts, ErrorPage, Footer, ListBody, ListPage, RecipePage, Row, ShelfPage, Urls,
+};
 use crate::ingredients::{self, Ingredient};
 use crate::recipes::{Recipe, Recipes};
 use crate::search::{Index, Query};
@@ -34,6 +36,8 @@ pub struct Site {
     urls: Urls,
     footer: Footer,
     list_page: Cached,
+    /// The full list without the page around it, for recipe pages ([`ListBody`]).
+    list_body: String,
     all_json: Cached,
     shelf_page: Cached,
     ingredients_json: Cached,
@@ -77,10 +81,18 @@ impl Site {
             }
             .render()
             .map(|html| Cached::new(html, "text/html; charset=utf-8", HTML_CACHE));
+            let body = ListBody {
+                urls: &urls,
+                q: "",
+                total: recipes.len(),
+                rows: recipes.all().iter().map(Row::new).collect(),
+                device: Vec::new(),
+            }
+            .render();
             let (index, json) = joined(side);
-            (index, json, joined(shelf_job), page)
+            (index, json, joined(shelf_job), page.and_then(|p| Ok((p, body?))))
         });
-        let list_page = list_page.map_err(|source| SiteError::Render {
+        let (list_page, list_body) = list_page.map_err(|source| SiteError::Render {
             page: "recipe list",
             source,
         })?;
@@ -105,6 +117,7 @@ impl Site {
             urls,
             footer,
             list_page,
+            list_body,
             all_json,
             shelf_page,
             ingredients_json,
@@ -215,6 +228,8 @@ impl Site {
             r,
             icon: super::glass::icon(&r.glass),
             amounts: Amounts::new(r, display),
+            notes: super::links::note_parts(&r.notes),
+            list: &self.list_body,
         }
         .render()
         .map_err(|source| SiteError::Render {
