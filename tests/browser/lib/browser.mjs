@@ -24,6 +24,21 @@ export const PHONE = {
     "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
 };
 
+/** A tablet held upright, a laptop, a desktop monitor. */
+export const SIZES = [
+  { name: "tablet", width: 820, height: 1180, touch: true },
+  { name: "laptop", width: 1280, height: 800, touch: false },
+  { name: "desktop", width: 1920, height: 1080, touch: false },
+];
+
+/** A context of `size` (one of SIZES); `options` as for browser.newContext. */
+export async function wideContext(browser, size, options = {}) {
+  return browser.newContext({
+    viewport: { width: size.width, height: size.height },
+    deviceScaleFactor: 1, hasTouch: size.touch, isMobile: false, ...options,
+  });
+}
+
 /** The libations binary: $LIBATIONS_BIN, else the newer of the release and debug builds. */
 export function binary() {
   if (process.env.LIBATIONS_BIN) return process.env.LIBATIONS_BIN;

@@ -1,0 +1,334 @@
+// Tablets and laptops: the list and the opened recipe side by side, the address following
+// the recipe (back, forward, reload), no JavaScript needed for the two panes, every recipe
+// fitting in its pane, the keyboard from search to a recipe and back, links in notes.
+// Saves the tablet and laptop screenshots in docs/screenshots/.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT, SIZES, launch, settle, sharedData, startServer, watch, wideContext } from "./lib/browser.mjs";
+
+const SHOTS = ROOT + "docs/screenshots/";
+let browser;
+before(async () => { browser = await launch(); mkdirSync(SHOTS, { recursive: true }); });
+after(async () => { await browser?.close(); });
+
+const loaded = (page) => page.waitForSelector("#recipes a.row[aria-expanded]", { state: "attached" });
+
+/** Where the list and the pane are, and whether the page scrolls sideways. */
+function layout(page) {
+  return page.evaluate(() => {
+    const box = (el) => { const b = el.getBoundingClientRect(); return { left: b.left, right: b.right, top: b.top, bottom: b.bottom, width: b.width }; };
+    const pane = document.getElementById("pane");
+    // The row in the middle of the list's column, if that is where the list is.
+    const column = document.querySelector(".list-pane").getBoundingClientRect();
+    const barBottom = document.querySelector(".bar").getBoundingClientRect().bottom;
+    const firstRow = column.width > 0
+      ? document.elementFromPoint(column.left + column.width / 2, (barBottom + innerHeight) / 2)?.closest("#recipes > li > a.row") : null;
+    return {
+      path: location.pathname,
+      sideways: document.documentElement.scrollWidth > innerWidth,
+      width: innerWidth, height: innerHeight,
+      bar: box(document.querySelector(".bar")),
+      list: firstRow && getComputedStyle(document.querySelector(".list-pane")).display !== "none" ? box(firstRow) : null,
+      pane: getComputedStyle(pane).display !== "none" ? box(pane) : null,
+      paneScrolls: pane.scrollHeight > pane.clientHeight + 0.5,
+      name: pane.querySelector(".single .name")?.textContent ?? null,
+    };
+  });
+}
+
+/** Both panes on screen, side by side, nothing sideways. */
+function assertSideBySide(m, label) {
+  assert.equal(m.sideways, false, `${label}: no horizontal scroll`);
+  assert.ok(m.list, `${label}: the list is shown`);
+  assert.ok(m.pane, `${label}: the recipe pane is shown`);
+  assert.ok(m.list.right <= m.pane.left, `${label}: list left of the recipe`);
+  assert.ok(m.list.top >= m.bar.bottom && m.list.bottom <= m.height, `${label}: a row of the list is on screen`);
+  assert.ok(m.pane.top >= m.bar.bottom && m.pane.bottom <= m.height + 0.5, `${label}: the pane is on screen`);
+  assert.ok(m.pane.right <= m.width, `${label}: the pane is not cut off`);
+}
+
+for (const size of SIZES) {
+  test(`${size.width}×${size.height}: list and recipe side by side; the address follows; back, forward, reload`, async () => {
+    const server = await startServer();
+    const context = await wideContext(browser, size);
+    const watcher = await watch(context);
+    const page = await context.newPage();
+    try {
+      await page.goto(server.url("/"));
+      await loaded(page);
+      const recipes = await (await fetch(server.url("/api/recipes"))).json();
+      const rows = page.locator("#recipes > li > a.row");
+      await rows.nth(2).click();
+      await page.waitForFunction((name) => document.querySelector("#pane .single .name")?.textContent === name, recipes[2].name);
+      let m = await layout(page);
+      assertSideBySide(m, "opened");
+      assert.equal(m.path, `/recipes/${recipes[2].id}`);
+      assert.equal(await page.locator("#recipes > li.open").count(), 0, "not opened inside the list");
+      assert.equal(await page.title(), `${recipes[2].name} · Libations`);
+      // The pane stays in view while the list scrolls.
+      await page.mouse.wheel(0, 2000);
+      await settle(page);
+      assert.ok(await page.evaluate(() => scrollY > 0), "the list scrolled");
+      m = await layout(page);
+      assertSideBySide(m, "list scrolled");
+      assert.equal(m.name, recipes[2].name);
+      await page.evaluate(() => scrollTo(0, 0));
+
+      await rows.nth(4).click();
+      await page.waitForFunction((name) => document.querySelector("#pane .single .name")?.textContent === name, recipes[4].name);
+      assert.equal(new URL(page.url()).pathname, `/recipes/${recipes[4].id}`);
+      await page.goBack();
+      await page.waitForFunction((name) => document.querySelector("#pane .single .name")?.textContent === name, recipes[2].name);
+      assert.equal(new URL(page.url()).pathname, `/recipes/${recipes[2].id}`);
+      await page.goBack();
+      await page.waitForFunction(() => document.querySelector("#pane .single") === null);
+      assert.equal(new URL(page.url()).pathname, "/");
+      await page.goForward();
+      await page.waitForFunction((name) => document.querySelector("#pane .single .name")?.textContent === name, recipes[2].name);
+
+      // Reload: the server's recipe page, with the list beside it and the row marked.
+      await page.reload();
+      await loaded(page);
+      m = await layout(page);
+      assertSideBySide(m, "reloaded");
+      assert.equal(m.name, recipes[2].name);
+      assert.equal(await page.locator("#recipes > li.current").getAttribute("data-id"), String(recipes[2].id));
+      // Another row from there opens in the same pane, without loading a page.
+      await page.evaluate(() => { window.__samePage = true; });
+      await rows.nth(0).click();
+      await page.waitForFunction((name) => document.querySelector("#pane .single .name")?.textContent === name, recipes[0].name);
+      assert.equal(await page.evaluate(() => window.__samePage), true);
+      assert.equal(await page.locator(".recipe").count(), 1, "one recipe on the page");
+      if (size.name !== "desktop") {
+        await page.screenshot({ path: `${SHOTS}${size.name}-light.png` });
+      }
+      assert.deepEqual(await watcher.problems(), []);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+}
+
+test("without JavaScript a recipe's page shows the list beside it on a wide screen", async () => {
+  const server = await startServer();
+  try {
+    for (const size of SIZES) {
+      const context = await wideContext(browser, size, { javaScriptEnabled: false });
+      const page = await context.newPage();
+      await page.goto(server.url("/recipes/1?units=oz&serves=2"));
+      const m = await layout(page);
+      assertSideBySide(m, `${size.width}×${size.height} without JS`);
+      assert.ok(m.name, "the recipe is in the pane");
+      assert.ok(await page.locator('.list-pane #recipes a.row[href="/recipes/1"]').count() === 1, "the list links to recipes");
+      await context.close();
+    }
+    // The phone still gets only the recipe.
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(server.url("/recipes/1"));
+    const m = await layout(page);
+    assert.equal(m.list, null, "no list beside the recipe on a phone");
+    assert.ok(m.pane && m.name, "the recipe is shown");
+    await context.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+/** Opens every recipe by a click on its row; returns [{name, fits, over}] for its pane. */
+async function openEveryRecipe(server, size) {
+  const context = await wideContext(browser, size);
+  const watcher = await watch(context);
+  const page = await context.newPage();
+  await page.goto(server.url("/"));
+  await loaded(page);
+  const recipes = await (await fetch(server.url("/api/recipes"))).json();
+  const rows = page.locator("#recipes > li > a.row");
+  assert.equal(await rows.count(), recipes.length);
+  const results = [];
+  for (let i = 0; i < recipes.length; i++) {
+    await rows.nth(i).click();
+    await page.waitForFunction((id) => document.querySelector("#pane .recipe")?.dataset.id === id, String(recipes[i].id));
+    const m = await layout(page);
+    assert.equal(m.name, recipes[i].name);
+    assert.equal(m.sideways, false, `${m.name}: no horizontal scroll`);
+    assert.ok(m.list && m.pane, `${m.name}: list and recipe both shown`);
+    const last = await page.evaluate(() => {
+      const pane = document.getElementById("pane");
+      const items = pane.querySelectorAll(".single > *, .recipe > *");
+      return Math.max(...Array.from(items, (e) => e.getBoundingClientRect().bottom));
+    });
+    const over = Math.max(0, m.paneScrolls ? 1 : 0, last - m.height, last - m.pane.bottom);
+    results.push({ name: m.name, fits: over < 0.5, over: Math.round(over) });
+  }
+  assert.deepEqual(await watcher.problems(), []);
+  await context.close();
+  return results;
+}
+
+function report(label, results) {
+  const fit = results.filter((r) => r.fits).length;
+  const worst = results.filter((r) => !r.fits).sort((a, b) => b.over - a.over).slice(0, 8);
+  console.log(`fits in its pane, ${label}: ${fit}/${results.length}` +
+    (worst.length ? "; worst: " + worst.map((r) => `${r.name} (+${r.over}px)`).join(", ") : ""));
+  return fit;
+}
+
+const ONLY = process.env.WIDE_FIT_ONLY; // e.g. "1280": measure one size while changing the CSS
+for (const size of SIZES.filter((s) => !ONLY || String(s.width) === ONLY)) {
+  test(`every sample recipe fits in its pane at ${size.width}×${size.height}`, async () => {
+    const server = await startServer();
+    try {
+      const results = await openEveryRecipe(server, size);
+      assert.equal(report(`sample at ${size.width}×${size.height}`, results), results.length);
+    } finally {
+      await server.stop();
+    }
+  });
+  test(`bar-assistant.json: every recipe fits in its pane at ${size.width}×${size.height}`, async (t) => {
+    const path = sharedData("bar-assistant.json", t);
+    if (!path) return;
+    const server = await startServer(["--recipes-file", path]);
+    try {
+      const results = await openEveryRecipe(server, size);
+      assert.equal(report(`bar-assistant.json at ${size.width}×${size.height}`, results), results.length);
+    } finally {
+      await server.stop();
+    }
+  });
+}
+
+test("keyboard only at 1280×800: / to search, ↓ ↑ through results, Enter opens, Esc closes and clears; ? shows the keys", async () => {
+  const server = await startServer();
+  const context = await wideContext(browser, SIZES[1]);
+  const watcher = await watch(context);
+  const page = await context.newPage();
+  try {
+    await page.goto(server.url("/"));
+    await loaded(page);
+    const active = () => page.evaluate(() => {
+      const a = document.activeElement;
+      return { id: a.id, row: a.closest("#recipes > li")?.querySelector(".name").textContent ?? null, tag: a.tagName,
+        outline: getComputedStyle(a).outlineStyle };
+    });
+    await page.keyboard.press("/");
+    assert.equal((await active()).id, "q", "/ focuses the search box");
+    await page.keyboard.type("gin");
+    const want = (await (await fetch(server.url("/api/recipes?q=gin"))).json()).map((r) => r.name);
+    assert.ok(want.length >= 3);
+    await page.keyboard.press("ArrowDown");
+    assert.equal((await active()).row, want[0], "↓ goes to the first result");
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowDown");
+    assert.equal((await active()).row, want[2], "↓ moves down the results");
+    await page.keyboard.press("ArrowUp");
+    const at = await active();
+    assert.equal(at.row, want[1], "↑ moves up");
+    assert.notEqual(at.outline, "none", "focus is visible on a row");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((name) => document.querySelector("#pane .single .name")?.textContent === name, want[1]);
+    const heading = await active();
+    assert.equal(heading.tag, "H1", "Enter takes the focus to the opened recipe");
+    assert.notEqual(heading.outline, "none", "focus is visible on the recipe");
+    assert.match(new URL(page.url()).pathname, /^\/recipes\/\d+$/);
+    // Into the recipe's controls, then Esc closes it and the focus is back on its row.
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement.dataset.units), "ml", "Tab reaches the recipe's units");
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => document.querySelector("#pane .single") === null);
+    assert.equal((await active()).row, want[1], "Esc closes the recipe and returns to its row");
+    assert.equal(new URL(page.url()).pathname, "/");
+    // ↑ from the first row goes back to the search box; Esc there clears the search.
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("ArrowUp");
+    assert.equal((await active()).id, "q", "↑ from the first result returns to the search box");
+    await page.keyboard.press("Escape");
+    assert.equal(await page.inputValue("#q"), "", "Esc clears the search");
+    await page.waitForFunction(() => document.getElementById("count").textContent.endsWith("recipes"));
+    // ? shows the keys, and hides them again; nothing holds the focus.
+    await page.locator("#q").blur();
+    await page.keyboard.press("?");
+    assert.equal(await page.locator("#keys").isVisible(), true, "? shows the keys");
+    assert.equal(await page.locator("#keys-toggle").getAttribute("aria-expanded"), "true");
+    await page.keyboard.press("?");
+    assert.equal(await page.locator("#keys").isVisible(), false, "? hides them");
+    // Tab from the search box leaves it (nothing traps the focus).
+    await page.keyboard.press("/");
+    await page.keyboard.press("Tab");
+    assert.notEqual((await active()).id, "q", "Tab moves on from the search box");
+    assert.deepEqual(await watcher.problems(), []);
+  } finally {
+    await context.close();
+    await server.stop();
+  }
+});
+
+test("links in notes: http and https only, escaped, rel=noopener noreferrer; the page and the pane agree", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "libations-links-"));
+  const file = join(dir, "links.json");
+  const notes = "Source: https://example.com/a?b=1&c=<2>. Also http://example.org/x, not javascript:alert(1) nor ftp://example.net; <b>bold</b>";
+  writeFileSync(file, JSON.stringify([{ id: 1, name: "Linked", notes, ingredients: [{ name: "Gin", measure: "50", unit: "ml" }] }]));
+  const server = await startServer(["--recipes-file", file]);
+  const context = await wideContext(browser, SIZES[1]);
+  const watcher = await watch(context);
+  const page = await context.newPage();
+  const links = () => page.locator("#pane .notes").evaluate((p) => ({
+    text: p.textContent,
+    links: Array.from(p.querySelectorAll("a"), (a) => [a.getAttribute("href"), a.getAttribute("rel"), a.textContent]),
+    elements: p.querySelectorAll("*").length,
+  }));
+  try {
+    const want = {
+      text: notes,
+      links: [
+        ["https://example.com/a?b=1&c=<2>", "noopener noreferrer", "https://example.com/a?b=1&c=<2>"],
+        ["http://example.org/x", "noopener noreferrer", "http://example.org/x"],
+      ],
+      elements: 2,
+    };
+    await page.goto(server.url("/recipes/1"));
+    assert.deepEqual(await links(), want, "server-rendered page");
+    await page.goto(server.url("/"));
+    await loaded(page);
+    await page.locator("#recipes > li > a.row").first().click();
+    await page.waitForSelector("#pane .notes");
+    assert.deepEqual(await links(), want, "opened in the pane by app.js");
+    assert.deepEqual(await watcher.problems(), []);
+  } finally {
+    await context.close();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("dark mode, forced colours and reduced motion hold at every size", async () => {
+  const server = await startServer();
+  try {
+    for (const size of SIZES) {
+      for (const emulate of [{ colorScheme: "dark" }, { forcedColors: "active" }, { reducedMotion: "reduce" }]) {
+        const context = await wideContext(browser, size, emulate);
+        const watcher = await watch(context);
+        const page = await context.newPage();
+        await page.goto(server.url("/"));
+        await loaded(page);
+        await page.locator("#recipes > li > a.row").nth(1).click();
+        await page.waitForSelector("#pane .single");
+        const label = `${size.width}×${size.height} ${JSON.stringify(emulate)}`;
+        assertSideBySide(await layout(page), label);
+        if (emulate.colorScheme === "dark") {
+          const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+          assert.equal(bg, "rgb(23, 20, 15)", `${label}: dark background`);
+          if (size.name !== "desktop") await page.screenshot({ path: `${SHOTS}${size.name}-dark.png` });
+        }
+        assert.deepEqual(await watcher.problems(), [], label);
+        await context.close();
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+});
