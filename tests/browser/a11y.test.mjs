@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { ROOT, launch, phone, settle, startServer, watch } from "./lib/browser.mjs";
+import { ROOT, SIZES, launch, phone, settle, startServer, watch, wideContext } from "./lib/browser.mjs";
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const SHOTS = ROOT + "docs/screenshots/";
@@ -111,3 +111,34 @@ test("keyboard only: search, open, close", async () => {
   assert.deepEqual(await watcher.problems(), []);
   await context.close();
 });
+
+// Tablets and laptops: the two panes, the keys, a recipe's own page beside the list.
+for (const size of SIZES.slice(0, 2)) {
+  for (const colorScheme of ["light", "dark"]) {
+    test(`axe finds no violations at ${size.width}×${size.height} (${colorScheme})`, async () => {
+      const context = await wideContext(browser, size, { colorScheme });
+      const watcher = await watch(context);
+      const page = await context.newPage();
+      await page.goto(server.url("/"));
+      await loaded(page);
+      assert.deepEqual(await axe(page), [], "list with the empty pane");
+      await page.locator("#recipes > li > a.row").nth(3).click();
+      await page.waitForSelector("#pane .single");
+      assert.deepEqual(await axe(page), [], "recipe in the pane");
+      await page.locator("#pane [data-units=oz]").click();
+      await page.locator("#pane .star").click();
+      assert.deepEqual(await axe(page), [], "in oz, starred");
+      await page.locator("#keys-toggle").click();
+      assert.equal(await page.locator("#keys").isVisible(), true);
+      assert.deepEqual(await axe(page), [], "keys shown");
+      await page.locator("#q").fill("lime");
+      await page.waitForFunction(() => !document.getElementById("recipes").hasAttribute("aria-busy"));
+      assert.deepEqual(await axe(page), [], "search results beside the recipe");
+      await page.goto(server.url("/recipes/1"));
+      await loaded(page);
+      assert.deepEqual(await axe(page), [], "a recipe's page with the list");
+      assert.deepEqual(await watcher.problems(), []);
+      await context.close();
+    });
+  }
+}

@@ -1,4 +1,5 @@
-// Lighthouse, mobile: Accessibility and Best Practices must be 100; Performance is printed.
+// Lighthouse, mobile and desktop (1280×800): Accessibility and Best Practices must be 100;
+// Performance is printed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -6,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import lighthouse from "lighthouse";
+import desktopConfig from "lighthouse/core/config/desktop-config.js";
 import { CHROMIUM, LAUNCH_ARGS, startServer } from "./lib/browser.mjs";
 
 /** A headless chromium with a DevTools port for Lighthouse to drive. */
@@ -38,7 +40,14 @@ function chromiumWithPort() {
   });
 }
 
-test("Lighthouse (mobile): accessibility and best practices 100", async () => {
+// The desktop preset, at a laptop's 1280×800.
+const DESKTOP = {
+  ...desktopConfig,
+  settings: { ...desktopConfig.settings, screenEmulation: { mobile: false, width: 1280, height: 800, deviceScaleFactor: 1, disabled: false } },
+};
+
+for (const [form, config] of [["mobile", undefined], ["desktop", DESKTOP]]) {
+test(`Lighthouse (${form}): accessibility and best practices 100`, async () => {
   const server = await startServer();
   const chrome = await chromiumWithPort();
   try {
@@ -46,10 +55,10 @@ test("Lighthouse (mobile): accessibility and best practices 100", async () => {
       const result = await lighthouse(server.url(path), {
         port: chrome.port, output: "json", logLevel: "error",
         onlyCategories: ["performance", "accessibility", "best-practices", "seo"],
-      });
+      }, config);
       const c = result.lhr.categories;
       const score = (k) => Math.round(c[k].score * 100);
-      console.log(`Lighthouse mobile ${path}: performance ${score("performance")}, accessibility ${score("accessibility")}, ` +
+      console.log(`Lighthouse ${form} ${path}: performance ${score("performance")}, accessibility ${score("accessibility")}, ` +
         `best practices ${score("best-practices")}, SEO ${score("seo")}`);
       const failing = (k) => c[k].auditRefs.map((r) => result.lhr.audits[r.id])
         .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode !== "informative" && a.scoreDisplayMode !== "manual" && a.scoreDisplayMode !== "notApplicable")
@@ -62,3 +71,4 @@ test("Lighthouse (mobile): accessibility and best practices 100", async () => {
     await server.stop();
   }
 });
+}
