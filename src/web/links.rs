@@ -69,7 +69,10 @@ mod tests {
     use super::*;
 
     fn show(notes: &str) -> Vec<(bool, &str)> {
-        note_parts(notes).into_iter().map(|p| (p.link, p.text)).collect()
+        note_parts(notes)
+            .into_iter()
+            .map(|p| (p.link, p.text))
+            .collect()
     }
 
     #[test]
@@ -110,6 +113,23 @@ mod tests {
             );
             let joined: String = note_parts(notes).iter().map(|p| p.text).collect();
             assert_eq!(joined, notes);
+        }
+    }
+
+    /// The table `static/app.js` is tested with too (tests/js/bar.test.mjs).
+    #[test]
+    fn shared_cases() {
+        let table: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/link-cases.json")).expect("JSON");
+        for case in table["cases"].as_array().expect("cases") {
+            let notes = case[0].as_str().expect("notes");
+            let want: Vec<(bool, &str)> = case[1]
+                .as_array()
+                .expect("parts")
+                .iter()
+                .map(|p| (p[1].as_bool().expect("bool"), p[0].as_str().expect("text")))
+                .collect();
+            assert_eq!(show(notes), want, "{notes:?}");
         }
     }
 

@@ -356,6 +356,21 @@ mod tests {
     }
 
     #[test]
+    fn addresses_in_notes_are_escaped_links() {
+        let r = recipes(
+            r#"[{"id": 1, "name": "L", "notes": "Source: https://a.example/?x=<b>&y=\"1\" or javascript:alert(1)"}]"#,
+        );
+        let html = page(&r, 1);
+        assert!(
+            html.contains(
+                "<p class=\"notes\">Source: <a href=\"https://a.example/?x=&#60;b&#62;&#38;y=&#34;1&#34;\" rel=\"noopener noreferrer\">https://a.example/?x=&#60;b&#62;&#38;y=&#34;1&#34;</a> or javascript:alert(1)</p>"
+            ),
+            "{html}"
+        );
+        assert!(!html.contains("href=\"javascript"));
+    }
+
+    #[test]
     fn time_formats() {
         let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_000_000);
         assert_eq!(

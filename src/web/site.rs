@@ -90,7 +90,12 @@ impl Site {
             }
             .render();
             let (index, json) = joined(side);
-            (index, json, joined(shelf_job), page.and_then(|p| Ok((p, body?))))
+            (
+                index,
+                json,
+                joined(shelf_job),
+                page.and_then(|p| Ok((p, body?))),
+            )
         });
         let (list_page, list_body) = list_page.map_err(|source| SiteError::Render {
             page: "recipe list",

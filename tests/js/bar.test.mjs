@@ -69,3 +69,11 @@ test("can make and missing one on iba.json with a fixed shelf (tests/shelf-cases
   assert.deepEqual(canMake.sort(), [...c.can_make].sort());
   assert.deepEqual(missingOne, c.missing_one);
 });
+
+test("links in notes table", () => {
+  const { cases } = read("tests/link-cases.json");
+  assert.ok(cases.length >= 10);
+  for (const [notes, want] of cases) {
+    assert.deepEqual(JSON.parse(JSON.stringify(L.noteParts(notes))), want, JSON.stringify(notes));
+  }
+});
