@@ -17,26 +17,26 @@ const TRAILING: &[char] = &['.', ',', ';', ':', '!', '?', ')', ']', '\'', '"'];
 /// Splits `notes` into text and links, in order; joined, the parts are `notes` again.
 pub fn note_parts(notes: &str) -> Vec<NotePart<'_>> {
     let mut parts = Vec::new();
-    let mut rest = notes;
-    while let Some(start) = next_address(rest) {
-        let tail = &rest[start..];
+    let (mut text_from, mut at) = (0, 0);
+    while let Some(start) = next_address(&notes[at..]).map(|found| found + at) {
+        let tail = &notes[start..];
         let len = tail.find(char::is_whitespace).unwrap_or(tail.len());
         let address = tail[..len].trim_end_matches(TRAILING);
-        let scheme = address.find("://").map_or(0, |at| at + 3);
+        let scheme = address.find("://").map_or(0, |i| i + 3);
         if address.len() <= scheme {
             // "https://" alone: nothing to link to.
-            push_text(&mut parts, &rest[..start + len]);
-            rest = &rest[start + len..];
+            at = start + len;
             continue;
         }
-        push_text(&mut parts, &rest[..start]);
+        push_text(&mut parts, &notes[text_from..start]);
         parts.push(NotePart {
             text: address,
             link: true,
         });
-        rest = &rest[start + address.len()..];
+        at = start + address.len();
+        text_from = at;
     }
-    push_text(&mut parts, rest);
+    push_text(&mut parts, &notes[text_from..]);
     parts
 }
 

@@ -293,7 +293,7 @@ mod tests {
             r,
             icon: glass::icon(&r.glass),
             amounts: Amounts::new(r, Display::default()),
-            notes: super::links::note_parts(&r.notes),
+            notes: crate::web::links::note_parts(&r.notes),
             list: "<ol id=\"recipes\"></ol>",
         }
         .render()
@@ -363,7 +363,7 @@ mod tests {
         let html = page(&r, 1);
         assert!(
             html.contains(
-                "<p class=\"notes\">Source: <a href=\"https://a.example/?x=&#60;b&#62;&#38;y=&#34;1&#34;\" rel=\"noopener noreferrer\">https://a.example/?x=&#60;b&#62;&#38;y=&#34;1&#34;</a> or javascript:alert(1)</p>"
+                "<p class=\"notes\">Source: <a href=\"https://a.example/?x=&#60;b&#62;&#38;y=&#34;1\" rel=\"noopener noreferrer\">https://a.example/?x=&#60;b&#62;&#38;y=&#34;1</a>&#34; or javascript:alert(1)</p>"
             ),
             "{html}"
         );
