@@ -7,7 +7,7 @@
 //!
 //! One profile at a time (the timer and the handler are process-wide): a second request
 //! while one runs gets 429. Memory: the sample buffer exists only while a profile is
-//! taken (at most ~13 MiB of address space for 60 s, resident only as samples fill it),
+//! taken (at most [`MAX_SAMPLES`] samples, 8.5 MB, resident only as samples fill it),
 //! and the symbol tables are dropped once the profile is encoded.
 //!
 //! Heap profiles are not offered: glibc's allocator, which we use, has no cheap sampling
@@ -31,6 +31,10 @@ pub const MAX_SECONDS: u64 = 60;
 pub const DEFAULT_SECONDS: u64 = 30;
 /// Samples per second of CPU time, as in Go's profiler.
 const FREQUENCY: u32 = 100;
+/// The most samples one profile keeps (8.5 MB of buffer): 60 s of two busy cores with
+/// room to spare. On more cores a long profile drops what does not fit, and says so in
+/// the log, rather than growing with the machine.
+pub const MAX_SAMPLES: usize = 16_384;
 
 /// Why no profile was returned.
 #[derive(Debug, thiserror::Error)]
@@ -132,9 +136,9 @@ pub fn seconds(query: &HashMap<String, String>) -> Result<u64, ProfileError> {
 /// Samples the whole process for `length` and encodes the profile.
 fn sample(length: Duration) -> Result<Vec<u8>, ProfileError> {
     // The timer ticks per CPU second of the whole process, so all cores together can
-    // take FREQUENCY samples per second each; room for twice that.
+    // take FREQUENCY samples per second each; room for twice that, up to a bound.
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let capacity = length.as_secs() as usize * FREQUENCY as usize * cores * 2;
+    let capacity = (length.as_secs() as usize * FREQUENCY as usize * cores * 2).min(MAX_SAMPLES);
     let started = SystemTime::now();
     let sampler = sampler::Sampler::start(FREQUENCY, capacity)
         .map_err(|e| ProfileError::Profiler(format!("cannot start sampling: {e}")))?;
