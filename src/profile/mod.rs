@@ -107,9 +107,10 @@ pub async fn cpu(Query(query): Query<HashMap<String, String>>) -> Response {
 async fn profile(query: HashMap<String, String>) -> Result<Vec<u8>, ProfileError> {
     let seconds = seconds(&query)?;
     let slot = Slot::take()?;
-    // Starting the profiler reads the binary's symbols and the report resolves every
-    // sampled address: both are blocking work, kept off the async workers, and so is the
-    // wait (a blocking thread sleeping is cheaper than a timer plus two hand-offs).
+    // Resolving every sampled address to a name is blocking work, kept off the async
+    // workers, and so is the wait (a blocking thread sleeping is cheaper than a timer
+    // plus two hand-offs). The slot is freed when the profile is done, even if the
+    // client has gone.
     tokio::task::spawn_blocking(move || {
         let _slot = slot;
         sample(Duration::from_secs(seconds))
@@ -156,9 +157,8 @@ fn sample(length: Duration) -> Result<Vec<u8>, ProfileError> {
         started,
         duration: started.elapsed().unwrap_or(length),
     });
-    // The symbol tables read for this profile (and a library's detached debug
-    // information, when the system has it) would otherwise stay for the life of the
-    // process: tens of MiB for glibc's alone. Reading them again costs milliseconds.
+    // The symbol table read for this profile would otherwise stay for the life of the
+    // process (MiBs); reading it again next time costs milliseconds.
     backtrace::clear_symbol_cache();
     drop(samples);
     crate::memory::release();
