@@ -238,7 +238,14 @@ async fn serve(
     let reloading = tokio::spawn(reloader.run(stopping.clone()));
     let hosts = web::AllowedHosts::new(&args.allowed_hosts);
     if let Some(addr) = args.metrics_addr {
-        serve_metrics(addr, metrics.clone(), hosts.clone(), stopping.clone()).await?;
+        serve_metrics(
+            addr,
+            metrics.clone(),
+            hosts.clone(),
+            &args.limits,
+            stopping.clone(),
+        )
+        .await?;
     }
     let budget = Arc::new(serve::Budget::new(
         args.limits.max_unsent_bytes_per_connection,
@@ -386,22 +393,34 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), RunError> {
 }
 
 /// The metrics and health listener; it stops when shutdown starts.
+///
+/// It is held to the same deadlines as the app's listeners, with fewer connections: a
+/// scraper needs one or two, and silent sockets here must not use up the process's file
+/// descriptors. Its connections are not counted in the app's connection metrics.
 async fn serve_metrics(
     addr: SocketAddr,
     metrics: Arc<Metrics>,
     hosts: web::AllowedHosts,
+    limits: &LimitArgs,
     stopping: CancellationToken,
 ) -> Result<(), RunError> {
+    /// Open connections on the metrics listener at most.
+    const MAX_CONNECTIONS: usize = 32;
     let (listener, addr) = bind(addr).await?;
     tracing::info!("metrics on http://{addr}/metrics");
-    tokio::spawn(async move {
-        let shutdown = async move { stopping.cancelled().await };
-        if let Err(e) = axum::serve(listener, web::for_hosts(metrics::router(metrics), hosts))
-            .with_graceful_shutdown(shutdown)
-            .await
-        {
-            tracing::warn!(error = %e, "metrics listener failed");
-        }
-    });
+    let connections = Connections::new(
+        web::for_hosts(metrics::router(metrics), hosts),
+        Limits {
+            max_connections: MAX_CONNECTIONS,
+            ..connection_limits(limits)
+        },
+        Arc::new(Metrics::new()),
+        stopping,
+        Arc::new(serve::Budget::new(
+            limits.max_unsent_bytes_per_connection,
+            limits.max_unsent_bytes_per_connection,
+        )),
+    );
+    tokio::spawn(serve::accept_tcp(listener, connections));
     Ok(())
 }

@@ -94,10 +94,11 @@ async fn silent_sockets_beyond_the_limit_do_not_lock_out_a_normal_client() {
     for mut s in silent {
         s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
         let mut b = [0u8; 1];
-        assert!(
-            matches!(s.read(&mut b), Ok(0) | Err(_)),
-            "a silent socket is still open"
-        );
+        match s.read(&mut b) {
+            Ok(0) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            other => panic!("a silent socket is still open: {other:?}"),
+        }
     }
     // ...and a normal client is served.
     let r = client().get(server.url("/")).send().await.unwrap();
@@ -173,7 +174,14 @@ async fn a_reader_that_stops_reading_is_closed_at_the_write_timeout() {
     )
     .await;
     assert!(took >= Duration::from_millis(1500), "closed after {took:?}");
-    assert_eq!(metric(&metrics, "libations_connections_open").await, 0.0);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while metric(&metrics, "libations_connections_open").await != 0.0 {
+        assert!(
+            Instant::now() < deadline,
+            "the connection was counted as open"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     drop(stream);
     assert_eq!(
         client().get(server.url("/")).send().await.unwrap().status(),

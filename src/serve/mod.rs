@@ -107,6 +107,9 @@ impl Connections {
             .max_concurrent_streams(limits.h2_max_streams)
             .initial_stream_window_size(limits.h2_stream_window)
             .initial_connection_window_size(limits.h2_connection_window)
+            // What h2 buffers per stream beyond what the client has room for is not counted
+            // in the budget: keep it to one piece.
+            .max_send_buf_size(watch::PIECE)
             .max_header_list_size(limits.max_header_bytes as u32)
             .keep_alive_interval(Some(Duration::from_secs(30)))
             .keep_alive_timeout(Duration::from_secs(20));
@@ -194,6 +197,7 @@ impl Connections {
             self.stopping.clone(),
             self.metrics.clone(),
         );
+        let write_timeout = self.limits.write_timeout;
         self.tracker.spawn(async move {
             let _held = (admitted, open);
             let watchdog = watch::watchdog(progress.clone(), deadlines);
@@ -223,8 +227,16 @@ impl Connections {
                     }
                 }
                 expired = &mut watchdog => {
-                    // Dropping the connection closes it (HTTP/2 streams with it).
                     tracing::debug!(reason = expired.label(), "closing a connection that made no progress");
+                    if expired == Expired::Idle {
+                        // Idle is not misbehaviour: close politely (HTTP/2 GOAWAY, TLS
+                        // close_notify), so that a request racing the close is known to be
+                        // unprocessed, for as long as a write may take at most.
+                        conn.as_mut().graceful_shutdown();
+                        let _ = tokio::time::timeout(write_timeout, conn.as_mut()).await;
+                    }
+                    // Otherwise dropping the connection closes it (HTTP/2 streams with it).
+                    drop(conn);
                     metrics.connection_expired(expired.label());
                 }
                 () = stopping.cancelled() => {

@@ -38,7 +38,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 /// Larger frames of an answer are handed over in pieces of this size, so that HTTP/2 takes
 /// the next piece only when the client has room for it, and what it has not taken stays
 /// ours to count.
-const PIECE: usize = 64 * 1024;
+pub(crate) const PIECE: usize = 64 * 1024;
 
 /// Marks a response whose body was made for this request alone (a response extension): its
 /// bytes count against the [`Budget`] until the connection takes them.
@@ -149,11 +149,13 @@ impl Progress {
         let mut next = now.saturating_add(1000);
         let blocked = self.write_blocked_since.load(Ordering::Acquire);
         if blocked != NEVER {
+            // Bytes are waiting for the client to take them: only the write deadline
+            // applies (a slow link flushing an answer's tail is not idle).
             let at = blocked.saturating_add(write);
             if now >= at {
                 return Err(Expired::Write);
             }
-            next = next.min(at);
+            return Ok(next.min(at));
         }
         if self.requests.load(Ordering::Acquire) == 0 {
             if now >= header {
@@ -559,6 +561,22 @@ mod tests {
         let ended = Instant::now();
         assert_eq!(watchdog(progress, limits()).await, Expired::Idle);
         assert!(ended.elapsed() >= Duration::from_millis(190));
+    }
+
+    #[tokio::test]
+    async fn a_blocked_write_is_held_to_the_write_timeout_not_the_idle_one() {
+        let progress = Arc::new(Progress::new(Instant::now()));
+        drop(InFlight::start(progress.clone()));
+        // The answer is handed over, but the socket takes no more: not idle.
+        progress
+            .write_blocked_since
+            .store(progress.now(), Ordering::Release);
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        assert!(
+            progress.check(limits()).is_ok(),
+            "cut at the header timeout"
+        );
+        assert_eq!(watchdog(progress, limits()).await, Expired::Write);
     }
 
     #[tokio::test]
