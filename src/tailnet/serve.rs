@@ -5,9 +5,13 @@
 //! (HTTPS or MagicDNS off in the admin console), :80 answers with a page that says what to
 //! turn on, rather than leaving a dead port, and we keep asking every minute.
 
+use super::forward::{self, Forwarded};
+use super::whois::WhoIsCache;
 use super::{CertStore, Listener, Node, NodeConfig, Result, TailnetError};
+use crate::cli::TailnetListener;
 use crate::metrics::Metrics;
 use crate::serve::{Budget, Connections, Limits};
+use crate::web::AppState;
 use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, Uri, header};
@@ -28,7 +32,12 @@ const HSTS: &str = "max-age=31536000";
 /// Everything the tailnet side needs from the caller.
 pub struct TailnetServer {
     pub node: NodeConfig,
-    pub app: Router,
+    /// The app's state; the tailnet adds who sent each request (WhoIs).
+    pub state: AppState,
+    /// Whose grants to read (`--app-capability`).
+    pub capability: String,
+    /// Serve-config forward (identity) or libtailscale's listeners (anonymous).
+    pub listener: TailnetListener,
     pub limits: Limits,
     pub metrics: Arc<Metrics>,
     /// Unsent answer bytes, shared by both listeners.
@@ -83,7 +92,8 @@ impl TailnetServer {
     async fn serve(&self, node: &Node) -> Result<()> {
         // The certificate's name, once known; the :80 side reads it for every redirect.
         let domain: Arc<OnceLock<String>> = Arc::new(OnceLock::new());
-        let http = node.listen(80).await?;
+        let mut intakes = Intakes::new(self.listener, node, self.metrics.clone()).await;
+        let http = intakes.open(80).await?;
         let redirects = Connections::new(
             redirect_app(domain.clone()),
             self.limits.clone(),
@@ -91,7 +101,7 @@ impl TailnetServer {
             self.stopping.clone(),
             self.budget.clone(),
         );
-        let http_loop = tokio::spawn(accept_loop(http, redirects.clone(), None));
+        let http_loop = tokio::spawn(http.serve(redirects.clone(), None, self.metrics.clone()));
 
         let Some(certs) = self.certificate(node).await else {
             let _ = http_loop.await;
@@ -102,19 +112,19 @@ impl TailnetServer {
         let refresher =
             certs.spawn_refresh(super::cert::DEFAULT_REFRESH_INTERVAL, self.metrics.clone());
         let acceptor = tokio_rustls::TlsAcceptor::from(certs.server_config()?);
-        let https = node.listen(443).await?;
-        let app = self.app.clone().layer(SetResponseHeaderLayer::overriding(
-            header::STRICT_TRANSPORT_SECURITY,
-            HeaderValue::from_static(HSTS),
-        ));
+        let https = intakes.open(443).await?;
+        self.metrics
+            .tailnet_identity
+            .set(i64::from(matches!(https, Intake::Forwarded(_))));
         let pages = Connections::new(
-            app,
+            self.app(node),
             self.limits.clone(),
             self.metrics.clone(),
             self.stopping.clone(),
             self.budget.clone(),
         );
-        let https_loop = tokio::spawn(accept_loop(https, pages.clone(), Some(acceptor)));
+        let https_loop =
+            tokio::spawn(https.serve(pages.clone(), Some(acceptor), self.metrics.clone()));
         self.metrics.set_ready(true);
         tracing::info!(target: "libations::tailnet", "serving on https://{}/ (and http:// redirecting to it)", certs.domain());
 
@@ -131,6 +141,23 @@ impl TailnetServer {
             );
         }
         Ok(())
+    }
+
+    /// The app, knowing who sent each request through the node's WhoIs, with HSTS.
+    fn app(&self, node: &Node) -> Router {
+        let who = WhoIsCache::new(
+            node.local_api().clone(),
+            self.capability.clone(),
+            self.metrics.clone(),
+        );
+        let state = AppState {
+            who: Arc::new(who),
+            ..self.state.clone()
+        };
+        crate::web::app(state).layer(SetResponseHeaderLayer::overriding(
+            header::STRICT_TRANSPORT_SECURITY,
+            HeaderValue::from_static(HSTS),
+        ))
     }
 
     /// Fetches the tailnet certificate, retrying every minute while the tailnet offers
@@ -158,6 +185,78 @@ impl TailnetServer {
                 () = tokio::time::sleep(CERT_RETRY) => {}
             }
         }
+    }
+}
+
+/// Where one tailnet port's connections arrive.
+enum Intake {
+    /// Through the serve config: who sent each connection is known.
+    Forwarded(Forwarded),
+    /// libtailscale's own listener: nobody is known.
+    Direct(Listener),
+}
+
+impl Intake {
+    /// Accepts and serves until shutdown starts or the listener closes.
+    async fn serve(
+        self,
+        connections: Connections,
+        tls: Option<tokio_rustls::TlsAcceptor>,
+        metrics: Arc<Metrics>,
+    ) {
+        match self {
+            Intake::Forwarded(forwarded) => {
+                forward::accept_loop(forwarded, connections, tls, metrics).await
+            }
+            Intake::Direct(listener) => accept_loop(listener, connections, tls).await,
+        }
+    }
+}
+
+/// Opens the tailnet ports one at a time (:80 at once, :443 once there is a certificate),
+/// through the serve config while that works, on libtailscale's listeners after it fails.
+struct Intakes<'n> {
+    node: &'n Node,
+    metrics: Arc<Metrics>,
+    /// Ports forwarded so far, with their loopback addresses; `None` once forwarding is off.
+    forwarded: Option<Vec<(u16, std::net::SocketAddr)>>,
+}
+
+impl<'n> Intakes<'n> {
+    async fn new(mode: TailnetListener, node: &'n Node, metrics: Arc<Metrics>) -> Intakes<'n> {
+        if mode == TailnetListener::Socketpair {
+            // A forward left by an earlier run would take the ports from our listeners.
+            if let Err(e) = forward::apply(node.local_api(), &forward::config(&[])).await {
+                tracing::error!(target: "libations::tailnet", "cannot clear the node's serve config, so tailnet connections may not reach us: {e}");
+            }
+        }
+        let forwarded = (mode == TailnetListener::Forward).then(Vec::new);
+        Intakes {
+            node,
+            metrics,
+            forwarded,
+        }
+    }
+
+    /// Starts taking connections for tailnet `port`.
+    async fn open(&mut self, port: u16) -> Result<Intake> {
+        if let Some(ports) = &mut self.forwarded {
+            let forwarded = Forwarded::bind(port).await?;
+            ports.push((port, forwarded.local));
+            match forward::apply(self.node.local_api(), &forward::config(ports)).await {
+                Ok(()) => {
+                    tracing::info!(target: "libations::tailnet", port, to = %forwarded.local, "tailnet port forwarded through the serve config, with who sent each connection");
+                    return Ok(Intake::Forwarded(forwarded));
+                }
+                Err(e) => {
+                    ports.pop();
+                    tracing::error!(target: "libations::tailnet", port, "{e}; serving tailnet port {port} on libtailscale's listener instead, where nobody is known (every request anonymous)");
+                    self.metrics.tailnet_identity.set(0);
+                    self.forwarded = None;
+                }
+            }
+        }
+        Ok(Intake::Direct(self.node.listen(port).await?))
     }
 }
 

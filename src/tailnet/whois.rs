@@ -1,0 +1,177 @@
+//! Who a tailnet address belongs to: the node's WhoIs, cached briefly and bounded in time.
+//!
+//! A lookup is one LocalAPI request on loopback (the node answers from its netmap, so it
+//! works while control is away). Answers are kept per IP address for [`TTL`], so a page
+//! and its dozen assets cost one lookup, and a new grant in the policy file is seen within
+//! seconds without a restart. A lookup that fails or takes longer than [`TIMEOUT`] makes
+//! the request anonymous (and is logged and counted); it never holds the request longer.
+
+use super::localapi::{LocalApi, WhoIs};
+use crate::metrics::Metrics;
+use crate::serve::Peer;
+use crate::web::identity::{Capabilities, Identity, Resolve, Resolving};
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long an answer is used before asking again.
+pub const TTL: Duration = Duration::from_secs(5);
+/// How long a failed lookup is remembered, so a broken LocalAPI is not asked per request.
+const FAILED_TTL: Duration = Duration::from_secs(1);
+/// The longest a request waits for a lookup.
+pub const TIMEOUT: Duration = Duration::from_secs(2);
+/// Addresses remembered at most; beyond that the cache starts over.
+const MAX_ENTRIES: usize = 4096;
+
+/// [`Resolve`] through the node's WhoIs.
+pub struct WhoIsCache {
+    api: LocalApi,
+    capability: String,
+    metrics: Arc<Metrics>,
+    entries: Mutex<HashMap<IpAddr, Entry>>,
+}
+
+#[derive(Clone)]
+struct Entry {
+    until: Instant,
+    who: Option<Arc<Identity>>,
+}
+
+impl WhoIsCache {
+    pub fn new(api: LocalApi, capability: String, metrics: Arc<Metrics>) -> WhoIsCache {
+        WhoIsCache {
+            api,
+            capability,
+            metrics,
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn cached(&self, ip: IpAddr, now: Instant) -> Option<Option<Arc<Identity>>> {
+        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries
+            .get(&ip)
+            .filter(|e| e.until > now)
+            .map(|e| e.who.clone())
+    }
+
+    fn remember(&self, ip: IpAddr, who: Option<Arc<Identity>>, ttl: Duration) {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        if entries.len() >= MAX_ENTRIES {
+            entries.clear();
+        }
+        let until = Instant::now() + ttl;
+        entries.insert(ip, Entry { until, who });
+    }
+
+    async fn lookup(&self, ip: IpAddr) -> Option<Arc<Identity>> {
+        if let Some(known) = self.cached(ip, Instant::now()) {
+            return known;
+        }
+        match self.api.whois(ip, TIMEOUT).await {
+            Ok(Some(answer)) => {
+                self.metrics.whois("found");
+                let who = Some(Arc::new(identity(answer, &self.capability)));
+                self.remember(ip, who.clone(), TTL);
+                who
+            }
+            Ok(None) => {
+                self.metrics.whois("unknown");
+                tracing::warn!(target: "libations::tailnet", %ip, "WhoIs does not know this tailnet address; the request is anonymous");
+                self.remember(ip, None, TTL);
+                None
+            }
+            Err(e) => {
+                self.metrics.whois("error");
+                tracing::warn!(target: "libations::tailnet", %ip, "WhoIs failed, so the request is anonymous: {e}");
+                self.remember(ip, None, FAILED_TTL);
+                None
+            }
+        }
+    }
+}
+
+impl Resolve for WhoIsCache {
+    fn resolve(&self, peer: Option<Peer>) -> Resolving<'_> {
+        Box::pin(async move {
+            let Peer(addr) = peer?;
+            self.lookup(addr.ip()).await
+        })
+    }
+}
+
+/// What the page and the handlers need from a WhoIs answer.
+fn identity(answer: WhoIs, capability: &str) -> Identity {
+    let node = answer.node.unwrap_or_default();
+    let user = answer.user_profile.unwrap_or_default();
+    let name = if node.computed_name.is_empty() {
+        node.name.split('.').next().unwrap_or_default().to_owned()
+    } else {
+        node.computed_name
+    };
+    let tagged = !node.tags.is_empty();
+    let nonempty = |s: String| (!s.is_empty() && !tagged).then_some(s);
+    let granted = answer
+        .cap_map
+        .get(capability)
+        .and_then(|values| values.as_deref())
+        .unwrap_or_default();
+    Identity {
+        login: nonempty(user.login_name),
+        display_name: nonempty(user.display_name),
+        node: name,
+        tags: node.tags,
+        capabilities: Capabilities::merge(capability, granted),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CAP: &str = crate::web::identity::DEFAULT_CAPABILITY;
+
+    fn parse(json: &str) -> Identity {
+        identity(serde_json::from_str(json).expect("WhoIs JSON"), CAP)
+    }
+
+    #[test]
+    fn a_users_device() {
+        let who = parse(
+            r#"{"Node":{"ID":1,"Name":"phone.example.ts.net.","ComputedName":"phone","Tags":null},
+                "UserProfile":{"ID":7,"LoginName":"alice@example.com","DisplayName":"Alice"},
+                "CapMap":{"libations.app/cap/libations":[{"edit":false},{"edit":true}],
+                          "example.com/cap/other":[{"edit":true}]}}"#,
+        );
+        assert_eq!(who.login.as_deref(), Some("alice@example.com"));
+        assert_eq!(who.display_name.as_deref(), Some("Alice"));
+        assert_eq!(who.node, "phone");
+        assert!(who.tags.is_empty());
+        assert!(who.capabilities.edit);
+        assert_eq!(who.label(), "Alice \u{b7} phone");
+    }
+
+    #[test]
+    fn a_tagged_device_has_tags_and_no_user() {
+        let who = parse(
+            r#"{"Node":{"Name":"kiosk.example.ts.net.","Tags":["tag:kiosk"]},
+                "UserProfile":{"LoginName":"tagged-devices","DisplayName":"Tagged Devices"},
+                "CapMap":null}"#,
+        );
+        assert_eq!(who.login, None);
+        assert_eq!(who.display_name, None);
+        assert_eq!(who.node, "kiosk");
+        assert_eq!(who.tags, ["tag:kiosk"]);
+        assert!(!who.capabilities.edit);
+    }
+
+    #[test]
+    fn other_capabilities_and_null_grants_grant_nothing() {
+        let who = parse(
+            r#"{"Node":{"Name":"p.x.ts.net."},"UserProfile":{"LoginName":"bob@x"},
+                "CapMap":{"libations.app/cap/libations":null,"example.com/cap/x":[{"edit":true}]}}"#,
+        );
+        assert!(!who.capabilities.edit);
+    }
+}
