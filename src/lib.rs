@@ -249,9 +249,8 @@ async fn serve(
 /// Who a request comes from until the tailnet says otherwise: with `--local`, the
 /// `--local-identity`; on the tailnet nobody, until the node's WhoIs is wired in.
 fn who_resolves(args: &ServeArgs) -> Result<Arc<dyn web::Resolve>, RunError> {
+    web::identity::check_capability_name(&args.tailnet.app_capability).map_err(RunError::Usage)?;
     if !args.local {
-        web::identity::check_capability_name(&args.tailnet.app_capability)
-            .map_err(RunError::Usage)?;
         return Ok(Arc::new(web::identity::Fixed::default()));
     }
     let login = args.local_identity.trim();

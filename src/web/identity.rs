@@ -241,10 +241,10 @@ pub async fn access_log(
     tracing::info!(
         target: "libations::access",
         %method,
-        path,
+        %path,
         status = response.status().as_u16(),
-        ms = started.elapsed().as_secs_f64() * 1000.0,
-        login = login.as_deref().unwrap_or("-"),
+        micros = started.elapsed().as_micros() as u64,
+        login = %login.as_deref().unwrap_or("-"),
         "request"
     );
     response
