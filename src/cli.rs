@@ -266,7 +266,7 @@ pub struct TailnetArgs {
     /// tailnet peer, so every request knows who sent it. `socketpair`: libtailscale's own
     /// listeners, where nobody is known (also the fallback when the serve config cannot be
     /// set).
-    #[arg(long, env = "LIBATIONS_TAILNET_LISTENER", value_enum, default_value_t = TailnetListener::Forward)]
+    #[arg(long, env = "LIBATIONS_TAILNET_LISTENER", value_enum, default_value_t = TailnetListener::Forward, value_name = "MODE")]
     pub tailnet_listener: TailnetListener,
 
     /// Pass Tailscale's own log lines to our log (target "tailscale").
