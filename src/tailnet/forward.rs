@@ -178,6 +178,57 @@ async fn admit(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tailnet::fake::FakeNode;
+    use std::sync::atomic::Ordering;
+
+    fn ours() -> Value {
+        config(&[(443, "127.0.0.1:4431".parse().unwrap())])
+    }
+
+    #[tokio::test]
+    async fn a_stale_config_is_replaced_under_its_etag() {
+        let node = Arc::new(FakeNode::default());
+        let stale = config(&[(443, "127.0.0.1:1".parse().unwrap())]);
+        *node.config.lock().unwrap() = (stale, 7);
+        let api = node.start().await;
+        apply(&api, &ours()).await.expect("applied");
+        assert_eq!(node.config.lock().unwrap().0, ours());
+        assert_eq!(*node.posted_etags.lock().unwrap(), ["\"etag-7\""]);
+    }
+
+    #[tokio::test]
+    async fn a_config_changed_meanwhile_is_read_again() {
+        let node = Arc::new(FakeNode::default());
+        node.conflicts.store(2, Ordering::SeqCst);
+        let api = node.start().await;
+        apply(&api, &ours()).await.expect("applied");
+        assert_eq!(node.config.lock().unwrap().0, ours());
+        assert_eq!(node.posted_etags.lock().unwrap().len(), 3);
+        // Someone who never stops changing it: we give up with a clear error.
+        node.conflicts.store(usize::MAX, Ordering::SeqCst);
+        let err = apply(&api, &config(&[])).await.expect_err("gave up");
+        assert!(err.to_string().contains("kept changing"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn refused_or_ignored_configs_are_errors() {
+        let node = Arc::new(FakeNode::default());
+        node.refuse.store(true, Ordering::SeqCst);
+        let api = node.start().await;
+        let err = apply(&api, &ours()).await.expect_err("refused");
+        assert!(
+            matches!(err, TailnetError::LocalApiStatus { status: 500, .. }),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains("/localapi/v0/serve-config"),
+            "{err}"
+        );
+        node.refuse.store(false, Ordering::SeqCst);
+        node.ignore.store(true, Ordering::SeqCst);
+        let err = apply(&api, &ours()).await.expect_err("ignored");
+        assert!(matches!(err, TailnetError::ServeConfig(_)), "{err}");
+    }
 
     #[test]
     fn config_forwards_each_port_with_a_proxy_header() {

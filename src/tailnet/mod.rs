@@ -33,6 +33,8 @@
 
 pub mod accept;
 pub mod cert;
+#[cfg(test)]
+mod fake;
 pub mod forward;
 pub mod localapi;
 pub mod node;

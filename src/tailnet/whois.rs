@@ -129,6 +129,74 @@ fn identity(answer: WhoIs, capability: &str) -> Identity {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tailnet::fake::FakeNode;
+    use std::sync::atomic::Ordering;
+
+    fn peer() -> Option<Peer> {
+        Some(Peer("100.64.0.1:51000".parse().unwrap()))
+    }
+
+    async fn cache(node: &Arc<FakeNode>) -> (WhoIsCache, Arc<Metrics>) {
+        let metrics = Arc::new(Metrics::new());
+        let cache = WhoIsCache::new(node.start().await, CAP.to_owned(), metrics.clone());
+        (cache, metrics)
+    }
+
+    #[tokio::test]
+    async fn answers_are_cached_per_address() {
+        let node = Arc::new(FakeNode::default());
+        *node.whois.lock().unwrap() = Some(serde_json::json!({
+            "Node": {"Name": "phone.x.ts.net.", "ComputedName": "phone"},
+            "UserProfile": {"LoginName": "alice@x", "DisplayName": "Alice"},
+        }));
+        let (cache, metrics) = cache(&node).await;
+        let who = cache.resolve(peer()).await.expect("known");
+        assert_eq!(who.login.as_deref(), Some("alice@x"));
+        // Another connection from the same device: no second lookup.
+        let other = Some(Peer("100.64.0.1:52000".parse().unwrap()));
+        assert_eq!(cache.resolve(other).await, Some(who));
+        assert_eq!(node.whois_calls.load(Ordering::SeqCst), 1);
+        assert!(
+            metrics
+                .encode()
+                .unwrap()
+                .contains(r#"libations_tailnet_whois_total{result="found"} 1"#)
+        );
+        // No peer (a connection from libtailscale's own listener): nobody, no lookup.
+        assert_eq!(cache.resolve(None).await, None);
+        assert_eq!(node.whois_calls.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn unknown_and_failing_lookups_are_anonymous() {
+        let node = Arc::new(FakeNode::default());
+        let (cache, metrics) = cache(&node).await;
+        assert_eq!(cache.resolve(peer()).await, None);
+        node.whois_fails.store(true, Ordering::SeqCst);
+        let other = Some(Peer("100.64.0.7:1".parse().unwrap()));
+        assert_eq!(cache.resolve(other).await, None);
+        let text = metrics.encode().unwrap();
+        assert!(
+            text.contains(r#"libations_tailnet_whois_total{result="unknown"} 1"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"libations_tailnet_whois_total{result="error"} 1"#),
+            "{text}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_slow_lookup_never_holds_the_request() {
+        let node = Arc::new(FakeNode::default());
+        *node.whois_delay.lock().unwrap() = Duration::from_secs(30);
+        *node.whois.lock().unwrap() = Some(serde_json::json!({"Node": {"Name": "p.x."}}));
+        let (cache, _) = cache(&node).await;
+        let started = Instant::now();
+        assert_eq!(cache.resolve(peer()).await, None);
+        let took = started.elapsed();
+        assert!(took < TIMEOUT + Duration::from_secs(1), "took {took:?}");
+    }
 
     const CAP: &str = crate::web::identity::DEFAULT_CAPABILITY;
 
