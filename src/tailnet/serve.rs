@@ -92,8 +92,9 @@ impl TailnetServer {
     async fn serve(&self, node: &Node) -> Result<()> {
         // The certificate's name, once known; the :80 side reads it for every redirect.
         let domain: Arc<OnceLock<String>> = Arc::new(OnceLock::new());
-        let mut intakes = Intakes::new(self.listener, node, self.metrics.clone()).await;
-        let http = intakes.open(80).await?;
+        let api = node.local_api().clone();
+        let mut intakes = Intakes::new(self.listener, api, self.metrics.clone()).await;
+        let http = intakes.open(80, || node.listen(80)).await?;
         let redirects = Connections::new(
             redirect_app(domain.clone()),
             self.limits.clone(),
@@ -112,7 +113,7 @@ impl TailnetServer {
         let refresher =
             certs.spawn_refresh(super::cert::DEFAULT_REFRESH_INTERVAL, self.metrics.clone());
         let acceptor = tokio_rustls::TlsAcceptor::from(certs.server_config()?);
-        let https = intakes.open(443).await?;
+        let https = intakes.open(443, || node.listen(443)).await?;
         self.metrics
             .tailnet_identity
             .set(i64::from(matches!(https, Intake::Forwarded(_))));
@@ -215,35 +216,39 @@ impl Intake {
 
 /// Opens the tailnet ports one at a time (:80 at once, :443 once there is a certificate),
 /// through the serve config while that works, on libtailscale's listeners after it fails.
-struct Intakes<'n> {
-    node: &'n Node,
+struct Intakes {
+    api: super::LocalApi,
     metrics: Arc<Metrics>,
     /// Ports forwarded so far, with their loopback addresses; `None` once forwarding is off.
     forwarded: Option<Vec<(u16, std::net::SocketAddr)>>,
 }
 
-impl<'n> Intakes<'n> {
-    async fn new(mode: TailnetListener, node: &'n Node, metrics: Arc<Metrics>) -> Intakes<'n> {
+impl Intakes {
+    async fn new(mode: TailnetListener, api: super::LocalApi, metrics: Arc<Metrics>) -> Intakes {
         if mode == TailnetListener::Socketpair {
             // A forward left by an earlier run would take the ports from our listeners.
-            if let Err(e) = forward::apply(node.local_api(), &forward::config(&[])).await {
+            if let Err(e) = forward::apply(&api, &forward::config(&[])).await {
                 tracing::error!(target: "libations::tailnet", "cannot clear the node's serve config, so tailnet connections may not reach us: {e}");
             }
         }
         let forwarded = (mode == TailnetListener::Forward).then(Vec::new);
         Intakes {
-            node,
+            api,
             metrics,
             forwarded,
         }
     }
 
-    /// Starts taking connections for tailnet `port`.
-    async fn open(&mut self, port: u16) -> Result<Intake> {
+    /// Starts taking connections for tailnet `port`: forwarded, or from `direct()` (the
+    /// node's own listener) when forwarding is off or the serve config cannot be set.
+    async fn open<F>(&mut self, port: u16, direct: impl FnOnce() -> F) -> Result<Intake>
+    where
+        F: std::future::Future<Output = Result<Listener>>,
+    {
         if let Some(ports) = &mut self.forwarded {
             let forwarded = Forwarded::bind(port).await?;
             ports.push((port, forwarded.local));
-            match forward::apply(self.node.local_api(), &forward::config(ports)).await {
+            match forward::apply(&self.api, &forward::config(ports)).await {
                 Ok(()) => {
                     tracing::info!(target: "libations::tailnet", port, to = %forwarded.local, "tailnet port forwarded through the serve config, with who sent each connection");
                     return Ok(Intake::Forwarded(forwarded));
@@ -256,7 +261,7 @@ impl<'n> Intakes<'n> {
                 }
             }
         }
-        Ok(Intake::Direct(self.node.listen(port).await?))
+        Ok(Intake::Direct(direct().await?))
     }
 }
 
@@ -443,6 +448,71 @@ mod tests {
             .find_map(|l| l.strip_prefix("location: "))
             .unwrap_or_default()
             .to_owned()
+    }
+
+    /// A libtailscale-style listener on one end of a socketpair (nothing ever arrives).
+    fn direct(port: u16) -> (Listener, std::os::fd::OwnedFd) {
+        let (ours, theirs) = std::os::unix::net::UnixStream::pair().expect("socketpair");
+        let (_tx, rx) = tokio::sync::watch::channel(false);
+        let listener = Listener::from_fd(ours.into(), port, rx).expect("listener");
+        (listener, theirs.into())
+    }
+
+    #[tokio::test]
+    async fn without_a_serve_config_the_node_listeners_serve_and_nobody_is_known() {
+        use crate::tailnet::fake::FakeNode;
+        use std::sync::atomic::Ordering;
+        let node = Arc::new(FakeNode::default());
+        let metrics = Arc::new(Metrics::new());
+        metrics.tailnet_identity.set(1);
+        let mut intakes = Intakes::new(
+            TailnetListener::Forward,
+            node.start().await,
+            metrics.clone(),
+        )
+        .await;
+        let (l80, _keep80) = direct(80);
+        let intake = intakes
+            .open(80, || async { Ok(l80) })
+            .await
+            .expect("open 80");
+        assert!(matches!(intake, Intake::Forwarded(_)));
+        // The node refuses the next change: :443 falls back, and says so in the metrics.
+        node.refuse.store(true, Ordering::SeqCst);
+        let (l443, _keep443) = direct(443);
+        let intake = intakes
+            .open(443, || async { Ok(l443) })
+            .await
+            .expect("open 443");
+        assert!(matches!(intake, Intake::Direct(ref l) if l.port() == 443));
+        assert_eq!(metrics.tailnet_identity.get(), 0);
+        // From then on, forwarding is off: no more attempts.
+        let posts = node.posted_etags.lock().unwrap().len();
+        let (l8080, _keep) = direct(8080);
+        let intake = intakes
+            .open(8080, || async { Ok(l8080) })
+            .await
+            .expect("open");
+        assert!(matches!(intake, Intake::Direct(_)));
+        assert_eq!(node.posted_etags.lock().unwrap().len(), posts);
+    }
+
+    #[tokio::test]
+    async fn socketpair_mode_clears_a_forward_left_behind() {
+        use crate::tailnet::fake::FakeNode;
+        let node = Arc::new(FakeNode::default());
+        let stale = forward::config(&[(443, "127.0.0.1:1".parse().unwrap())]);
+        *node.config.lock().unwrap() = (stale, 1);
+        let metrics = Arc::new(Metrics::new());
+        let mut intakes =
+            Intakes::new(TailnetListener::Socketpair, node.start().await, metrics).await;
+        assert_eq!(node.config.lock().unwrap().0, forward::config(&[]));
+        let (l443, _keep) = direct(443);
+        let intake = intakes
+            .open(443, || async { Ok(l443) })
+            .await
+            .expect("open");
+        assert!(matches!(intake, Intake::Direct(_)));
     }
 
     #[tokio::test]
