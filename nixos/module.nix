@@ -16,6 +16,11 @@ let
 
   isOutsideStore = p: lib.hasPrefix "/" p && !lib.hasPrefix "${builtins.storeDir}/" p;
 
+  # toString of a path literal is its path, without copying the file into the store (as
+  # "${./key}" would): a configuration written for the Go original's module, whose option
+  # was a path, keeps working and the key stays out of the store.
+  keyFile = if cfg.tailscaleKeyFile == null then null else toString cfg.tailscaleKeyFile;
+
   # Credential names are fixed: the binary resolves relative --auth-key-file and
   # --recipes-file names against $CREDENTIALS_DIRECTORY.
   args =
@@ -25,7 +30,7 @@ let
       "--log-format"
       "json"
     ]
-    ++ lib.optionals (cfg.tailscaleKeyFile != null) [
+    ++ lib.optionals (keyFile != null) [
       "--auth-key-file"
       "auth-key"
     ]
@@ -80,13 +85,13 @@ in
     };
 
     tailscaleKeyFile = mkOption {
-      type = types.nullOr types.str;
+      type = types.nullOr (types.either types.str types.path);
       default = null;
       example = "/run/agenix/libations-tailscale-key";
       description = ''
-        Absolute path (a string, never a Nix path literal, so the key is never copied to
-        the Nix store) of a root-only file holding a Tailscale auth key: either just the
-        key, or one line TS_AUTHKEY=<key> as older env-file setups have. Passed with
+        Absolute path of a root-only file holding a Tailscale auth key: either just the
+        key, or one line TS_AUTHKEY=<key> as the Go version's EnvironmentFile had. A path
+        literal is taken as its path and never copied into the Nix store. Passed with
         LoadCredential=. Only needed until the node has joined: its identity is kept in
         the state directory (/var/lib/libations). null: the log shows a login URL to open
         once.
@@ -123,7 +128,7 @@ in
       example = "256M";
       description = ''
         systemd MemoryHigh: above this the service is slowed and its memory reclaimed. The
-        server holds ~40-60 MB for a few thousand recipes, plus at most 256 MiB of answers
+        server holds ~40-60 MB for a few thousand recipes, plus at most 128 MiB of answers
         waiting for slow readers (--max-unsent-bytes). null: no limit.
       '';
     };
@@ -147,8 +152,8 @@ in
   config = lib.mkIf cfg.enable {
     assertions = [
       {
-        assertion = cfg.tailscaleKeyFile == null || isOutsideStore cfg.tailscaleKeyFile;
-        message = "services.libations.tailscaleKeyFile must be an absolute path outside the Nix store (a string such as \"/run/agenix/libations-tailscale-key\"), got ${toString cfg.tailscaleKeyFile}.";
+        assertion = keyFile == null || isOutsideStore keyFile;
+        message = "services.libations.tailscaleKeyFile must be an absolute path outside the Nix store (such as \"/run/agenix/libations-tailscale-key\"), got ${toString keyFile}.";
       }
     ];
 
@@ -173,10 +178,12 @@ in
         RestartSec = "5s";
 
         DynamicUser = true;
+        # The Go version's module used the same directory: its node state, in
+        # tsnet-libations/ here, is adopted on the first start (see the README).
         StateDirectory = "libations";
         StateDirectoryMode = "0700";
         LoadCredential =
-          lib.optional (cfg.tailscaleKeyFile != null) "auth-key:${cfg.tailscaleKeyFile}"
+          lib.optional (keyFile != null) "auth-key:${keyFile}"
           ++ lib.optional (cfg.recipesFile != null && cfg.recipesFileIsSecret) "recipes.json:${cfg.recipesFile}";
 
         # Hardening. The node is userspace Tailscale (netstack): no TUN device, no

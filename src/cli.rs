@@ -1,8 +1,13 @@
 //! Command-line flags. Every flag can also come from a `LIBATIONS_…` environment variable,
 //! which is how the NixOS module and containers configure the service.
+//!
+//! The Go original's command lines work too (see [`go_style`]): its flags are spelled the
+//! way Go's `flag` package takes them (`-local`, `-addr=:8080`, `-tsnet-logs=false`), and
+//! its `-addr :PORT` means 127.0.0.1:PORT.
 
-use clap::{Parser, Subcommand, ValueEnum};
-use std::net::SocketAddr;
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
+use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
@@ -44,6 +49,126 @@ pub struct Cli {
     pub log_level: Option<String>,
 }
 
+impl Cli {
+    /// Parses the process's arguments, the Go original's spellings included; exits with
+    /// clap's message (and status 2) on bad flags, as `Cli::parse` does.
+    pub fn parse_args() -> Cli {
+        Cli::parse_from(go_style(std::env::args_os()))
+    }
+}
+
+/// The Go original's flags (plus Go's `-help`), which it took with one dash or two.
+const GO_FLAGS: [&str; 6] = [
+    "addr",
+    "hostname",
+    "local",
+    "recipes-file",
+    "tsnet-logs",
+    "help",
+];
+
+/// Rewrites the Go original's single-dash long flags (`-local`, `-addr=:8080`,
+/// `-recipes-file f`) to ours (`--local`, …), leaving everything else as it is.
+///
+/// Like Go's `flag` package it stops at `--` and at the first argument that is neither a
+/// flag nor a flag's value (here: the `check` subcommand and its file). Whether a flag takes
+/// the next argument as its value is read from our own clap definition, so that a value
+/// such as `--state-dir -local` is never mistaken for a flag. Booleans need no rewriting
+/// beyond the dash: `--local`, `--local=false` and `--tsnet-logs=false` are ours already.
+pub fn go_style(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut cmd = Cli::command();
+    cmd.build();
+    let mut args = args.into_iter().peekable();
+    let mut out: Vec<OsString> = args.next().into_iter().collect();
+    while let Some(arg) = args.next() {
+        let Some(text) = arg.to_str() else {
+            out.push(arg);
+            continue;
+        };
+        if text == "--" || !text.starts_with('-') || text == "-" {
+            out.push(arg);
+            out.extend(args);
+            break;
+        }
+        let body = text.trim_start_matches('-');
+        let (name, inline_value) = match body.split_once('=') {
+            Some((name, _)) => (name, true),
+            None => (body, false),
+        };
+        let single_go = !text.starts_with("--") && GO_FLAGS.contains(&name);
+        out.push(if single_go {
+            format!("-{text}").into()
+        } else {
+            arg.clone()
+        });
+        let long = text.starts_with("--") || single_go;
+        if long && !inline_value {
+            let next_is_value = args
+                .peek()
+                .and_then(|next| next.to_str())
+                .is_some_and(|next| !next.starts_with('-'));
+            match values_taken(&cmd, name) {
+                Values::One => out.extend(args.next()),
+                Values::Optional if next_is_value => out.extend(args.next()),
+                Values::Optional | Values::None => {}
+            }
+        }
+    }
+    out
+}
+
+/// How many arguments after `--name` belong to it.
+enum Values {
+    None,
+    One,
+    /// `--tsnet-logs [BOOL]`: clap takes the next argument unless it starts with `-`.
+    Optional,
+}
+
+fn values_taken(cmd: &clap::Command, name: &str) -> Values {
+    let Some(arg) = cmd.get_arguments().find(|a| a.get_long() == Some(name)) else {
+        return Values::None;
+    };
+    match arg.get_num_args() {
+        _ if !arg.get_action().takes_values() => Values::None,
+        Some(range) if range.min_values() == 0 && range.max_values() > 0 => {
+            if arg.is_require_equals_set() {
+                Values::None
+            } else {
+                Values::Optional
+            }
+        }
+        Some(range) if range.max_values() == 0 => Values::None,
+        _ => Values::One,
+    }
+}
+
+/// A boolean as Go's `strconv.ParseBool` reads it (`1`, `t`, `TRUE`, `False`, …), plus
+/// `yes`/`no`/`on`/`off` for environment variables.
+fn go_bool(value: &str) -> Result<bool, String> {
+    match value {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" | "yes" | "on" => Ok(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" | "no" | "off" => Ok(false),
+        other => Err(format!("{other:?} is not a boolean; use true or false")),
+    }
+}
+
+/// A socket address, or `:PORT` as the Go original took it: 127.0.0.1 and that port.
+fn listen_addr(value: &str) -> Result<SocketAddr, String> {
+    if let Some(port) = value.strip_prefix(':') {
+        return port
+            .parse::<u16>()
+            .map(|port| SocketAddr::from((Ipv4Addr::LOCALHOST, port)))
+            .map_err(|_| format!("{value:?}: the port after ':' must be a number up to 65535"));
+    }
+    value.parse().map_err(|_| {
+        format!(
+            "{value:?} is not an address: use IP:PORT (127.0.0.1:8080, 0.0.0.0:8080, \
+             [::]:8080) or :PORT for 127.0.0.1:PORT"
+        )
+    })
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Validate a recipes file: print every problem found and exit 1 if there are any.
@@ -56,12 +181,24 @@ pub enum Command {
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
     /// Serve on an ordinary local address (see --addr) instead of joining the tailnet.
-    #[arg(long, env = "LIBATIONS_LOCAL")]
+    #[arg(
+        long,
+        env = "LIBATIONS_LOCAL",
+        action = clap::ArgAction::Set,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_value = "false",
+        default_missing_value = "true",
+        value_parser = go_bool,
+        hide_default_value = true
+    )]
     pub local: bool,
 
     /// Address for --local. The default only accepts connections from this machine; use
     /// 0.0.0.0:8080 (or [::]:8080) to expose it to your LAN. Port 0 picks a free port.
-    #[arg(long, env = "LIBATIONS_ADDR", default_value = "127.0.0.1:8080")]
+    /// `:PORT` alone means 127.0.0.1:PORT.
+    #[arg(long, env = "LIBATIONS_ADDR", default_value = "127.0.0.1:8080", value_parser = listen_addr)]
     pub addr: SocketAddr,
 
     /// Host names with a dot that --local and the metrics listener answer to (repeat or
@@ -152,20 +289,20 @@ pub struct LimitArgs {
     /// Open connections at most, per listener; more are closed as soon as they are accepted.
     #[arg(long, env = "LIBATIONS_MAX_CONNECTIONS", default_value_t = 1024)]
     pub max_connections: usize,
-    /// Response bytes one connection may have waiting to be sent (HTTP/2 streams the client
-    /// does not read); a request beyond it gets 503 instead of another answer.
+    /// Bytes of answers made for one request (searches) that one connection may leave
+    /// unread (HTTP/2 streams the client does not read); a request beyond it gets 503.
     #[arg(
         long,
         env = "LIBATIONS_MAX_UNSENT_BYTES_PER_CONNECTION",
-        default_value_t = 16 << 20,
+        default_value_t = 4 << 20,
         value_name = "BYTES"
     )]
     pub max_unsent_bytes_per_connection: usize,
-    /// Response bytes all connections together may have waiting to be sent.
+    /// The same for all connections together.
     #[arg(
         long,
         env = "LIBATIONS_MAX_UNSENT_BYTES",
-        default_value_t = 256 << 20,
+        default_value_t = 128 << 20,
         value_name = "BYTES"
     )]
     pub max_unsent_bytes: usize,
@@ -269,8 +406,17 @@ pub struct TailnetArgs {
     #[arg(long, env = "LIBATIONS_TAILNET_LISTENER", value_enum, default_value_t = TailnetListener::Forward, value_name = "MODE")]
     pub tailnet_listener: TailnetListener,
 
-    /// Pass Tailscale's own log lines to our log (target "tailscale").
-    #[arg(long, env = "LIBATIONS_TSNET_LOGS", default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    /// Pass Tailscale's own log lines to our log (target "tailscale"). Alone it means true.
+    #[arg(
+        long,
+        env = "LIBATIONS_TSNET_LOGS",
+        action = clap::ArgAction::Set,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        default_value = "true",
+        default_missing_value = "true",
+        value_parser = go_bool
+    )]
     pub tsnet_logs: bool,
 }
 
@@ -290,7 +436,6 @@ pub enum LogFormat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn flags_are_consistent() {
@@ -308,5 +453,146 @@ mod tests {
         assert!(!cli.serve.tailnet.ephemeral);
         let cli = Cli::try_parse_from(["libations", "--tsnet-logs", "false"]).unwrap();
         assert!(!cli.serve.tailnet.tsnet_logs);
+    }
+
+    /// Parses as `main` does: Go's spellings rewritten first.
+    fn go(args: &[&str]) -> Result<Cli, clap::Error> {
+        let argv = std::iter::once("libations").chain(args.iter().copied());
+        Cli::try_parse_from(go_style(argv.map(OsString::from)))
+    }
+
+    fn ok(args: &[&str]) -> ServeArgs {
+        go(args).unwrap_or_else(|e| panic!("{args:?}: {e}")).serve
+    }
+
+    #[test]
+    fn the_go_originals_command_line_works() {
+        let a = ok(&["-local", "-addr", ":8080", "-recipes-file", "sample.json"]);
+        assert!(a.local);
+        assert_eq!(a.addr.to_string(), "127.0.0.1:8080");
+        assert_eq!(a.recipes_file, Some(PathBuf::from("sample.json")));
+    }
+
+    #[test]
+    fn value_flags_in_every_form_go_accepts() {
+        for form in [
+            &["-addr", ":18105"][..],
+            &["--addr", ":18105"],
+            &["-addr=:18105"],
+            &["--addr=:18105"],
+        ] {
+            assert_eq!(ok(form).addr.to_string(), "127.0.0.1:18105", "{form:?}");
+        }
+        for form in [
+            &["-hostname", "bar"][..],
+            &["--hostname", "bar"],
+            &["-hostname=bar"],
+            &["--hostname=bar"],
+        ] {
+            assert_eq!(ok(form).hostname, "bar", "{form:?}");
+        }
+        for form in [
+            &["-recipes-file", "b.json"][..],
+            &["--recipes-file", "b.json"],
+            &["-recipes-file=b.json"],
+            &["--recipes-file=b.json"],
+        ] {
+            let file = ok(form).recipes_file;
+            assert_eq!(file, Some(PathBuf::from("b.json")), "{form:?}");
+        }
+        // Our own address forms still work, and a bad one says what is accepted.
+        assert_eq!(ok(&["--addr", "[::]:80"]).addr.to_string(), "[::]:80");
+        assert_eq!(ok(&["-addr", "0.0.0.0:0"]).addr.to_string(), "0.0.0.0:0");
+        let err = go(&["-addr", ":http"]).unwrap_err().to_string();
+        assert!(err.contains("the port after ':' must be a number"), "{err}");
+        let err = go(&["--addr", "localhost"]).unwrap_err().to_string();
+        assert!(err.contains(":PORT for 127.0.0.1:PORT"), "{err}");
+    }
+
+    #[test]
+    fn boolean_flags_in_every_form_go_accepts() {
+        for (form, local) in [
+            (&["-local"][..], true),
+            (&["--local"], true),
+            (&["-local=true"], true),
+            (&["--local=true"], true),
+            (&["-local=1"], true),
+            (&["-local=t"], true),
+            (&["-local=T"], true),
+            (&["-local=TRUE"], true),
+            (&["-local=True"], true),
+            (&["-local=false"], false),
+            (&["--local=false"], false),
+            (&["-local=0"], false),
+            (&["-local=f"], false),
+            (&["-local=F"], false),
+            (&["-local=FALSE"], false),
+            (&["-local=False"], false),
+            (&[], false),
+        ] {
+            assert_eq!(ok(form).local, local, "{form:?}");
+        }
+        for (form, logs) in [
+            (&["-tsnet-logs"][..], true),
+            (&["--tsnet-logs"], true),
+            (&["-tsnet-logs=true"], true),
+            (&["-tsnet-logs=false"], false),
+            (&["--tsnet-logs=false"], false),
+            (&["-tsnet-logs=0"], false),
+            (&["-tsnet-logs=F"], false),
+            // Ours, as the NixOS module and older scripts write it.
+            (&["--tsnet-logs", "false"], false),
+            (&["--tsnet-logs", "true"], true),
+            (&[], true),
+        ] {
+            assert_eq!(ok(form).tailnet.tsnet_logs, logs, "{form:?}");
+        }
+        // A boolean alone does not swallow the next flag.
+        let a = ok(&["-tsnet-logs", "-local", "-hostname", "x"]);
+        assert!(a.tailnet.tsnet_logs && a.local && a.hostname == "x");
+        let a = ok(&["--tsnet-logs", "false", "-local"]);
+        assert!(!a.tailnet.tsnet_logs && a.local);
+        for bad in [&["-local=yes please"][..], &["-tsnet-logs=maybe"]] {
+            let err = go(bad).unwrap_err().to_string();
+            assert!(err.contains("is not a boolean; use true or false"), "{err}");
+        }
+    }
+
+    #[test]
+    fn rewriting_touches_only_the_go_flags_and_stops_where_go_stops() {
+        let rewrite = |args: &[&str]| -> Vec<String> {
+            let argv = std::iter::once("libations").chain(args.iter().copied());
+            go_style(argv.map(OsString::from))
+                .into_iter()
+                .skip(1)
+                .map(|a| a.into_string().unwrap())
+                .collect()
+        };
+        assert_eq!(
+            rewrite(&["--log-level", "debug", "-local", "-V", "-h"]),
+            ["--log-level", "debug", "--local", "-V", "-h"]
+        );
+        // A flag's value is never taken for a flag, not even one that looks like Go's.
+        assert_eq!(
+            rewrite(&["--state-dir", "-local", "-hostname=h"]),
+            ["--state-dir", "-local", "--hostname=h"]
+        );
+        assert_eq!(
+            rewrite(&["-recipes-file", "-addr", "-local"]),
+            ["--recipes-file", "-addr", "--local"]
+        );
+        // After `--` or the first argument that is not a flag, nothing is rewritten.
+        assert_eq!(rewrite(&["--", "-local"]), ["--", "-local"]);
+        assert_eq!(
+            rewrite(&["-local", "check", "-addr"]),
+            ["--local", "check", "-addr"]
+        );
+        // Flags Go never had keep clap's message for a wrong dash.
+        assert_eq!(rewrite(&["-ephemeral"]), ["-ephemeral"]);
+        assert!(go(&["-ephemeral"]).is_err());
+        // Go's -help is our --help.
+        let help = go(&["-help"]).unwrap_err();
+        assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp);
+        assert!(help.to_string().contains("--recipes-file"));
     }
 }

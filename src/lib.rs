@@ -104,13 +104,21 @@ fn init_logging(format: LogFormat, level: Option<&str>) {
     };
 }
 
-/// `libations check FILE`: every problem on stderr and exit 1, or a summary and exit 0.
+/// `libations check FILE`: every problem on stderr and exit 1, or the warnings (stderr)
+/// and a summary and exit 0.
 fn check(file: &Path) -> ExitCode {
     match Recipes::from_file(file) {
         Ok(recipes) => {
+            for w in recipes.warnings() {
+                eprintln!("warning: {w}");
+            }
             let ingredients: usize = recipes.all().iter().map(|r| r.ingredients.len()).sum();
+            let warnings = match recipes.warnings().len() {
+                0 => String::new(),
+                n => format!("; {n} warning(s) above: it loads, but is not exact"),
+            };
             println!(
-                "{}: OK, {} recipes with {} ingredient lines",
+                "{}: OK, {} recipes with {} ingredient lines{warnings}",
                 file.display(),
                 recipes.len(),
                 ingredients
@@ -156,6 +164,7 @@ fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
         Ok(assets) => Arc::new(assets),
         Err(panic) => std::panic::resume_unwind(panic),
     };
+    recipes.log_warnings();
     tracing::info!(
         recipes = recipes.len(),
         from = %recipes.origin(),
@@ -316,10 +325,14 @@ async fn serve_tailnet(
             .ok()
             .filter(|k| !k.trim().is_empty()),
     };
+    let state_dir = state_dir(t.state_dir.as_deref())?;
+    // Before the node starts: with the Go version's state copied in, it is the same machine.
+    tailnet::adopt::adopt_go_state(&state_dir, &args.hostname)
+        .map_err(tailnet::TailnetError::from)?;
     let server = tailnet::serve::TailnetServer {
         node: tailnet::NodeConfig {
             hostname: args.hostname.clone(),
-            state_dir: state_dir(t.state_dir.as_deref())?,
+            state_dir,
             auth_key,
             control_url: t.control_url.clone(),
             ephemeral: t.ephemeral,

@@ -1,6 +1,5 @@
-use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    libations::run(libations::cli::Cli::parse())
+    libations::run(libations::cli::Cli::parse_args())
 }

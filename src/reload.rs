@@ -91,6 +91,7 @@ impl Reloader {
         let (path, assets, max) = (path.clone(), self.assets.clone(), self.max_bytes);
         let built = tokio::task::spawn_blocking(move || -> Result<Site, RunError> {
             let recipes = Recipes::from_file_at_most(&credentials::resolve(&path)?, max)?;
+            recipes.log_warnings();
             Ok(Site::new(recipes, &assets)?)
         })
         .await

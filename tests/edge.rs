@@ -349,7 +349,7 @@ async fn reload_on_change_and_on_sighup_keeps_old_data_when_invalid() {
     // An invalid one is rejected with the full error list, and the old data stays.
     write(
         &file,
-        "[{\"id\": 1, \"name\": \"Alpha\", \"garnsh\": []},\n {\"id\": 1}]",
+        "[{\"id\": 1, \"name\": \"Alpha\", \"garnish\": \"Lime\"},\n {\"id\": 1}]",
     );
     let deadline = Instant::now() + Duration::from_secs(15);
     while !server.log().contains("reload rejected") {
@@ -361,7 +361,7 @@ async fn reload_on_change_and_on_sighup_keeps_old_data_when_invalid() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let log = server.log();
-    assert!(log.contains("field \"garnsh\""), "{log}");
+    assert!(log.contains("field \"garnish\""), "{log}");
     assert!(log.contains("field \"name\": missing"), "{log}");
     assert_eq!(names(&server).await, ["Alpha", "Beta"]);
     let metrics = metrics_url(&server);

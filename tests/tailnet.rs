@@ -521,6 +521,117 @@ async fn control_unreachable_at_start_is_retried_and_reported() {
     assert_eq!(app.stop(), 0);
 }
 
+/// Every file under `dir` with its bytes and mode, to tell whether anything changed.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>, u32)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions());
+            if meta.is_dir() {
+                stack.push(path.clone());
+                out.push((path, Vec::new(), mode));
+            } else {
+                out.push((path.clone(), std::fs::read(&path).unwrap(), mode));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Someone moves from the Go original: its node (a tsnet node named `libations`, state in
+/// `$XDG_CONFIG_HOME/tsnet-libations`) was registered and stopped. Our binary, started the
+/// Go way with no state of its own and no auth key (control asks unknown nodes to log in),
+/// comes up as that same node, and the original's directory is left as it was.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_go_originals_node_is_adopted_as_the_same_machine() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config");
+    let go_dir = config.join("tsnet-libations");
+    let h = Harness::start(&[
+        "-require-auth",
+        "-original-state-dir",
+        go_dir.to_str().unwrap(),
+    ]);
+    let original_key = h.get("original_node_key").to_owned();
+    let original_ips: Vec<String> = h.get("original_ips").split(',').map(String::from).collect();
+    assert!(go_dir.join("tailscaled.state").is_file());
+    let before = snapshot(&go_dir);
+
+    let state_home = home.path().join("state");
+    let app = App::start(
+        &h,
+        &["-hostname", "libations", "-tsnet-logs=false"],
+        &[
+            ("XDG_CONFIG_HOME", config.to_str().unwrap()),
+            ("XDG_STATE_HOME", state_home.to_str().unwrap()),
+            ("HOME", home.path().to_str().unwrap()),
+        ],
+    );
+    app.wait_serving();
+    let ours = state_home.join("libations");
+    let adopted = app.log.wait_for(
+        "adopted the Go version's tailnet node",
+        Duration::from_secs(1),
+    );
+    assert!(
+        adopted.contains(&format!(
+            "from {} into {}",
+            go_dir.display(),
+            ours.display()
+        )),
+        "{adopted}"
+    );
+    assert!(adopted.contains("tailscaled.state"), "{adopted}");
+    // The node's name is read from the state the Go side wrote: only a node of our name is
+    // taken over.
+    assert!(
+        adopted.contains("adopted the Go version's tailnet node \"libations\": copied"),
+        "{adopted}"
+    );
+    assert!(ours.join("tailscaled.state").is_file());
+
+    // The control server sees one machine named libations: the original's node key and IPs.
+    let nodes: Vec<Value> = common::client()
+        .get(format!("{}/control/nodes", h.get("harness")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let ours_in_control: Vec<&Value> = nodes
+        .iter()
+        .filter(|n| {
+            n["hostname"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("libations")
+        })
+        .collect();
+    assert_eq!(ours_in_control.len(), 1, "{nodes:?}");
+    assert_eq!(ours_in_control[0]["node_key"], original_key.as_str());
+    assert_eq!(
+        ours_in_control[0]["addresses"],
+        serde_json::json!(original_ips)
+    );
+    let joined = app
+        .log
+        .wait_for("joined the tailnet", Duration::from_secs(1));
+    assert!(joined.contains(&original_ips[0]), "{joined}");
+
+    // Same name, so the same URL, with a certificate.
+    let r = h
+        .fetch(&format!("https://libations.{}/", h.domain()), &[])
+        .await;
+    assert_eq!(r["status"], 200, "{r}");
+    assert_eq!(app.stop(), 0);
+    assert_eq!(snapshot(&go_dir), before, "the original directory changed");
+}
+
 /// The metrics listener's base URL, from the app's log.
 fn metrics_base(app: &App) -> String {
     let line = app

@@ -49,6 +49,7 @@ let
       path = mkType "path" (x: isPath x || (isString x && hasPrefix "/" x));
       package = mkType "package" (x: isAttrs x && x ? outPath);
       nullOr = t: mkType "null or ${t.name}" (x: x == null || t.check x);
+      either = a: b: mkType "${a.name} or ${b.name}" (x: a.check x || b.check x);
       listOf = t: mkType "list of ${t.name}" (x: isList x && all t.check x);
       ints.positive = mkType "positive integer" (x: builtins.isInt x && x > 0);
     };
@@ -135,6 +136,31 @@ let
     enable = true;
     tailscaleKeyFile = ./eval-module.nix;
   };
+
+  # A configuration written for the Go original's module (jnsgruk/libations, nix/module.nix):
+  # its options are enable, recipesFile, tailscaleKeyFile (a path, used as the unit's
+  # EnvironmentFile, so the file holds TS_AUTHKEY=...) and package; its unit ran with
+  # DynamicUser, StateDirectory = "libations" and XDG_CONFIG_HOME=/var/lib/libations/, so its
+  # node lived in /var/lib/libations/tsnet-libations.
+  goOptions = [
+    "enable"
+    "package"
+    "recipesFile"
+    "tailscaleKeyFile"
+  ];
+  goOriginal = eval {
+    enable = true;
+    package = pkgs.libations;
+    recipesFile = "/var/lib/libations/recipes.json";
+    tailscaleKeyFile = "/run/agenix/libations-tsauthkey";
+  };
+  # The same with path literals, which the original's `types.path` options also took.
+  goOriginalLiterals = eval {
+    enable = true;
+    recipesFile = ./eval-module.nix;
+    tailscaleKeyFile = /run/agenix/libations-tsauthkey;
+  };
+  gsc = goOriginal.unit.serviceConfig;
   sc = full.unit.serviceConfig;
 in
 check "every option has a type, a default and a description" (
@@ -225,6 +251,33 @@ check "every option has a type, a default and a description" (
 )
 ++ check "key file in the Nix store is refused" (storeKey.failedAssertions != [ ])
 ++ check "relative key path is refused" (relativeKey.failedAssertions != [ ])
-++ check "a Nix path literal for the key is a type error (it would be copied to the store)" (
-  pathLiteralKey.typeErrors != [ ]
+++ check "a Nix path literal for the key is used as its path, never copied to the store" (
+  pathLiteralKey.typeErrors == [ ] && pathLiteralKey.failedAssertions == [ ]
+  && pathLiteralKey.creds == [ "auth-key:${toString ./eval-module.nix}" ]
+)
+++ check "Go original's module: every option it had exists here" (
+  all (n: minimal.decls ? ${n}) goOptions
+)
+++ check "Go original's module: its configuration evaluates unchanged" (
+  goOriginal.typeErrors == [ ] && goOriginal.failedAssertions == [ ] && goOriginal.unknown == [ ]
+  && goOriginal.enabled
+  && goOriginalLiterals.typeErrors == [ ] && goOriginalLiterals.failedAssertions == [ ]
+)
+++ check "Go original's module: same key file (TS_AUTHKEY=... is read) and recipes" (
+  goOriginal.creds == [
+    "auth-key:/run/agenix/libations-tsauthkey"
+    "recipes.json:/var/lib/libations/recipes.json"
+  ]
+  && contains goOriginal.exec (q ''"--auth-key-file" "auth-key"'')
+  && contains goOriginal.exec (q ''"--recipes-file" "recipes.json"'')
+)
+++ check "Go original's module: path literals work; the key is never copied to the store" (
+  builtins.elem "auth-key:/run/agenix/libations-tsauthkey" goOriginalLiterals.creds
+  && !(any (c: hasPrefix "auth-key:${builtins.storeDir}" c) goOriginalLiterals.creds)
+)
+++ check "Go original's module: same node name, same state directory, same dynamic user" (
+  contains goOriginal.exec (q ''"--hostname" "libations"'')
+  && contains goOriginal.exec (q "--state-dir %S/libations ")
+  && gsc.StateDirectory == "libations" && gsc.DynamicUser
+  && hasPrefix "${pkgs.libations.outPath}/bin/libations " goOriginal.exec
 )

@@ -81,16 +81,26 @@ pub enum LoadError {
         column: usize,
         message: String,
     },
-    #[error("{origin}: {} problem(s) found:\n{}", problems.len(), list(problems))]
+    #[error("{origin}: {} problem(s) found:\n{}{}", problems.len(), list(problems), also(warnings))]
     Invalid {
         origin: Origin,
         problems: Vec<Problem>,
+        /// What would have loaded with a warning, listed too so that one pass fixes all.
+        warnings: Vec<Problem>,
     },
 }
 
 fn list(problems: &[Problem]) -> String {
     let lines: Vec<String> = problems.iter().map(|p| format!("  {p}")).collect();
     lines.join("\n")
+}
+
+fn also(warnings: &[Problem]) -> String {
+    let lines: Vec<String> = warnings
+        .iter()
+        .map(|w| format!("\n  warning: {w}"))
+        .collect();
+    lines.concat()
 }
 
 /// A validated, immutable collection, sorted by name (case- and accent-insensitive).
@@ -100,6 +110,7 @@ pub struct Recipes {
     by_id: HashMap<u64, usize>,
     origin: Origin,
     updated: SystemTime,
+    warnings: Vec<Problem>,
 }
 
 impl Recipes {
@@ -146,7 +157,10 @@ impl Recipes {
 
     /// Parses and validates recipes text; reports every problem, not just the first.
     pub fn parse(text: &str, origin: Origin, updated: SystemTime) -> Result<Self, LoadError> {
-        let mut list = validate::parse(text, &origin)?;
+        let validate::Parsed {
+            recipes: mut list,
+            warnings,
+        } = validate::parse(text, &origin)?;
         list.sort_by_cached_key(|r| (crate::search::fold(&r.name), r.id));
         let by_id = list.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
         Ok(Recipes {
@@ -154,6 +168,7 @@ impl Recipes {
             by_id,
             origin,
             updated,
+            warnings,
         })
     }
 
@@ -176,6 +191,19 @@ impl Recipes {
 
     pub fn origin(&self) -> &Origin {
         &self.origin
+    }
+
+    /// What loaded only because the Go original's decoding allowed it (keys in another
+    /// case, unknown keys): to be shown to whoever maintains the file, never dropped quietly.
+    pub fn warnings(&self) -> &[Problem] {
+        &self.warnings
+    }
+
+    /// Logs each warning at WARN, with the file, recipe and field it is about.
+    pub fn log_warnings(&self) {
+        for w in &self.warnings {
+            tracing::warn!("{w}");
+        }
     }
 
     /// The file's modification time (or the build time of the embedded sample).

@@ -2,6 +2,11 @@
 //!
 //! Each problem names the file and line of the recipe, its index, id and name, and the
 //! field, so that a hand-edited file can be fixed in one pass.
+//!
+//! Files written for the Go original load unchanged: it decoded them with Go's
+//! `encoding/json`, which matches keys case-insensitively and ignores unknown keys. We accept
+//! both too, but never quietly: each is a *warning* with the same place as a problem, saying
+//! what was done and how to make the file exact.
 
 use super::json::Json;
 use super::{Ingredient, LoadError, Origin, Recipe};
@@ -67,20 +72,32 @@ impl fmt::Display for Problem {
     }
 }
 
-/// Parses and validates; returns every recipe or every problem.
+/// A file that loaded: its recipes, and what was accepted only for the Go original's sake.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub recipes: Vec<Recipe>,
+    /// Keys that differ from ours only in case, and unknown keys (ignored); see the module
+    /// docs. Empty for an exact file.
+    pub warnings: Vec<Problem>,
+}
+
+/// Parses and validates; returns every recipe (with warnings) or every problem.
 ///
 /// A valid file (the usual case) takes the fast path: serde straight into the model, with
 /// the same rules. Anything it does not accept goes through the full validator, which
 /// reports every problem with its place.
-pub fn parse(text: &str, origin: &Origin) -> Result<Vec<Recipe>, LoadError> {
+pub fn parse(text: &str, origin: &Origin) -> Result<Parsed, LoadError> {
     if let Some(recipes) = fast::parse(text) {
-        return Ok(recipes);
+        return Ok(Parsed {
+            recipes,
+            warnings: Vec::new(),
+        });
     }
     parse_reporting(text, origin)
 }
 
 /// The full validator: a duplicate-keeping JSON value, then every rule with its place.
-fn parse_reporting(text: &str, origin: &Origin) -> Result<Vec<Recipe>, LoadError> {
+fn parse_reporting(text: &str, origin: &Origin) -> Result<Parsed, LoadError> {
     let top: Json = serde_json::from_str(text).map_err(|e| LoadError::Syntax {
         origin: origin.clone(),
         line: e.line(),
@@ -88,6 +105,7 @@ fn parse_reporting(text: &str, origin: &Origin) -> Result<Vec<Recipe>, LoadError
         message: strip_position(&e.to_string()),
     })?;
     let mut problems = Vec::new();
+    let mut warnings = Vec::new();
     let Json::Array(items) = top else {
         problems.push(Problem {
             origin: origin.clone(),
@@ -101,6 +119,7 @@ fn parse_reporting(text: &str, origin: &Origin) -> Result<Vec<Recipe>, LoadError
         return Err(LoadError::Invalid {
             origin: origin.clone(),
             problems,
+            warnings,
         });
     };
     let lines = element_lines(text);
@@ -117,6 +136,7 @@ fn parse_reporting(text: &str, origin: &Origin) -> Result<Vec<Recipe>, LoadError
                 name: None,
             },
             problems: &mut problems,
+            warnings: &mut warnings,
         };
         let recipe = cx.recipe(item);
         // Ids are checked for every recipe, valid or not, so that one fix does not reveal
@@ -137,11 +157,12 @@ fn parse_reporting(text: &str, origin: &Origin) -> Result<Vec<Recipe>, LoadError
         }
     }
     if problems.is_empty() {
-        Ok(recipes)
+        Ok(Parsed { recipes, warnings })
     } else {
         Err(LoadError::Invalid {
             origin: origin.clone(),
             problems,
+            warnings,
         })
     }
 }
@@ -198,16 +219,27 @@ struct Context<'a> {
     origin: &'a Origin,
     recipe: RecipeRef,
     problems: &'a mut Vec<Problem>,
+    warnings: &'a mut Vec<Problem>,
 }
 
 impl Context<'_> {
-    fn push(&mut self, field: Option<&str>, message: String) {
-        self.problems.push(Problem {
+    fn problem(&self, field: Option<&str>, message: String) -> Problem {
+        Problem {
             origin: self.origin.clone(),
             recipe: Some(self.recipe.clone()),
             field: field.map(str::to_owned),
             message,
-        });
+        }
+    }
+
+    fn push(&mut self, field: Option<&str>, message: String) {
+        let problem = self.problem(field, message);
+        self.problems.push(problem);
+    }
+
+    fn warn(&mut self, field: &str, message: String) {
+        let warning = self.problem(Some(field), message);
+        self.warnings.push(warning);
     }
 
     fn recipe(&mut self, item: &Json) -> Option<Recipe> {
@@ -219,9 +251,19 @@ impl Context<'_> {
             return None;
         };
         let before = self.problems.len();
+        let warned = self.warnings.len();
         // Identify the recipe first so that every later message can name it.
         let fields = self.fields(entries, &RECIPE_FIELDS, "a recipe", "");
         self.recipe.id = match fields.get("id") {
+            Some(Json::Null) => {
+                self.push(
+                    Some("id"),
+                    "is null (the Go version read it as 0); give the recipe a unique \
+                     whole-number id"
+                        .into(),
+                );
+                None
+            }
             None => {
                 self.push(
                     Some("id"),
@@ -235,6 +277,14 @@ impl Context<'_> {
             Some(Json::String(s)) if !s.trim().is_empty() => Some(s.clone()),
             Some(Json::String(_)) => {
                 self.push(Some("name"), "must not be empty".into());
+                None
+            }
+            Some(Json::Null) => {
+                self.push(
+                    Some("name"),
+                    "is null (the Go version showed the recipe without a name); give it a name"
+                        .into(),
+                );
                 None
             }
             Some(other) => {
@@ -253,6 +303,9 @@ impl Context<'_> {
         for p in &mut self.problems[before..] {
             p.recipe = Some(self.recipe.clone());
         }
+        for w in &mut self.warnings[warned..] {
+            w.recipe = Some(self.recipe.clone());
+        }
         let recipe = Recipe {
             id: self.recipe.id.unwrap_or_default(),
             name: self.recipe.name.clone().unwrap_or_default(),
@@ -267,35 +320,48 @@ impl Context<'_> {
         (self.problems.len() == before).then_some(recipe)
     }
 
-    /// Maps keys to values, reporting unknown and repeated keys.
+    /// Maps keys to values as Go's `encoding/json` did (case-insensitively, unknown keys
+    /// ignored), warning about both, and refusing repeated keys.
     fn fields<'j>(
         &mut self,
         entries: &'j [(String, Json)],
-        accepted: &[&str],
+        accepted: &[&'static str],
         what: &str,
         prefix: &str,
-    ) -> HashMap<&'j str, &'j Json> {
-        let mut fields = HashMap::new();
+    ) -> HashMap<&'static str, &'j Json> {
+        let mut fields: HashMap<&'static str, &'j Json> = HashMap::new();
+        let mut spelled: HashMap<&'static str, &'j str> = HashMap::new();
         for (key, value) in entries {
             let path = format!("{prefix}{key}");
-            if !accepted.contains(&key.as_str()) {
-                let hint = match closest(key, accepted) {
-                    Some(near) => format!("did you mean \"{near}\"? "),
-                    None => String::new(),
+            let Some(field) = go_field(key, accepted) else {
+                self.warn(&path, unknown_field(key, accepted, what));
+                continue;
+            };
+            if let Some(first) = spelled.insert(field, key) {
+                let also = if first == key {
+                    String::new()
+                } else {
+                    format!(" (as \"{first}\" and \"{key}\"; keys match whatever their case)")
                 };
                 self.push(
                     Some(&path),
                     format!(
-                        "unknown field; {hint}the fields of {what} are: {}",
-                        accepted.join(", ")
+                        "appears more than once{also}; the Go version kept the last one; keep \
+                         one so that nothing is silently lost"
                     ),
                 );
-            } else if fields.insert(key.as_str(), value).is_some() {
-                self.push(
-                    Some(&path),
-                    "appears more than once; keep one so that nothing is silently lost".into(),
+                continue;
+            }
+            if field != key {
+                self.warn(
+                    &path,
+                    format!(
+                        "loaded as \"{field}\" (the Go version matched keys whatever their \
+                         case, and so do we); rename it to \"{field}\" to make the file exact"
+                    ),
                 );
             }
+            fields.insert(field, value);
         }
         fields
     }
@@ -508,6 +574,38 @@ mod fast {
     }
 }
 
+/// The accepted key that `key` names, as Go's `encoding/json` decides: an exact match, else
+/// one equal under Unicode simple case folding (so `"Name"` and `"NAME"` are `name`).
+fn go_field(key: &str, accepted: &[&'static str]) -> Option<&'static str> {
+    if let Some(exact) = accepted.iter().find(|a| **a == key) {
+        return Some(exact);
+    }
+    accepted.iter().copied().find(|a| fold_eq(key, a))
+}
+
+/// Case-insensitive equality as Go's `bytes.EqualFold`: char by char, equal when their
+/// lower or upper cases are (this also matches `ſ` with `s` and the Kelvin sign with `k`).
+fn fold_eq(a: &str, b: &str) -> bool {
+    a.chars().count() == b.chars().count()
+        && a.chars().zip(b.chars()).all(|(x, y)| {
+            x == y || x.to_lowercase().eq(y.to_lowercase()) || x.to_uppercase().eq(y.to_uppercase())
+        })
+}
+
+/// The warning for a key we do not know: what happened to it, and the two ways out.
+fn unknown_field(key: &str, accepted: &[&str], what: &str) -> String {
+    let hint = match closest(key, accepted) {
+        Some(near) => format!("if it is a typo, rename it to \"{near}\"; "),
+        None => String::new(),
+    };
+    format!(
+        "unknown field, ignored as the Go version ignored it (nothing in it is shown); \
+         {hint}to keep its text, move it into \"notes\", otherwise delete it; the fields of \
+         {what} are: {}",
+        accepted.join(", ")
+    )
+}
+
 /// The accepted key within two edits of `key`, to suggest a fix for a typo.
 fn closest<'a>(key: &str, accepted: &[&'a str]) -> Option<&'a str> {
     let key = key.to_lowercase();
@@ -545,7 +643,7 @@ mod tests {
 
     fn problems(text: &str) -> Vec<String> {
         match parse(text, &origin()) {
-            Ok(r) => panic!("expected problems, parsed {} recipes", r.len()),
+            Ok(r) => panic!("expected problems, parsed {} recipes", r.recipes.len()),
             Err(LoadError::Invalid { problems, .. }) => {
                 problems.iter().map(ToString::to_string).collect()
             }
@@ -569,14 +667,15 @@ mod tests {
         ];
         for text in valid {
             let fast = fast::parse(text).expect("the fast path accepts a valid file");
-            assert_eq!(Some(fast), parse_reporting(text, &origin()).ok(), "{text}");
+            let full = parse_reporting(text, &origin()).expect("valid");
+            assert_eq!(fast, full.recipes, "{text}");
+            assert!(full.warnings.is_empty(), "{text}: {:?}", full.warnings);
         }
         let invalid = [
             r#"{"id": 1, "name": "x"}"#,
             r#"[{"id": 1, "name": "x", "name": "y"}]"#,
             r#"[{"id": 1, "name": "x", "notes": "a", "notes": "b"}]"#,
             r#"[{"id": 1, "name": "x", "ingredients": [{"name": "g", "name": "h"}]}]"#,
-            r#"[{"id": 1, "name": "x", "garnsh": []}]"#,
             r#"[{"id": 1.0, "name": "x"}]"#,
             r#"[{"id": -1, "name": "x"}]"#,
             r#"[{"id": 1, "name": "  "}]"#,
@@ -596,6 +695,17 @@ mod tests {
             assert!(fast::parse(text).is_none(), "fast path accepted {text}");
             assert!(parse(text, &origin()).is_err(), "{text}");
         }
+        // What only the Go original's decoding accepts goes the long way, to be warned about.
+        let go_only = [
+            r#"[{"id": 1, "name": "x", "garnsh": []}]"#,
+            r#"[{"id": 1, "Name": "x"}]"#,
+            r#"[{"id": 1, "name": "x", "ingredients": [{"Name": "g"}]}]"#,
+        ];
+        for text in go_only {
+            assert!(fast::parse(text).is_none(), "fast path accepted {text}");
+            let parsed = parse(text, &origin()).expect(text);
+            assert_eq!(parsed.warnings.len(), 1, "{text}");
+        }
     }
 
     #[test]
@@ -605,7 +715,7 @@ mod tests {
   "ingredients": [{"name": "Lemon Juice", "measure": "20", "unit": "ml"}, {"name": "Soda", "measure": null}],
   "garnish": ["Lemon Sail"], "notes": "Use claret or malbec"},
   {"id": 11, "name": "Plain", "base": null, "notes": null}]"#;
-        let recipes = parse(text, &origin()).expect("valid");
+        let recipes = parse(text, &origin()).expect("valid").recipes;
         assert_eq!(recipes.len(), 2);
         assert_eq!(recipes[0].method, ["Dry Shake", "Shake"]);
         assert_eq!(recipes[0].ingredients[1].measure, "");
@@ -629,19 +739,124 @@ mod tests {
         assert!(p.contains("found an object"), "{p}");
     }
 
+    /// Loads a file that must load, and returns its recipes and warnings (as text).
+    fn loads(text: &str) -> (Vec<Recipe>, Vec<String>) {
+        let parsed = parse(text, &origin()).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let warnings = parsed.warnings.iter().map(ToString::to_string).collect();
+        (parsed.recipes, warnings)
+    }
+
     #[test]
-    fn unknown_field_is_named_with_the_accepted_keys_and_a_suggestion() {
-        let p = one("[\n{\"id\": 7, \"name\": \"Negroni\", \"garnsh\": [\"Orange\"]}]");
+    fn unknown_field_is_ignored_as_go_did_with_a_warning_naming_it() {
+        let (recipes, w) =
+            loads("[\n{\"id\": 7, \"name\": \"Negroni\", \"garnsh\": [\"Orange\"]}]");
+        assert_eq!(recipes.len(), 1);
+        assert!(recipes[0].garnish.is_empty());
+        assert_eq!(w.len(), 1, "{w:#?}");
+        let w = &w[0];
         assert!(
-            p.starts_with("bar.json:2: recipe index 0 (id 7, \"Negroni\")"),
+            w.starts_with("bar.json:2: recipe index 0 (id 7, \"Negroni\"), field \"garnsh\": "),
+            "{w}"
+        );
+        assert!(w.contains("ignored as the Go version ignored it"), "{w}");
+        assert!(w.contains("rename it to \"garnish\""), "{w}");
+        assert!(
+            w.contains("move it into \"notes\", otherwise delete it"),
+            "{w}"
+        );
+        assert!(
+            w.contains("id, name, base, glass, method, ice, ingredients, garnish, notes"),
+            "{w}"
+        );
+        let (_, w) =
+            loads(r#"[{"id": 1, "name": "A", "ingredients": [{"name": "Gin", "amount": "20"}]}]"#);
+        assert!(w[0].contains("field \"ingredients[0].amount\""), "{w:?}");
+        assert!(
+            w[0].contains("the fields of an ingredient are: name, measure, unit"),
+            "{w:?}"
+        );
+    }
+
+    #[test]
+    fn keys_differing_in_case_load_as_go_matched_them_with_a_warning() {
+        let text = "[{\"ID\": 3, \"Name\": \"Daiquiri\", \"BASE\": [\"Rum\"],\n \
+                    \"Ingredients\": [{\"NAME\": \"Lime\", \"Measure\": \"25\", \"unIt\": \"ml\"}], \
+                    \"notes\": \"x\"}]";
+        let (recipes, w) = loads(text);
+        assert_eq!(recipes[0].id, 3);
+        assert_eq!(recipes[0].name, "Daiquiri");
+        assert_eq!(recipes[0].base, ["Rum"]);
+        assert_eq!(
+            recipes[0].ingredients,
+            [Ingredient {
+                name: "Lime".into(),
+                measure: "25".into(),
+                unit: "ml".into()
+            }]
+        );
+        assert_eq!(w.len(), 7, "{w:#?}");
+        assert!(
+            w[0].starts_with(
+                "bar.json:1: recipe index 0 (id 3, \"Daiquiri\"), field \"ID\": loaded as \"id\""
+            ),
+            "{w:?}"
+        );
+        assert!(
+            w[0].ends_with("rename it to \"id\" to make the file exact"),
+            "{w:?}"
+        );
+        assert!(
+            w[5].contains("field \"ingredients[0].Measure\": loaded as \"measure\""),
+            "{w:?}"
+        );
+        // Go's folding is Unicode's: the long s is an s, the Kelvin sign a k.
+        let (recipes, w) = loads("[{\"id\": 1, \"name\": \"A\", \"baſe\": [\"Gin\"]}]");
+        assert_eq!((recipes[0].base.len(), w.len()), (1, 1));
+        assert!(!fold_eq("nameé", "names") && !fold_eq("nam", "name"));
+    }
+
+    #[test]
+    fn a_refused_file_lists_its_warnings_too() {
+        let err = parse(
+            "[{\"id\": 1, \"Name\": \"A\", \"garnsh\": []},\n {\"id\": 1, \"name\": \"B\"}]",
+            &origin(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("bar.json: 1 problem(s) found:\n  bar.json:2: recipe index 1"),
+            "{err}"
+        );
+        assert!(
+            err.contains("\n  warning: bar.json:1: recipe index 0 (id 1, \"A\"), field \"Name\""),
+            "{err}"
+        );
+        assert!(
+            err.contains("\n  warning: bar.json:1: recipe index 0 (id 1, \"A\"), field \"garnsh\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_same_key_in_two_cases_is_refused_naming_both() {
+        let p = one(r#"[{"id": 1, "name": "A", "Name": "B"}]"#);
+        assert!(
+            p.contains("field \"Name\": appears more than once (as \"name\" and \"Name\""),
             "{p}"
         );
-        assert!(p.contains("field \"garnsh\""), "{p}");
-        assert!(p.contains("did you mean \"garnish\""), "{p}");
+        assert!(p.contains("the Go version kept the last one"), "{p}");
+    }
+
+    #[test]
+    fn null_id_or_name_says_what_go_made_of_it() {
+        let p = one(r#"[{"id": null, "name": "A"}]"#);
         assert!(
-            p.contains("id, name, base, glass, method, ice, ingredients, garnish, notes"),
+            p.contains("field \"id\": is null (the Go version read it as 0)"),
             "{p}"
         );
+        let p = one(r#"[{"id": 1, "name": null}]"#);
+        assert!(p.contains("field \"name\": is null"), "{p}");
+        assert!(p.contains("give it a name"), "{p}");
     }
 
     #[test]
@@ -713,18 +928,11 @@ mod tests {
     }
 
     #[test]
-    fn ingredient_without_a_name_or_with_unknown_keys() {
+    fn ingredient_without_a_name() {
         let p =
             one(r#"[{"id": 1, "name": "A", "ingredients": [{"measure": "20", "unit": "ml"}]}]"#);
         assert!(
             p.contains("field \"ingredients[0].name\": every ingredient needs a name"),
-            "{p}"
-        );
-        let p =
-            one(r#"[{"id": 1, "name": "A", "ingredients": [{"name": "Gin", "amount": "20"}]}]"#);
-        assert!(p.contains("field \"ingredients[0].amount\""), "{p}");
-        assert!(
-            p.contains("the fields of an ingredient are: name, measure, unit"),
             "{p}"
         );
     }
@@ -737,7 +945,7 @@ mod tests {
 
     #[test]
     fn every_problem_is_reported_not_just_the_first() {
-        let text = "[\n{\"id\": 1, \"name\": \"A\", \"garnsh\": []},\n{\"id\": 2},\n{\"id\": 1, \"name\": \"C\"},\n{\"id\": 4, \"name\": \"D\", \"ingredients\": [{}]}\n]";
+        let text = "[\n{\"id\": 1, \"name\": \"A\", \"garnish\": \"x\"},\n{\"id\": 2},\n{\"id\": 1, \"name\": \"C\"},\n{\"id\": 4, \"name\": \"D\", \"ingredients\": [{}]}\n]";
         let p = problems(text);
         assert_eq!(p.len(), 4, "{p:#?}");
         assert!(p[0].starts_with("bar.json:2: recipe index 0"));

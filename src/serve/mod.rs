@@ -20,7 +20,7 @@ use tokio_util::task::TaskTracker;
 
 mod watch;
 
-pub use watch::{Budget, Deadlines, Expired};
+pub use watch::{Budget, Deadlines, Expired, PerRequest, Share};
 
 /// Edge limits, in the spirit of Envoy's edge-proxy advice: bound everything a client can
 /// make us hold (time, memory, connections, streams).
@@ -55,8 +55,8 @@ impl Default for Limits {
             h2_max_streams: 32,
             h2_stream_window: 64 * 1024,
             h2_connection_window: 1024 * 1024,
-            max_unsent_bytes_per_connection: 16 << 20,
-            max_unsent_bytes: 256 << 20,
+            max_unsent_bytes_per_connection: 4 << 20,
+            max_unsent_bytes: 128 << 20,
         }
     }
 }
@@ -225,6 +225,7 @@ impl Connections {
                 app,
                 progress: progress.clone(),
                 budget,
+                share: Share::new(),
                 peer,
             };
             let io = TokioIo::new(watch::Watched::new(io, progress));

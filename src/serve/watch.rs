@@ -14,9 +14,11 @@
 //! when one has passed; the connection task then drops the connection.
 //!
 //! Answers are held in memory until the client takes them. [`Budget`] counts the bytes of
-//! answers not yet handed to the connection, per connection and for the whole process, and
-//! a request that would go beyond either gets 503 instead: a few clients that never read
-//! cannot hold gigabytes.
+//! answers made for one request ([`PerRequest`]: a search's answer; the pre-rendered pages
+//! and assets are shared by every request and cost nothing more to hold) that are not yet
+//! handed to the connection, per connection and for the whole process, and a request that
+//! would go beyond either gets 503 instead: a few clients that never read cannot hold
+//! gigabytes.
 
 use axum::Router;
 use axum::body::Body;
@@ -37,6 +39,38 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 /// the next piece only when the client has room for it, and what it has not taken stays
 /// ours to count.
 const PIECE: usize = 64 * 1024;
+
+/// Marks a response whose body was made for this request alone (a response extension): its
+/// bytes count against the [`Budget`] until the connection takes them.
+#[derive(Debug, Clone, Copy)]
+pub struct PerRequest;
+
+/// What one connection may use of resources that all connections share, handed to the app
+/// in each request's extensions.
+#[derive(Debug, Clone)]
+pub struct Share {
+    /// CPU-heavy work (searches) of this connection at once: its requests queue behind
+    /// each other instead of filling the process's queue, so that one HTTP/2 connection
+    /// with dozens of streams cannot crowd the others out.
+    pub heavy: Arc<tokio::sync::Semaphore>,
+}
+
+impl Share {
+    /// Heavy tasks one connection may have admitted at once.
+    pub const HEAVY: usize = 2;
+
+    pub fn new() -> Share {
+        Share {
+            heavy: Arc::new(tokio::sync::Semaphore::new(Share::HEAVY)),
+        }
+    }
+}
+
+impl Default for Share {
+    fn default() -> Share {
+        Share::new()
+    }
+}
 
 /// "Not set" for the millisecond stamps below.
 const NEVER: u64 = u64::MAX;
@@ -306,6 +340,7 @@ pub struct Dispatch {
     pub app: Router,
     pub progress: Arc<Progress>,
     pub budget: Arc<Budget>,
+    pub share: Share,
     /// Who is at the other end, when the listener knows (tailnet connections); every
     /// request of the connection carries it as an extension.
     pub peer: Option<super::Peer>,
@@ -336,8 +371,9 @@ impl hyper::service::Service<Request<Incoming>> for Dispatch {
     type Future =
         Pin<Box<dyn Future<Output = Result<Response<Tracked>, std::convert::Infallible>> + Send>>;
 
-    fn call(&self, request: Request<Incoming>) -> Self::Future {
+    fn call(&self, mut request: Request<Incoming>) -> Self::Future {
         use tower::ServiceExt;
+        request.extensions_mut().insert(self.share.clone());
         let in_flight = InFlight::start(self.progress.clone());
         let mut request = request.map(Body::new);
         if let Some(peer) = self.peer {
@@ -372,7 +408,10 @@ impl Tracked {
         in_flight: InFlight,
         budget: Arc<Budget>,
     ) -> Response<Tracked> {
-        let size = response.body().size_hint().exact().unwrap_or(0) as usize;
+        let size = match response.extensions().get::<PerRequest>() {
+            Some(PerRequest) => response.body().size_hint().exact().unwrap_or(0) as usize,
+            None => 0,
+        };
         if size > 0 && !budget.take(&in_flight.0, size) {
             return Tracked::over_budget(in_flight, budget);
         }
@@ -516,7 +555,11 @@ mod tests {
     async fn unsent_answers_expire_at_the_write_timeout_and_are_counted() {
         let progress = Arc::new(Progress::new(Instant::now()));
         let budget = Arc::new(Budget::new(1000, 1500));
-        let answer = |n: usize| Response::new(Body::from(vec![b'x'; n]));
+        let answer = |n: usize| {
+            let mut response = Response::new(Body::from(vec![b'x'; n]));
+            response.extensions_mut().insert(PerRequest);
+            response
+        };
         let first = Tracked::wrap(
             answer(800),
             InFlight::start(progress.clone()),

@@ -7,6 +7,8 @@
 //! * [`node`] — node lifecycle (start, wait for `Running`, close), Tailscale's
 //!   log lines forwarded into `tracing` (target `tailscale`), and the login URL
 //!   re-logged at WARN when the node needs to be added to a tailnet.
+//! * [`adopt`] — on a first start, the Go original's node state is copied in, so that
+//!   the replacement is the same machine on the tailnet.
 //! * [`accept`] — an async listener on a tailnet TCP port. We do *not* call
 //!   `tailscale_accept` (it dereferences NULL once the listener closes);
 //!   instead we receive connection fds ourselves with `recvmsg(SCM_RIGHTS)`
@@ -32,6 +34,7 @@
 //! process with other threads.
 
 pub mod accept;
+pub mod adopt;
 pub mod cert;
 #[cfg(test)]
 mod fake;
@@ -62,6 +65,10 @@ pub enum TailnetError {
         #[source]
         source: std::io::Error,
     },
+
+    /// The Go original's node was found but could not be copied in.
+    #[error(transparent)]
+    Adopt(#[from] adopt::AdoptError),
 
     /// A configuration value cannot be passed to the C API (e.g. contains NUL).
     #[error("invalid tailnet configuration: {0}")]

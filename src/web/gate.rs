@@ -5,8 +5,10 @@
 //! once would stall every other connection (pages, assets, health checks), so they run on
 //! the blocking pool instead, at most one per core. A bounded number more may wait; beyond
 //! that the server is saturated and says so at once (503 with `Retry-After`) rather than
-//! queueing without end.
+//! queueing without end. One connection's searches first queue behind each other
+//! ([`Share`]), so that a client with dozens of HTTP/2 streams cannot fill the queue alone.
 
+use crate::serve::Share;
 use std::sync::Arc;
 use tokio::sync::Semaphore;
 
@@ -46,15 +48,22 @@ impl SearchGate {
 
     /// Runs `work` on the blocking pool once a slot is free, or refuses at once when the
     /// queue is full.
-    pub async fn run<T, F>(&self, work: F) -> Result<T, GateError>
+    pub async fn run<T, F>(&self, share: Option<&Share>, work: F) -> Result<T, GateError>
     where
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
+        // The semaphores are never closed, so acquiring can only fail if they were.
+        let _connection = match share {
+            Some(share) => match share.heavy.clone().acquire_owned().await {
+                Ok(permit) => Some(permit),
+                Err(_) => return Err(GateError::Busy),
+            },
+            None => None,
+        };
         let Ok(_admitted) = self.admitted.clone().try_acquire_owned() else {
             return Err(GateError::Busy);
         };
-        // The semaphore is never closed, so acquiring can only fail if it were.
         let Ok(_running) = self.running.clone().acquire_owned().await else {
             return Err(GateError::Busy);
         };
@@ -79,7 +88,7 @@ mod tests {
         for _ in 0..5 {
             let (gate, now, most, wait) = (gate.clone(), now.clone(), most.clone(), wait.clone());
             tasks.push(tokio::spawn(async move {
-                gate.run(move || {
+                gate.run(None, move || {
                     let n = now.fetch_add(1, Ordering::SeqCst) + 1;
                     most.fetch_max(n, Ordering::SeqCst);
                     let _ = wait.lock().map(|w| w.recv());
@@ -90,7 +99,7 @@ mod tests {
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
         // Two run, three wait: a sixth is refused.
-        assert!(matches!(gate.run(|| ()).await, Err(GateError::Busy)));
+        assert!(matches!(gate.run(None, || ()).await, Err(GateError::Busy)));
         for _ in 0..5 {
             release.send(()).expect("a search is waiting");
         }
@@ -98,6 +107,33 @@ mod tests {
             task.await.expect("join").expect("admitted");
         }
         assert_eq!(most.load(Ordering::SeqCst), 2);
-        assert!(gate.run(|| 7).await.is_ok_and(|n| n == 7));
+        assert!(gate.run(None, || 7).await.is_ok_and(|n| n == 7));
+    }
+
+    #[tokio::test]
+    async fn one_connection_waits_for_its_own_searches_instead_of_filling_the_queue() {
+        let gate = SearchGate::new(4, 0);
+        let share = Share::new();
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let wait = Arc::new(std::sync::Mutex::new(wait));
+        let mut tasks = Vec::new();
+        for _ in 0..Share::HEAVY + 3 {
+            let (gate, share, wait) = (gate.clone(), share.clone(), wait.clone());
+            tasks.push(tokio::spawn(async move {
+                gate.run(Some(&share), move || {
+                    let _ = wait.lock().map(|w| w.recv());
+                })
+                .await
+            }));
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        // This connection holds only its share of the four slots: another is still served.
+        assert!(gate.run(Some(&Share::new()), || ()).await.is_ok());
+        for _ in 0..Share::HEAVY + 3 {
+            release.send(()).expect("a search is waiting");
+        }
+        for task in tasks {
+            task.await.expect("join").expect("admitted, none shed");
+        }
     }
 }

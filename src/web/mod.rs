@@ -20,11 +20,12 @@ pub use identity::{Capabilities, Identity, Resolve, Visitor};
 pub use site::{Site, SiteError};
 
 use crate::metrics::Metrics;
+use crate::serve::Share;
 use crate::units::{Display, MAX_SERVINGS, Unit};
 use arc_swap::ArcSwap;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{FromRef, Path, Query, State};
+use axum::extract::{Extension, FromRef, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -261,10 +262,14 @@ fn html(body: String) -> ([(header::HeaderName, &'static str); 2], String) {
 }
 
 /// A per-request body, compressed cheaply and with an ETag of its own.
+/// Marked [`crate::serve::PerRequest`]: its bytes are this request's own, counted against
+/// the budget for unsent answers while a slow client holds them.
 fn dynamic(body: impl Into<bytes::Bytes>, content_type: &str, request: &HeaderMap) -> Response {
     let cached = Cached::new(body, content_type, site::HTML_CACHE);
     cached.compress_for(request, Effort::Fast);
-    cached.respond(request)
+    let mut response = cached.respond(request);
+    response.extensions_mut().insert(crate::serve::PerRequest);
+    response
 }
 
 #[derive(Debug, Deserialize)]
@@ -282,6 +287,7 @@ fn query_text(params: Result<Query<SearchParams>, QueryRejection>) -> Result<Str
 async fn index(
     State(site): State<Arc<Site>>,
     State(searches): State<SearchGate>,
+    share: Option<Extension<Share>>,
     params: Result<Query<SearchParams>, QueryRejection>,
     headers: HeaderMap,
 ) -> Response {
@@ -298,7 +304,7 @@ async fn index(
     };
     let searching = site.clone();
     let answer = searches
-        .run(move || {
+        .run(share.as_deref(), move || {
             let body = searching.render_search(&q, query)?;
             Ok::<_, WebError>(dynamic(body, "text/html; charset=utf-8", &headers))
         })
@@ -380,6 +386,7 @@ async fn recipe_page(
 async fn api_list(
     State(site): State<Arc<Site>>,
     State(searches): State<SearchGate>,
+    share: Option<Extension<Share>>,
     params: Result<Query<SearchParams>, QueryRejection>,
     headers: HeaderMap,
 ) -> Response {
@@ -395,7 +402,9 @@ async fn api_list(
         Err(e) => return WebError::from(e).json(),
     };
     let answer = searches
-        .run(move || dynamic(site.search_json(&query), "application/json", &headers))
+        .run(share.as_deref(), move || {
+            dynamic(site.search_json(&query), "application/json", &headers)
+        })
         .await;
     answer.unwrap_or_else(|e| WebError::from(e).json())
 }

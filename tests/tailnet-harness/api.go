@@ -311,11 +311,12 @@ func (a *api) handleNodes(w http.ResponseWriter, r *http.Request) {
 		Name      string   `json:"name"`
 		Hostname  string   `json:"hostname"`
 		Addresses []string `json:"addresses"`
+		NodeKey   string   `json:"node_key"`
 		Cap       int      `json:"cap_version"`
 	}
 	var out []nodeJSON
 	for _, n := range a.ctl.srv.AllNodes() {
-		nj := nodeJSON{ID: int64(n.ID), Name: n.Name, Hostname: n.Hostinfo.Hostname(), Cap: int(n.Cap)}
+		nj := nodeJSON{ID: int64(n.ID), Name: n.Name, Hostname: n.Hostinfo.Hostname(), Cap: int(n.Cap), NodeKey: n.Key.String()}
 		for _, p := range n.Addresses {
 			nj.Addresses = append(nj.Addresses, p.Addr().String())
 		}

@@ -66,6 +66,7 @@ func main() {
 	withPebble := fs.Bool("pebble", false, "also start the pebble ACME server (Debian package pebble) and report its directory URL and CA files")
 	pebbleBin := fs.String("pebble-bin", "pebble", "pebble executable")
 	filesDir := fs.String("files-dir", "", "where to write pebble's config, TLS cert and issuing root (default: state dir)")
+	originalDir := fs.String("original-state-dir", "", "if set, first run a node named libations that keeps its state in this directory (the Go original's tsnet-libations layout), until it is Running, then stop it; READY reports its original_node_key and original_ips")
 	maxBody := fs.Int64("max-body", 8<<20, "maximum response body /fetch returns")
 	_ = fs.Parse(os.Args[1:])
 
@@ -80,7 +81,7 @@ func main() {
 		benchPort: *benchPort, benchName: *benchName, benchBytes: *benchBytes, benchTLSPort: *benchTLSPort,
 		stateDir: *stateDir, verbose: *verbose, maxBody: *maxBody,
 		pebble: *withPebble, pebbleBin: *pebbleBin, filesDir: *filesDir,
-		enforceKey: *enforceKey, secondPeer: *secondPeer, distinctUsers: *distinctUsers,
+		enforceKey: *enforceKey, originalDir: *originalDir, secondPeer: *secondPeer, distinctUsers: *distinctUsers,
 	}); err != nil {
 		log.Printf("tailnet-harness: %v", err)
 		os.Exit(1)
@@ -89,7 +90,7 @@ func main() {
 
 type runOptions struct {
 	listen, domain, authKeyFile, authKey, rootCA, peerName, benchName, stateDir string
-	pebbleBin, filesDir, secondPeer                                             string
+	pebbleBin, filesDir, originalDir, secondPeer                                string
 	requireAuth, verbose, pebble, enforceKey, distinctUsers                     bool
 	benchPort, benchBytes, benchTLSPort                                         int
 	maxBody                                                                     int64
@@ -206,6 +207,22 @@ func run(o runOptions) error {
 		ready["peer2_login"] = loginOf(sst)
 	}
 
+	if o.originalDir != "" {
+		opts := nodeOpts("libations")
+		opts.stateDir = o.originalDir
+		orig, ost, err := startNode(ctx, opts)
+		if err != nil {
+			return fmt.Errorf("original node: %w", err)
+		}
+		ready["original_node_key"] = ost.Self.PublicKey.String()
+		ready["original_ips"] = joinIPs(ost)
+		// Stopped, not logged out: the node stays registered with control, as the Go
+		// original's does when its service is stopped for the switch.
+		if err := orig.Close(); err != nil {
+			return fmt.Errorf("original node: close: %w", err)
+		}
+	}
+
 	if o.benchPort > 0 {
 		bench, bst, err := startNode(ctx, nodeOpts(o.benchName))
 		if err != nil {
@@ -246,7 +263,7 @@ func run(o runOptions) error {
 		}
 	}()
 
-	fmt.Fprintln(os.Stdout, readyLine([]string{"control", "harness", "domain", "peer", "peer_ips", "peer_login", "peer2", "peer2_login", "derp", "bench", "bench_tls", "auth_key_file", "require_auth", "enforce_auth_key", "pebble_dir", "pebble_tls_ca", "pebble_root"}, ready))
+	fmt.Fprintln(os.Stdout, readyLine([]string{"control", "harness", "domain", "peer", "peer_ips", "peer_login", "peer2", "peer2_login", "derp", "bench", "bench_tls", "auth_key_file", "require_auth", "enforce_auth_key", "pebble_dir", "pebble_tls_ca", "pebble_root", "original_node_key", "original_ips"}, ready))
 
 	select {
 	case <-ctx.Done():

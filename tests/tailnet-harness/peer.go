@@ -19,6 +19,10 @@ type nodeOptions struct {
 	controlURL string
 	authKey    string
 	verbose    bool
+	// stateDir, if set, is the node's tsnet Dir as it is (not dir/hostname),
+	// and the node is not ephemeral: it stands for the Go original, whose
+	// state a test hands over to our binary.
+	stateDir string
 	// completeAuth, if non-nil, is called with the node's login URL when
 	// control asks for interactive login (harness started with
 	// -require-auth). The harness's own nodes approve themselves.
@@ -29,6 +33,9 @@ type nodeOptions struct {
 // and waits until it is Running.
 func startNode(ctx context.Context, opts nodeOptions) (*tsnet.Server, *ipnstate.Status, error) {
 	dir := filepath.Join(opts.dir, opts.hostname)
+	if opts.stateDir != "" {
+		dir = opts.stateDir
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, err
 	}
@@ -37,7 +44,7 @@ func startNode(ctx context.Context, opts nodeOptions) (*tsnet.Server, *ipnstate.
 		Hostname:   opts.hostname,
 		ControlURL: opts.controlURL,
 		AuthKey:    opts.authKey,
-		Ephemeral:  true,
+		Ephemeral:  opts.stateDir == "",
 		UserLogf: func(format string, args ...any) {
 			if opts.verbose {
 				log.Printf(opts.hostname+": "+format, args...)
