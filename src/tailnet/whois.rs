@@ -5,6 +5,7 @@
 //! and its dozen assets cost one lookup, and a new grant in the policy file is seen within
 //! seconds without a restart. A lookup that fails or takes longer than [`TIMEOUT`] makes
 //! the request anonymous (and is logged and counted); it never holds the request longer.
+//! Requests for an address whose lookup is under way wait for that one lookup.
 
 use super::localapi::{LocalApi, WhoIs};
 use crate::metrics::Metrics;
@@ -14,6 +15,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tokio::sync::OnceCell;
 
 /// How long an answer is used before asking again.
 pub const TTL: Duration = Duration::from_secs(5);
@@ -29,13 +31,16 @@ pub struct WhoIsCache {
     api: LocalApi,
     capability: String,
     metrics: Arc<Metrics>,
-    entries: Mutex<HashMap<IpAddr, Entry>>,
+    entries: Mutex<HashMap<IpAddr, Slot>>,
 }
 
-#[derive(Clone)]
-struct Entry {
-    until: Instant,
+/// One address's answer, or the lookup in progress that every request for it waits on
+/// (a page's requests arriving together cost one lookup, not one each).
+type Slot = Arc<OnceCell<Answer>>;
+
+struct Answer {
     who: Option<Arc<Identity>>,
+    until: Instant,
 }
 
 impl WhoIsCache {
@@ -48,46 +53,50 @@ impl WhoIsCache {
         }
     }
 
-    fn cached(&self, ip: IpAddr, now: Instant) -> Option<Option<Arc<Identity>>> {
-        let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        entries
-            .get(&ip)
-            .filter(|e| e.until > now)
-            .map(|e| e.who.clone())
-    }
-
-    fn remember(&self, ip: IpAddr, who: Option<Arc<Identity>>, ttl: Duration) {
+    /// The slot for `ip`: its answer while fresh, else a new one to fill.
+    fn slot(&self, ip: IpAddr, now: Instant) -> Slot {
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(slot) = entries.get(&ip)
+            && slot.get().is_none_or(|answer| answer.until > now)
+        {
+            return slot.clone();
+        }
         if entries.len() >= MAX_ENTRIES {
             entries.clear();
         }
-        let until = Instant::now() + ttl;
-        entries.insert(ip, Entry { until, who });
+        let slot = Slot::default();
+        entries.insert(ip, slot.clone());
+        slot
     }
 
     async fn lookup(&self, ip: IpAddr) -> Option<Arc<Identity>> {
-        if let Some(known) = self.cached(ip, Instant::now()) {
-            return known;
-        }
-        match self.api.whois(ip, TIMEOUT).await {
+        let slot = self.slot(ip, Instant::now());
+        // If the request that started the lookup goes away, the next one waiting takes over.
+        let answer = slot.get_or_init(|| self.ask(ip)).await;
+        answer.who.clone()
+    }
+
+    /// One WhoIs, bounded by [`TIMEOUT`]; what cannot be known is anonymous.
+    async fn ask(&self, ip: IpAddr) -> Answer {
+        let (who, ttl) = match self.api.whois(ip, TIMEOUT).await {
             Ok(Some(answer)) => {
                 self.metrics.whois("found");
-                let who = Some(Arc::new(identity(answer, &self.capability)));
-                self.remember(ip, who.clone(), TTL);
-                who
+                (Some(Arc::new(identity(answer, &self.capability))), TTL)
             }
             Ok(None) => {
                 self.metrics.whois("unknown");
                 tracing::warn!(target: "libations::tailnet", %ip, "WhoIs does not know this tailnet address; the request is anonymous");
-                self.remember(ip, None, TTL);
-                None
+                (None, TTL)
             }
             Err(e) => {
                 self.metrics.whois("error");
                 tracing::warn!(target: "libations::tailnet", %ip, "WhoIs failed, so the request is anonymous: {e}");
-                self.remember(ip, None, FAILED_TTL);
-                None
+                (None, FAILED_TTL)
             }
+        };
+        Answer {
+            who,
+            until: Instant::now() + ttl,
         }
     }
 }
@@ -191,11 +200,20 @@ mod tests {
         let node = Arc::new(FakeNode::default());
         *node.whois_delay.lock().unwrap() = Duration::from_secs(30);
         *node.whois.lock().unwrap() = Some(serde_json::json!({"Node": {"Name": "p.x."}}));
-        let (cache, _) = cache(&node).await;
+        let cache = Arc::new(cache(&node).await.0);
         let started = Instant::now();
-        assert_eq!(cache.resolve(peer()).await, None);
+        // Ten requests at once from one device: one lookup, all anonymous in time.
+        let mut requests = tokio::task::JoinSet::new();
+        for _ in 0..10 {
+            let cache = cache.clone();
+            requests.spawn(async move { cache.resolve(peer()).await });
+        }
+        while let Some(who) = requests.join_next().await {
+            assert_eq!(who.expect("task"), None);
+        }
         let took = started.elapsed();
         assert!(took < TIMEOUT + Duration::from_secs(1), "took {took:?}");
+        assert_eq!(node.whois_calls.load(Ordering::SeqCst), 1);
     }
 
     const CAP: &str = crate::web::identity::DEFAULT_CAPABILITY;
