@@ -242,9 +242,9 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub limits: LimitArgs,
 
-    /// Serve Prometheus metrics (/metrics) and health checks (/healthz, /readyz) on this
-    /// address of the machine itself, e.g. 127.0.0.1:9090. Off unless set; never on the
-    /// tailnet.
+    /// Serve Prometheus metrics (/metrics), health checks (/healthz, /readyz) and CPU
+    /// profiles (/debug/pprof/profile?seconds=N) on this address of the machine itself,
+    /// e.g. 127.0.0.1:9090. Off unless set; never on the tailnet.
     #[arg(long, env = "LIBATIONS_METRICS_ADDR", help_heading = "Monitoring")]
     pub metrics_addr: Option<SocketAddr>,
 

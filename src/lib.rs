@@ -13,6 +13,7 @@
 //! - [`reload`]: live reload of the recipes file (SIGHUP, file changes).
 //! - [`metrics`]: Prometheus metrics and health checks on their own listener.
 //! - [`memory`]: allocator settings for start-up and for serving.
+//! - [`profile`]: CPU profiles in pprof's format, on the metrics listener.
 //! - [`cli`]: flags; [`run`] wires it all together.
 
 pub mod cli;
@@ -20,6 +21,7 @@ pub mod credentials;
 pub mod ingredients;
 pub mod memory;
 pub mod metrics;
+pub mod profile;
 pub mod recipes;
 pub mod reload;
 pub mod search;

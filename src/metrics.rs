@@ -253,12 +253,14 @@ pub async fn track(State(metrics): State<Arc<Metrics>>, request: Request, next: 
     response
 }
 
-/// The router for the metrics listener: `/metrics`, `/healthz`, `/readyz`.
+/// The router for the metrics listener: `/metrics`, `/healthz`, `/readyz`, and CPU
+/// profiles at `/debug/pprof/profile` (see [`crate::profile`]).
 pub fn router(metrics: Arc<Metrics>) -> Router {
     Router::new()
         .route("/metrics", get(exposition))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(readiness))
+        .route("/debug/pprof/profile", get(crate::profile::cpu))
         .with_state(metrics)
 }
 

@@ -396,6 +396,8 @@ impl hyper::service::Service<Request<Incoming>> for Dispatch {
 pub struct Tracked {
     inner: Body,
     rest: Bytes,
+    /// Pieces handed over so far.
+    pieces: u64,
     unsent: usize,
     budget: Arc<Budget>,
     in_flight: InFlight,
@@ -427,11 +429,15 @@ impl Tracked {
         budget: Arc<Budget>,
     ) -> Response<Tracked> {
         let p = &in_flight.0;
-        p.last_piece.store(p.now(), Ordering::Release);
-        p.bodies.fetch_add(1, Ordering::AcqRel);
+        // The write deadline runs from the first answer waiting; more answers made meanwhile
+        // are not progress.
+        if p.bodies.fetch_add(1, Ordering::AcqRel) == 0 {
+            p.last_piece.store(p.now(), Ordering::Release);
+        }
         response.map(|inner| Tracked {
             inner,
             rest: Bytes::new(),
+            pieces: 0,
             unsent: size,
             budget,
             in_flight,
@@ -465,15 +471,26 @@ impl Tracked {
             self.unsent -= counted;
             self.budget.give_back(&self.in_flight.0, counted);
         }
-        let p = &self.in_flight.0;
-        p.last_piece.store(p.now(), Ordering::Release);
+        // hyper takes each body's first piece at once, before the client has room for it;
+        // only the pieces after it show that the client reads.
+        self.pieces += 1;
+        if self.pieces > 1 {
+            let p = &self.in_flight.0;
+            p.last_piece.store(p.now(), Ordering::Release);
+        }
         piece
     }
 }
 
 impl Drop for Tracked {
     fn drop(&mut self) {
-        self.in_flight.0.bodies.fetch_sub(1, Ordering::AcqRel);
+        let p = &self.in_flight.0;
+        // Handed over whole: the connection finished with it, so the client read it (a
+        // body of one piece shows progress only here).
+        if !self.rest.has_remaining() && http_body::Body::is_end_stream(&self.inner) {
+            p.last_piece.store(p.now(), Ordering::Release);
+        }
+        p.bodies.fetch_sub(1, Ordering::AcqRel);
         if self.unsent > 0 {
             self.budget.give_back(&self.in_flight.0, self.unsent);
         }

@@ -522,3 +522,28 @@ async fn guard(
     ))
     .await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shed_search_says_when_to_retry() {
+        let json = WebError::from(GateError::Busy).json();
+        assert_eq!(json.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(json.headers()[header::RETRY_AFTER], "1");
+        let not_allowed = WebError::MethodNotAllowed.json();
+        assert_eq!(not_allowed.headers()[header::ALLOW], "GET, HEAD");
+        assert!(!not_allowed.headers().contains_key(header::RETRY_AFTER));
+    }
+
+    #[test]
+    fn a_refused_search_is_a_bad_request_with_the_reason() {
+        let error = match crate::search::Query::parse_bounded(&"x".repeat(101)) {
+            Err(e) => WebError::from(e),
+            Ok(q) => panic!("a 101-character term was accepted: {q:?}"),
+        };
+        assert_eq!(error.status(), StatusCode::BAD_REQUEST);
+        assert!(error.public_message().contains("at most 100 characters"));
+    }
+}
