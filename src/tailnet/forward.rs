@@ -15,7 +15,9 @@
 //!
 //! The serve config lives in the node's state and outlives us: one from an earlier run
 //! points at a port that is gone. It is always replaced with ours once the node runs, and
-//! cleared when forwarding is turned off.
+//! cleared when forwarding is turned off. (tsnet's `Up` clears the serve config the first
+//! time it runs; we start the node with `tailscale_start` and wait for `Running`
+//! ourselves, so nothing clears ours after it is set.)
 
 use super::{LocalApi, Result, TailnetError, proxy, trust};
 use crate::metrics::Metrics;
