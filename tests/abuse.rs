@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Server, client, metrics_text};
+use common::{Server, client, metrics_base, metrics_text};
 use reqwest::StatusCode;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -14,20 +14,6 @@ use std::time::{Duration, Instant};
 
 fn addr(server: &Server) -> String {
     server.base.trim_start_matches("http://").to_owned()
-}
-
-/// The metrics listener's base URL, from the log line that announces it.
-fn metrics_base(server: &Server) -> String {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let log = server.log();
-        if let Some(url) = log.lines().find_map(|l| l.split("metrics on ").nth(1)) {
-            let url = url.split_whitespace().next().unwrap_or_default();
-            return url.trim_end_matches("/metrics").to_owned();
-        }
-        assert!(Instant::now() < deadline, "no metrics address logged");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// The value of one metric sample line, e.g. `libations_connections_open`.
