@@ -225,8 +225,10 @@ async fn serve(
             body_timeout: Duration::from_secs(args.limits.body_timeout),
         },
         searches: web::SearchGate::for_this_machine(),
+        who: who_resolves(args)?,
+        access_log: args.access_log,
     };
-    let app = web::app(state);
+    let app = web::app(state.clone());
     let reloader = Reloader::new(
         args.recipes_file.clone(),
         stamp,
@@ -255,11 +257,31 @@ async fn serve(
         let app = web::for_hosts(app, hosts);
         serve_local(args, app, metrics, budget, stopping, started).await?;
     } else {
-        serve_tailnet(args, app, metrics, budget, stopping).await?;
+        serve_tailnet(args, state, metrics, budget, stopping).await?;
     }
     let _ = reloading.await;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Who a request comes from until the tailnet says otherwise: with `--local`, the
+/// `--local-identity`; on the tailnet nobody, until the node's WhoIs is wired in.
+fn who_resolves(args: &ServeArgs) -> Result<Arc<dyn web::Resolve>, RunError> {
+    web::identity::check_capability_name(&args.tailnet.app_capability).map_err(RunError::Usage)?;
+    if !args.local {
+        return Ok(Arc::new(web::identity::Fixed::default()));
+    }
+    let login = args.local_identity.trim();
+    if login.is_empty() || login.chars().any(char::is_control) {
+        return Err(RunError::Usage(format!(
+            "--local-identity {:?}: give a login such as you@local",
+            args.local_identity
+        )));
+    }
+    let capabilities = web::Capabilities {
+        edit: args.local_edit,
+    };
+    Ok(Arc::new(web::identity::Fixed::local(login, capabilities)))
 }
 
 /// `--local`: plain HTTP on an ordinary TCP address, until shutdown.
@@ -300,7 +322,7 @@ async fn serve_local(
 #[cfg(feature = "tailnet")]
 async fn serve_tailnet(
     args: &ServeArgs,
-    app: axum::Router,
+    state: AppState,
     metrics: Arc<Metrics>,
     budget: Arc<serve::Budget>,
     stopping: CancellationToken,
@@ -325,7 +347,9 @@ async fn serve_tailnet(
             ephemeral: t.ephemeral,
             forward_logs: t.tsnet_logs,
         },
-        app,
+        state,
+        capability: t.app_capability.clone(),
+        listener: t.tailnet_listener,
         limits: connection_limits(&args.limits),
         metrics,
         budget,
@@ -338,7 +362,7 @@ async fn serve_tailnet(
 #[cfg(not(feature = "tailnet"))]
 async fn serve_tailnet(
     _: &ServeArgs,
-    _: axum::Router,
+    _: AppState,
     _: Arc<Metrics>,
     _: Arc<serve::Budget>,
     _: CancellationToken,

@@ -343,6 +343,9 @@ pub struct Dispatch {
     pub progress: Arc<Progress>,
     pub budget: Arc<Budget>,
     pub share: Share,
+    /// Who is at the other end, when the listener knows (tailnet connections); every
+    /// request of the connection carries it as an extension.
+    pub peer: Option<super::Peer>,
 }
 
 /// One request in flight, until its answer is handed over whole or dropped.
@@ -374,7 +377,11 @@ impl hyper::service::Service<Request<Incoming>> for Dispatch {
         use tower::ServiceExt;
         request.extensions_mut().insert(self.share.clone());
         let in_flight = InFlight::start(self.progress.clone());
-        let answer = self.app.clone().oneshot(request.map(Body::new));
+        let mut request = request.map(Body::new);
+        if let Some(peer) = self.peer {
+            request.extensions_mut().insert(peer);
+        }
+        let answer = self.app.clone().oneshot(request);
         let budget = self.budget.clone();
         Box::pin(async move {
             let response = match answer.await {

@@ -8,6 +8,7 @@ mod cached;
 mod gate;
 mod glass;
 pub mod host;
+pub mod identity;
 mod pages;
 mod site;
 
@@ -15,6 +16,7 @@ pub use assets::Assets;
 pub use cached::{Cached, Effort, content_hash};
 pub use gate::{GateError, SearchGate};
 pub use host::AllowedHosts;
+pub use identity::{Capabilities, Identity, Resolve, Visitor};
 pub use site::{Site, SiteError};
 
 use crate::metrics::Metrics;
@@ -43,6 +45,11 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     pub limits: RequestLimits,
     pub searches: SearchGate,
+    /// Who sent a request ([`identity`]): WhoIs on the tailnet, a fixed identity with
+    /// `--local`, nobody when unknown.
+    pub who: Arc<dyn Resolve>,
+    /// Log one line per request with the visitor's login (`--access-log`).
+    pub access_log: bool,
 }
 
 /// Bounds on a single request that the router enforces (the connection layer enforces
@@ -106,13 +113,17 @@ pub fn for_hosts(router: Router, allowed: AllowedHosts) -> Router {
 pub fn app(state: AppState) -> Router {
     let header =
         |name, value| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
-    Router::new()
+    let access_log = state
+        .access_log
+        .then(|| axum::middleware::from_fn_with_state(state.clone(), identity::access_log));
+    let router = Router::new()
         .route("/", get(index))
         .route("/recipes/{id}", get(recipe_page))
         .route("/api/recipes", get(api_list))
         .route("/api/recipes/{id}", get(api_recipe))
         .route("/shelf", get(shelf))
         .route("/api/ingredients", get(api_ingredients))
+        .route("/api/whoami", get(identity::whoami))
         .route("/static/{file}", get(static_file))
         .route("/sw.js", get(service_worker))
         .route("/manifest.webmanifest", get(manifest))
@@ -129,8 +140,12 @@ pub fn app(state: AppState) -> Router {
         .layer(header(
             header::HeaderName::from_static("permissions-policy"),
             "camera=(), microphone=(), geolocation=(), payment=(), usb=(), screen-wake-lock=(self)",
-        ))
-        .with_state(state)
+        ));
+    let router = match access_log {
+        Some(layer) => router.layer(layer),
+        None => router,
+    };
+    router.with_state(state)
 }
 
 /// What went wrong with a request, mapped to a status code and a page.
