@@ -255,8 +255,8 @@ impl Connections {
                         conn.as_mut().graceful_shutdown();
                         let _ = tokio::time::timeout(write_timeout, conn.as_mut()).await;
                     }
-                    // Otherwise dropping the connection closes it (HTTP/2 streams with it).
-                    drop(conn);
+                    // Otherwise the connection is dropped (closed, HTTP/2 streams with it)
+                    // as this task ends.
                     metrics.connection_expired(expired.label());
                 }
                 () = stopping.cancelled() => {
