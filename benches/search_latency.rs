@@ -96,6 +96,8 @@ fn main() {
         metrics: Arc::new(Metrics::new()),
         limits: RequestLimits::default(),
         searches: web::SearchGate::for_this_machine(),
+        who: Arc::new(web::identity::Fixed::default()),
+        access_log: false,
     };
     let app = web::app(state);
     let runtime = tokio::runtime::Builder::new_current_thread()

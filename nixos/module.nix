@@ -20,6 +20,14 @@ let
   # "${./key}" would): a configuration written for the Go original's module, whose option
   # was a path, keeps working and the key stays out of the store.
   keyFile = if cfg.tailscaleKeyFile == null then null else toString cfg.tailscaleKeyFile;
+  # The port of metrics.address, or null when it is not IP:PORT ("127.0.0.1:9090",
+  # "[::]:9090"): the binary takes an IP address, not a host name.
+  metricsPort =
+    let
+      ip = "(([0-9]{1,3}[.]){3}[0-9]{1,3}|[[][0-9a-fA-F:.]+[]])";
+      m = if cfg.metrics.address == null then null else builtins.match "${ip}:([0-9]{1,5})" cfg.metrics.address;
+    in
+    if m == null then null else lib.toInt (builtins.elemAt m 2);
 
   # Credential names are fixed: the binary resolves relative --auth-key-file and
   # --recipes-file names against $CREDENTIALS_DIRECTORY.
@@ -41,6 +49,10 @@ let
     ++ lib.optionals (cfg.controlUrl != null) [
       "--control-url"
       cfg.controlUrl
+    ]
+    ++ lib.optionals (cfg.metrics.address != null) [
+      "--metrics-addr"
+      cfg.metrics.address
     ]
     ++ cfg.extraArgs;
 in
@@ -111,6 +123,29 @@ in
       description = "Control server URL, for a self-hosted one such as headscale. null: Tailscale's.";
     };
 
+    metrics.address = mkOption {
+      type = types.nullOr types.str;
+      default = null;
+      example = "127.0.0.1:9090";
+      description = ''
+        IP:PORT of a second listener, on the machine and never on the tailnet, with
+        Prometheus metrics (/metrics), health checks (/healthz, /readyz) and CPU profiles
+        (/debug/pprof/profile?seconds=N) for Prometheus and Parca. null: no such listener.
+        Use an address on an interface only your monitoring can reach, or 127.0.0.1 with a
+        scraper on the same machine.
+      '';
+    };
+
+    metrics.openFirewall = mkOption {
+      type = types.bool;
+      default = false;
+      description = ''
+        Open metrics.address's TCP port in the NixOS firewall (on every interface), so a
+        scraper on another machine reaches it. To open it on one interface only, leave this
+        false and use networking.firewall.interfaces.<name>.allowedTCPPorts.
+      '';
+    };
+
     extraArgs = mkOption {
       type = types.listOf types.str;
       default = [ ];
@@ -155,7 +190,17 @@ in
         assertion = keyFile == null || isOutsideStore keyFile;
         message = "services.libations.tailscaleKeyFile must be an absolute path outside the Nix store (such as \"/run/agenix/libations-tailscale-key\"), got ${toString keyFile}.";
       }
+      {
+        assertion = cfg.metrics.address == null || metricsPort != null;
+        message = "services.libations.metrics.address must be IP:PORT, such as \"127.0.0.1:9090\" or \"[::]:9090\", got \"${toString cfg.metrics.address}\".";
+      }
+      {
+        assertion = !cfg.metrics.openFirewall || cfg.metrics.address != null;
+        message = "services.libations.metrics.openFirewall needs services.libations.metrics.address: there is no metrics port to open.";
+      }
     ];
+
+    networking.firewall.allowedTCPPorts = lib.optional (cfg.metrics.openFirewall && metricsPort != null) metricsPort;
 
     systemd.services.libations = {
       description = "Libations cocktail recipes on the tailnet";

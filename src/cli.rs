@@ -213,6 +213,21 @@ pub struct ServeArgs {
     )]
     pub allowed_hosts: Vec<String>,
 
+    /// With --local, who every visitor is (a login such as `alice@example.com`), for working
+    /// on what the pages show to someone known. On the tailnet the tailnet says who.
+    #[arg(
+        long,
+        env = "LIBATIONS_LOCAL_IDENTITY",
+        default_value = "you@local",
+        value_name = "LOGIN"
+    )]
+    pub local_identity: String,
+
+    /// With --local, grant that identity `{"edit": true}` (on the tailnet, the policy file's
+    /// grants decide; see --app-capability).
+    #[arg(long, env = "LIBATIONS_LOCAL_EDIT")]
+    pub local_edit: bool,
+
     /// Recipes file (JSON array). Without it, the embedded sample recipes are served.
     #[arg(long, env = "LIBATIONS_RECIPES_FILE")]
     pub recipes_file: Option<PathBuf>,
@@ -227,11 +242,16 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub limits: LimitArgs,
 
-    /// Serve Prometheus metrics (/metrics) and health checks (/healthz, /readyz) on this
-    /// address of the machine itself, e.g. 127.0.0.1:9090. Off unless set; never on the
-    /// tailnet.
+    /// Serve Prometheus metrics (/metrics), health checks (/healthz, /readyz) and CPU
+    /// profiles (/debug/pprof/profile?seconds=N) on this address of the machine itself,
+    /// e.g. 127.0.0.1:9090. Off unless set; never on the tailnet.
     #[arg(long, env = "LIBATIONS_METRICS_ADDR", help_heading = "Monitoring")]
     pub metrics_addr: Option<SocketAddr>,
+
+    /// Log every request: method, path (never the query), status, time taken and the
+    /// visitor's tailnet login (target `libations::access`).
+    #[arg(long, env = "LIBATIONS_ACCESS_LOG", help_heading = "Monitoring")]
+    pub access_log: bool,
 }
 
 /// Limits on what one client can make the server hold.
@@ -372,6 +392,20 @@ pub struct TailnetArgs {
     #[arg(long, env = "LIBATIONS_EPHEMERAL")]
     pub ephemeral: bool,
 
+    /// The app capability whose grants in the tailnet policy file say what a visitor may
+    /// do, in Tailscale's `<domain>/cap/<name>` form. Grants are merged: nothing unless a
+    /// grant gives it, and `{"edit": true}` from any grant lets its users edit.
+    #[arg(long, env = "LIBATIONS_APP_CAPABILITY", default_value = crate::web::identity::DEFAULT_CAPABILITY, value_name = "NAME")]
+    pub app_capability: String,
+
+    /// How tailnet connections reach the app. `forward` (default): the node's serve config
+    /// forwards :443 and :80 to loopback listeners of ours, with a PROXY header naming the
+    /// tailnet peer, so every request knows who sent it. `socketpair`: libtailscale's own
+    /// listeners, where nobody is known (also the fallback when the serve config cannot be
+    /// set).
+    #[arg(long, env = "LIBATIONS_TAILNET_LISTENER", value_enum, default_value_t = TailnetListener::Forward, value_name = "MODE")]
+    pub tailnet_listener: TailnetListener,
+
     /// Pass Tailscale's own log lines to our log (target "tailscale"). Alone it means true.
     #[arg(
         long,
@@ -384,6 +418,13 @@ pub struct TailnetArgs {
         value_parser = go_bool
     )]
     pub tsnet_logs: bool,
+}
+
+/// See `--tailnet-listener`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TailnetListener {
+    Forward,
+    Socketpair,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -13,6 +13,7 @@
 //! - [`reload`]: live reload of the recipes file (SIGHUP, file changes).
 //! - [`metrics`]: Prometheus metrics and health checks on their own listener.
 //! - [`memory`]: allocator settings for start-up and for serving.
+//! - [`profile`]: CPU profiles in pprof's format, on the metrics listener.
 //! - [`cli`]: flags; [`run`] wires it all together.
 
 pub mod cli;
@@ -20,6 +21,7 @@ pub mod credentials;
 pub mod ingredients;
 pub mod memory;
 pub mod metrics;
+pub mod profile;
 pub mod recipes;
 pub mod reload;
 pub mod search;
@@ -223,8 +225,10 @@ async fn serve(
             body_timeout: Duration::from_secs(args.limits.body_timeout),
         },
         searches: web::SearchGate::for_this_machine(),
+        who: who_resolves(args)?,
+        access_log: args.access_log,
     };
-    let app = web::app(state);
+    let app = web::app(state.clone());
     let reloader = Reloader::new(
         args.recipes_file.clone(),
         stamp,
@@ -236,7 +240,14 @@ async fn serve(
     let reloading = tokio::spawn(reloader.run(stopping.clone()));
     let hosts = web::AllowedHosts::new(&args.allowed_hosts);
     if let Some(addr) = args.metrics_addr {
-        serve_metrics(addr, metrics.clone(), hosts.clone(), stopping.clone()).await?;
+        serve_metrics(
+            addr,
+            metrics.clone(),
+            hosts.clone(),
+            &args.limits,
+            stopping.clone(),
+        )
+        .await?;
     }
     let budget = Arc::new(serve::Budget::new(
         args.limits.max_unsent_bytes_per_connection,
@@ -246,11 +257,31 @@ async fn serve(
         let app = web::for_hosts(app, hosts);
         serve_local(args, app, metrics, budget, stopping, started).await?;
     } else {
-        serve_tailnet(args, app, metrics, budget, stopping).await?;
+        serve_tailnet(args, state, metrics, budget, stopping).await?;
     }
     let _ = reloading.await;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Who a request comes from until the tailnet says otherwise: with `--local`, the
+/// `--local-identity`; on the tailnet nobody, until the node's WhoIs is wired in.
+fn who_resolves(args: &ServeArgs) -> Result<Arc<dyn web::Resolve>, RunError> {
+    web::identity::check_capability_name(&args.tailnet.app_capability).map_err(RunError::Usage)?;
+    if !args.local {
+        return Ok(Arc::new(web::identity::Fixed::default()));
+    }
+    let login = args.local_identity.trim();
+    if login.is_empty() || login.chars().any(char::is_control) {
+        return Err(RunError::Usage(format!(
+            "--local-identity {:?}: give a login such as you@local",
+            args.local_identity
+        )));
+    }
+    let capabilities = web::Capabilities {
+        edit: args.local_edit,
+    };
+    Ok(Arc::new(web::identity::Fixed::local(login, capabilities)))
 }
 
 /// `--local`: plain HTTP on an ordinary TCP address, until shutdown.
@@ -291,7 +322,7 @@ async fn serve_local(
 #[cfg(feature = "tailnet")]
 async fn serve_tailnet(
     args: &ServeArgs,
-    app: axum::Router,
+    state: AppState,
     metrics: Arc<Metrics>,
     budget: Arc<serve::Budget>,
     stopping: CancellationToken,
@@ -316,7 +347,9 @@ async fn serve_tailnet(
             ephemeral: t.ephemeral,
             forward_logs: t.tsnet_logs,
         },
-        app,
+        state,
+        capability: t.app_capability.clone(),
+        listener: t.tailnet_listener,
         limits: connection_limits(&args.limits),
         metrics,
         budget,
@@ -329,7 +362,7 @@ async fn serve_tailnet(
 #[cfg(not(feature = "tailnet"))]
 async fn serve_tailnet(
     _: &ServeArgs,
-    _: axum::Router,
+    _: AppState,
     _: Arc<Metrics>,
     _: Arc<serve::Budget>,
     _: CancellationToken,
@@ -384,22 +417,34 @@ async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), RunError> {
 }
 
 /// The metrics and health listener; it stops when shutdown starts.
+///
+/// It is held to the same deadlines as the app's listeners, with fewer connections: a
+/// scraper needs one or two, and silent sockets here must not use up the process's file
+/// descriptors. Its connections are not counted in the app's connection metrics.
 async fn serve_metrics(
     addr: SocketAddr,
     metrics: Arc<Metrics>,
     hosts: web::AllowedHosts,
+    limits: &LimitArgs,
     stopping: CancellationToken,
 ) -> Result<(), RunError> {
+    /// Open connections on the metrics listener at most.
+    const MAX_CONNECTIONS: usize = 32;
     let (listener, addr) = bind(addr).await?;
     tracing::info!("metrics on http://{addr}/metrics");
-    tokio::spawn(async move {
-        let shutdown = async move { stopping.cancelled().await };
-        if let Err(e) = axum::serve(listener, web::for_hosts(metrics::router(metrics), hosts))
-            .with_graceful_shutdown(shutdown)
-            .await
-        {
-            tracing::warn!(error = %e, "metrics listener failed");
-        }
-    });
+    let connections = Connections::new(
+        web::for_hosts(metrics::router(metrics), hosts),
+        Limits {
+            max_connections: MAX_CONNECTIONS,
+            ..connection_limits(limits)
+        },
+        Arc::new(Metrics::new()),
+        stopping,
+        Arc::new(serve::Budget::new(
+            limits.max_unsent_bytes_per_connection,
+            limits.max_unsent_bytes_per_connection,
+        )),
+    );
+    tokio::spawn(serve::accept_tcp(listener, connections));
     Ok(())
 }

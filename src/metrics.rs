@@ -55,6 +55,11 @@ pub struct Metrics {
     pub cert_expiry: Gauge<i64, AtomicI64>,
     pub cert_refresh_failures: Counter,
     pub tailnet_up: Gauge,
+    /// 1 while tailnet connections arrive through the serve config's forward (who sent each
+    /// request is known), 0 on libtailscale's own listeners (nobody is known).
+    pub tailnet_identity: Gauge,
+    forward_refused: Family<Reason, Counter>,
+    whois: Family<Outcome, Counter>,
     ready: AtomicBool,
 }
 
@@ -78,6 +83,9 @@ impl Metrics {
             cert_expiry: Gauge::default(),
             cert_refresh_failures: Counter::default(),
             tailnet_up: Gauge::default(),
+            tailnet_identity: Gauge::default(),
+            forward_refused: Family::default(),
+            whois: Family::default(),
             ready: AtomicBool::new(false),
             registry: Registry::default(),
         };
@@ -141,7 +149,32 @@ impl Metrics {
             "1 while the tailnet node is running",
             m.tailnet_up.clone(),
         );
+        registry.register(
+            "tailnet_identity",
+            "1 while tailnet requests carry who sent them (serve-config forward); 0 on the anonymous fallback",
+            m.tailnet_identity.clone(),
+        );
+        registry.register(
+            "tailnet_forward_refused",
+            "Connections to the forwarded loopback listeners closed unserved, by why (not_ours: another process; proxy_header: a bad PROXY header; check_failed: ownership could not be checked)",
+            m.forward_refused.clone(),
+        );
+        registry.register(
+            "tailnet_whois",
+            "WhoIs lookups of tailnet peers (cache misses), by result (found, unknown, error)",
+            m.whois.clone(),
+        );
         Metrics { registry, ..m }
+    }
+
+    /// Counts a forwarded connection closed unserved (`reason`: why).
+    pub fn forward_refused(&self, reason: &'static str) {
+        self.forward_refused.get_or_create(&Reason { reason }).inc();
+    }
+
+    /// Counts a WhoIs lookup by its `result`.
+    pub fn whois(&self, result: &'static str) {
+        self.whois.get_or_create(&Outcome { result }).inc();
     }
 
     /// Counts a connection closed by a progress deadline (`reason`: which one).
@@ -220,12 +253,14 @@ pub async fn track(State(metrics): State<Arc<Metrics>>, request: Request, next: 
     response
 }
 
-/// The router for the metrics listener: `/metrics`, `/healthz`, `/readyz`.
+/// The router for the metrics listener: `/metrics`, `/healthz`, `/readyz`, and CPU
+/// profiles at `/debug/pprof/profile` (see [`crate::profile`]).
 pub fn router(metrics: Arc<Metrics>) -> Router {
     Router::new()
         .route("/metrics", get(exposition))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(readiness))
+        .route("/debug/pprof/profile", get(crate::profile::cpu))
         .with_state(metrics)
 }
 

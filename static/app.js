@@ -348,6 +348,21 @@
     });
   }
 
+  // Who you are on the tailnet, quietly in the footer ("Alice · iphone"). Pages are shared
+  // and cached, so the name comes from /api/whoami, which is per person and never cached.
+  const who = document.getElementById("who");
+  if (who && navigator.onLine) {
+    fetch("/api/whoami", { headers: { Accept: "application/json" }, cache: "no-store" })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((me) => {
+        if (!me || !me.known || !me.label) return;
+        who.textContent = me.label;
+        who.title = me.login || (me.tags || []).join(", ");
+        who.hidden = false;
+      })
+      .catch(() => {});
+  }
+
   // Keep screen on: a Screen Wake Lock while a recipe is open and the page is visible.
   const wake = { button: null, sentinel: null };
   const canWake = window.isSecureContext && "wakeLock" in navigator;

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Server, client, metrics_text};
+use common::{Server, client, metrics_base, metrics_text};
 use reqwest::StatusCode;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -14,20 +14,6 @@ use std::time::{Duration, Instant};
 
 fn addr(server: &Server) -> String {
     server.base.trim_start_matches("http://").to_owned()
-}
-
-/// The metrics listener's base URL, from the log line that announces it.
-fn metrics_base(server: &Server) -> String {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let log = server.log();
-        if let Some(url) = log.lines().find_map(|l| l.split("metrics on ").nth(1)) {
-            let url = url.split_whitespace().next().unwrap_or_default();
-            return url.trim_end_matches("/metrics").to_owned();
-        }
-        assert!(Instant::now() < deadline, "no metrics address logged");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// The value of one metric sample line, e.g. `libations_connections_open`.
@@ -108,10 +94,11 @@ async fn silent_sockets_beyond_the_limit_do_not_lock_out_a_normal_client() {
     for mut s in silent {
         s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
         let mut b = [0u8; 1];
-        assert!(
-            matches!(s.read(&mut b), Ok(0) | Err(_)),
-            "a silent socket is still open"
-        );
+        match s.read(&mut b) {
+            Ok(0) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+            other => panic!("a silent socket is still open: {other:?}"),
+        }
     }
     // ...and a normal client is served.
     let r = client().get(server.url("/")).send().await.unwrap();
@@ -187,7 +174,14 @@ async fn a_reader_that_stops_reading_is_closed_at_the_write_timeout() {
     )
     .await;
     assert!(took >= Duration::from_millis(1500), "closed after {took:?}");
-    assert_eq!(metric(&metrics, "libations_connections_open").await, 0.0);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while metric(&metrics, "libations_connections_open").await != 0.0 {
+        assert!(
+            Instant::now() < deadline,
+            "the connection was counted as open"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     drop(stream);
     assert_eq!(
         client().get(server.url("/")).send().await.unwrap().status(),

@@ -203,7 +203,7 @@ async fn connection_flood_beyond_the_limit_is_shed() {
 #[tokio::test]
 async fn metrics_and_health_on_their_own_listener() {
     let server = Server::start(&["--metrics-addr", "127.0.0.1:0"]);
-    let metrics = metrics_url(&server);
+    let metrics = common::metrics_base(&server);
     for _ in 0..3 {
         client().get(server.url("/")).send().await.unwrap();
     }
@@ -249,28 +249,6 @@ async fn metrics_and_health_on_their_own_listener() {
             .status(),
         StatusCode::NOT_FOUND
     );
-}
-
-fn metrics_url(server: &Server) -> String {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Some(line) = server
-            .log()
-            .lines()
-            .find(|l| l.contains("metrics on http://"))
-        {
-            let url = line
-                .split("metrics on ")
-                .nth(1)
-                .unwrap()
-                .split_whitespace()
-                .next()
-                .unwrap();
-            return url.trim_end_matches("/metrics").to_owned();
-        }
-        assert!(Instant::now() < deadline, "no metrics address logged");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 fn write(path: &std::path::Path, text: &str) {
@@ -364,7 +342,7 @@ async fn reload_on_change_and_on_sighup_keeps_old_data_when_invalid() {
     assert!(log.contains("field \"garnish\""), "{log}");
     assert!(log.contains("field \"name\": missing"), "{log}");
     assert_eq!(names(&server).await, ["Alpha", "Beta"]);
-    let metrics = metrics_url(&server);
+    let metrics = common::metrics_base(&server);
     let text = common::metrics_text(&metrics).await;
     assert!(
         text.contains("libations_recipe_reloads_total{result=\"failure\"} 1"),

@@ -697,3 +697,88 @@ async fn device_terms_are_left_to_the_phone() {
             .contains("id=\"device-note\"")
     );
 }
+
+#[tokio::test]
+async fn whoami_with_a_local_identity_and_access_log() {
+    // The default: a local user, no grants.
+    let server = Server::start(&[]);
+    let me: Value = get(&server.url("/api/whoami")).await.json().await.unwrap();
+    assert_eq!(me["known"], true);
+    assert_eq!(me["login"], "you@local");
+    assert_eq!(me["capabilities"]["edit"], false);
+    drop(server);
+
+    let server = Server::start(&[
+        "--local-identity",
+        "alice@example.com",
+        "--local-edit",
+        "--access-log",
+    ]);
+    let response = get(&server.url("/api/whoami")).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers()[header::CACHE_CONTROL],
+        "private, no-store"
+    );
+    assert!(
+        response.headers()[header::CONTENT_SECURITY_POLICY]
+            .to_str()
+            .unwrap()
+            .contains("script-src 'self'")
+    );
+    let me: Value = response.json().await.unwrap();
+    assert_eq!(me["login"], "alice@example.com");
+    assert_eq!(me["display_name"], "alice");
+    assert_eq!(me["node"], "local");
+    assert_eq!(me["label"], "alice \u{b7} local");
+    assert_eq!(me["capabilities"]["edit"], true);
+    // The page has the place the name goes (app.js fills it from /api/whoami).
+    let page = text(&server.url("/")).await;
+    assert!(page.contains(r#"<span class="who" id="who" hidden></span>"#));
+    // One access-log line per request, with the login and without the query.
+    let _ = get(&server.url("/?q=secret+gin")).await;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let line = loop {
+        let log = server.log();
+        if let Some(line) = log
+            .lines()
+            .find(|l| l.contains("libations::access") && l.contains("path=/ "))
+        {
+            break line.to_owned();
+        }
+        assert!(Instant::now() < deadline, "no access-log line:\n{log}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(line.contains("login=alice@example.com"), "{line}");
+    assert!(line.contains("status=200"), "{line}");
+    assert!(line.contains("method=GET"), "{line}");
+    assert!(!line.contains("secret"), "{line}");
+    assert!(
+        server.log().lines().any(|l| l.contains("path=/api/whoami")),
+        "{}",
+        server.log()
+    );
+}
+
+#[test]
+fn bad_identity_flags_are_refused_with_a_clear_error() {
+    let out = Command::new(common::BIN)
+        .args(["--local", "--addr", "127.0.0.1:0", "--local-identity", " "])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--local-identity"));
+    let out = Command::new(common::BIN)
+        .args([
+            "--local",
+            "--addr",
+            "127.0.0.1:0",
+            "--app-capability",
+            "tailscale.com/cap/libations",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("tailscale.com/cap/libations"), "{err}");
+}

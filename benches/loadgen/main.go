@@ -10,6 +10,9 @@
 //	    p50/p99 per kind of request.
 //	loadgen startup -- CMD ARGS...   ({port} in ARGS is replaced by a free port)
 //	    Starts CMD and prints the milliseconds from exec to the first 200 for /.
+//	loadgen scenario -url U -file benches/scenarios/NAME.json
+//	    The load a scenario file describes: stages of virtual users, a weighted request
+//	    mix (see scenario.go). Prints req/s and p50/p99 per request name.
 //
 // Output is one JSON object on stdout. Exit status is non-zero only when the tool could
 // not run (bad flags, server unreachable); slow servers are reported, not failed.
@@ -39,7 +42,7 @@ const phone = "gzip, deflate, br"
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: loadgen visit|users|startup ...")
+		fail("usage: loadgen visit|users|startup|scenario ...")
 	}
 	switch os.Args[1] {
 	case "visit":
@@ -48,6 +51,8 @@ func main() {
 		usersCmd(os.Args[2:])
 	case "startup":
 		startupCmd(os.Args[2:])
+	case "scenario":
+		scenarioCmd(os.Args[2:])
 	default:
 		fail("unknown mode " + os.Args[1])
 	}

@@ -40,6 +40,7 @@ let
       inherit condition content;
     };
     optional = c: x: if c then [ x ] else [ ];
+    toInt = s: builtins.fromJSON s;
     optionals = c: xs: if c then xs else [ ];
     optionalAttrs = c: a: if c then a else { };
     getExe = p: "${p.outPath}/bin/${p.meta.mainProgram}";
@@ -70,32 +71,67 @@ let
     meta.mainProgram = "libations";
   };
 
+  isOption = o: (o._type or null) == "option";
+  # Option groups (metrics.*) are one level deep: flatten to "metrics.address" etc.
+  flatten =
+    attrs:
+    builtins.concatMap (
+      n:
+      if isOption attrs.${n} || !(isAttrs attrs.${n}) then
+        [ { name = n; value = attrs.${n}; } ]
+      else
+        map (s: {
+          name = "${n}.${s}";
+          value = attrs.${n}.${s};
+        }) (attrNames attrs.${n})
+    ) (attrNames attrs);
+
   eval =
     settings:
     let
       m = import ../module.nix {
         inherit lib pkgs utils;
-        config.services.libations = mapAttrs (_: o: o.default) decls // settings;
+        config.services.libations = mapAttrs (
+          n: o:
+          if isOption o then
+            settings.${n} or o.default
+          else
+            mapAttrs (s: so: (settings.${n} or { }).${s} or so.default) o
+        ) decls;
       };
       decls = m.options.services.libations;
-      typeErrors = map (n: "option ${n}: ${builtins.toJSON settings.${n}} is not a ${decls.${n}.type.name}") (
-        filter (n: !(decls.${n}.type.check settings.${n})) (attrNames settings)
+      flatDecls = builtins.listToAttrs (flatten decls);
+      # A setting is a group only where the module declares one: a package is a set too.
+      flatSettings = builtins.concatMap (
+        n:
+        if decls ? ${n} && !(isOption decls.${n}) && isAttrs settings.${n} then
+          map (s: {
+            name = "${n}.${s}";
+            value = settings.${n}.${s};
+          }) (attrNames settings.${n})
+        else
+          [ { name = n; value = settings.${n}; } ]
+      ) (attrNames settings);
+      typeErrors = map (s: "option ${s.name}: ${builtins.toJSON s.value} is not a ${flatDecls.${s.name}.type.name}") (
+        filter (s: flatDecls ? ${s.name} && !(flatDecls.${s.name}.type.check s.value)) flatSettings
       );
-      unknown = filter (n: !(decls ? ${n})) (attrNames settings);
+      unknown = map (s: s.name) (filter (s: !(flatDecls ? ${s.name})) flatSettings);
       cfg = m.config.content;
       svc = cfg.systemd.services.libations;
     in
     {
-      inherit decls typeErrors unknown;
+      inherit decls flatDecls typeErrors unknown;
       enabled = m.config.condition;
       failedAssertions = map (a: a.message) (filter (a: !a.assertion) cfg.assertions);
       exec = svc.serviceConfig.ExecStart;
       creds = svc.serviceConfig.LoadCredential;
+      firewall = cfg.networking.firewall.allowedTCPPorts;
       unit = svc;
     };
 
   contains = s: sub: builtins.match ".*${sub}.*" s != null;
-  q = s: builtins.replaceStrings [ "." "+" "*" "?" "[" "]" "(" ")" "$" "^" "|" ] [ "\\." "\\+" "\\*" "\\?" "\\[" "\\]" "\\(" "\\)" "\\$" "\\^" "\\|" ] s;
+  # Brackets as bracket expressions: POSIX leaves `\]` undefined and Nix refuses it.
+  q = s: builtins.replaceStrings [ "." "+" "*" "?" "[" "]" "(" ")" "$" "^" "|" ] [ "\\." "\\+" "\\*" "\\?" "[[]" "[]]" "\\(" "\\)" "\\$" "\\^" "\\|" ] s;
   check = name: ok: if ok then [ ] else [ name ];
 
   minimal = eval { enable = true; };
@@ -161,19 +197,40 @@ let
     tailscaleKeyFile = /run/agenix/libations-tsauthkey;
   };
   gsc = goOriginal.unit.serviceConfig;
+  metricsLocal = eval {
+    enable = true;
+    metrics.address = "127.0.0.1:9090";
+  };
+  metricsOpen = eval {
+    enable = true;
+    metrics = {
+      address = "[::]:9464";
+      openFirewall = true;
+    };
+  };
+  metricsHostName = eval {
+    enable = true;
+    metrics.address = "localhost:9090";
+  };
+  firewallWithoutAddress = eval {
+    enable = true;
+    metrics.openFirewall = true;
+  };
   sc = full.unit.serviceConfig;
 in
 check "every option has a type, a default and a description" (
-  all (o: o ? type && o ? default && o ? description) (builtins.attrValues minimal.decls)
+  all (o: o ? type && o ? default && o ? description) (builtins.attrValues minimal.flatDecls)
 )
 ++ check "options are exactly the documented set" (
-  attrNames minimal.decls == [
+  attrNames minimal.flatDecls == [
     "controlUrl"
     "enable"
     "extraArgs"
     "hostname"
     "memoryHigh"
     "memoryMax"
+    "metrics.address"
+    "metrics.openFirewall"
     "package"
     "recipesFile"
     "recipesFileIsSecret"
@@ -186,13 +243,15 @@ check "every option has a type, a default and a description" (
   minimal.typeErrors == [ ] && minimal.failedAssertions == [ ] && minimal.unknown == [ ]
 )
 ++ check "all-defaults config: no credentials" (minimal.creds == [ ])
-++ check "all-defaults config: no --recipes-file/--auth-key-file/--control-url" (
+++ check "all-defaults config: no --recipes-file/--auth-key-file/--control-url/--metrics-addr" (
   !(any (contains minimal.exec) [
     "--recipes-file"
     "--auth-key-file"
     "--control-url"
+    "--metrics-addr"
   ])
 )
+++ check "all-defaults config: no firewall port" (minimal.firewall == [ ])
 ++ check "state dir passed as %S/libations" (contains minimal.exec (q "--state-dir %S/libations "))
 ++ check "never --local" (!(contains minimal.exec "--local") && !(contains full.exec "--local"))
 ++ check "JSON logs" (contains minimal.exec (q ''"--log-format" "json"''))
@@ -280,4 +339,20 @@ check "every option has a type, a default and a description" (
   && contains goOriginal.exec (q "--state-dir %S/libations ")
   && gsc.StateDirectory == "libations" && gsc.DynamicUser
   && hasPrefix "${pkgs.libations.outPath}/bin/libations " goOriginal.exec
+)
+++ check "metrics.address: --metrics-addr on the command line, firewall closed" (
+  metricsLocal.typeErrors == [ ] && metricsLocal.failedAssertions == [ ]
+  && contains metricsLocal.exec (q ''"--metrics-addr" "127.0.0.1:9090"'')
+  && metricsLocal.firewall == [ ]
+)
+++ check "metrics.openFirewall: the address's port is opened" (
+  metricsOpen.typeErrors == [ ] && metricsOpen.failedAssertions == [ ]
+  && contains metricsOpen.exec (q ''"--metrics-addr" "[::]:9464"'')
+  && metricsOpen.firewall == [ 9464 ]
+)
+++ check "metrics.address with a host name is refused (the binary takes an IP)" (
+  metricsHostName.failedAssertions != [ ]
+)
+++ check "metrics.openFirewall without metrics.address is refused" (
+  firewallWithoutAddress.failedAssertions != [ ] && firewallWithoutAddress.firewall == [ ]
 )

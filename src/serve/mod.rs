@@ -70,6 +70,29 @@ pub enum Protocol {
     Http2,
 }
 
+/// The tailnet address a connection comes from, as a trusted forwarder told us (see
+/// `tailnet::forward`). Requests carry it as an extension; the web layer turns it into an
+/// identity only when a handler asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Peer(pub std::net::SocketAddr);
+
+/// A connection ready to speak HTTP: the stream, the protocol, and who sent it if known.
+pub struct Ready<I> {
+    pub io: I,
+    pub protocol: Protocol,
+    pub peer: Option<Peer>,
+}
+
+impl<I> Ready<I> {
+    fn anonymous(io: I, protocol: Protocol) -> Ready<I> {
+        Ready {
+            io,
+            protocol,
+            peer: None,
+        }
+    }
+}
+
 /// Serves HTTP/1.1 and HTTP/2 on any stream handed to it, and drains them on shutdown.
 #[derive(Clone)]
 pub struct Connections {
@@ -107,6 +130,9 @@ impl Connections {
             .max_concurrent_streams(limits.h2_max_streams)
             .initial_stream_window_size(limits.h2_stream_window)
             .initial_connection_window_size(limits.h2_connection_window)
+            // What h2 buffers per stream beyond what the client has room for is not counted
+            // in the budget: keep it to one piece.
+            .max_send_buf_size(watch::PIECE)
             .max_header_list_size(limits.max_header_bytes as u32)
             .keep_alive_interval(Some(Duration::from_secs(30)))
             .keep_alive_timeout(Duration::from_secs(20));
@@ -132,7 +158,7 @@ impl Connections {
     where
         I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        self.spawn(async move { Some((io, Protocol::Sniff)) });
+        self.spawn(async move { Some(Ready::anonymous(io, Protocol::Sniff)) });
     }
 
     /// Like [`Connections::serve`], after a TLS handshake; the protocol is the one ALPN
@@ -142,26 +168,21 @@ impl Connections {
     where
         I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
     {
-        let timeout = self.limits.header_read_timeout;
         self.spawn(async move {
-            match tokio::time::timeout(timeout, acceptor.accept(io)).await {
-                Ok(Ok(tls)) => {
-                    let protocol = match tls.get_ref().1.alpn_protocol() {
-                        Some(b"h2") => Protocol::Http2,
-                        _ => Protocol::Http1,
-                    };
-                    Some((tls, protocol))
-                }
-                Ok(Err(e)) => {
-                    tracing::debug!(error = %e, "TLS handshake failed");
-                    None
-                }
-                Err(_) => {
-                    tracing::debug!("TLS handshake timed out");
-                    None
-                }
-            }
+            let (tls, protocol) = tls_handshake(io, acceptor).await?;
+            Some(Ready::anonymous(tls, protocol))
         });
+    }
+
+    /// Serves what `ready` yields: the caller's own preparation of a connection (reading a
+    /// PROXY header, a TLS handshake), which runs inside the connection's first deadline
+    /// (from accept to the first request head), so a client that stalls there is closed.
+    pub fn serve_with<I, F>(&self, ready: F)
+    where
+        I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+        F: Future<Output = Option<Ready<I>>> + Send + 'static,
+    {
+        self.spawn(ready);
     }
 
     /// Admits a connection (or sheds it at the limit) and serves what `ready` yields, until
@@ -169,7 +190,7 @@ impl Connections {
     fn spawn<I, F>(&self, ready: F)
     where
         I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-        F: Future<Output = Option<(I, Protocol)>> + Send + 'static,
+        F: Future<Output = Option<Ready<I>>> + Send + 'static,
     {
         self.metrics.connections_accepted.inc();
         let Some(admitted) = Admitted::new(&self.admitted, self.limits.max_connections) else {
@@ -183,22 +204,18 @@ impl Connections {
             header: self.limits.header_read_timeout,
             write: self.limits.write_timeout,
         };
-        let dispatch = watch::Dispatch {
-            app: self.app.clone(),
-            progress: progress.clone(),
-            budget: self.budget.clone(),
-            share: Share::new(),
-        };
+        let (app, budget) = (self.app.clone(), self.budget.clone());
         let (builder, stopping, metrics) = (
             self.builder.clone(),
             self.stopping.clone(),
             self.metrics.clone(),
         );
+        let write_timeout = self.limits.write_timeout;
         self.tracker.spawn(async move {
             let _held = (admitted, open);
             let watchdog = watch::watchdog(progress.clone(), deadlines);
             tokio::pin!(watchdog);
-            let (io, protocol) = tokio::select! {
+            let Ready { io, protocol, peer } = tokio::select! {
                 ready = ready => match ready {
                     Some(ready) => ready,
                     None => return,
@@ -207,6 +224,13 @@ impl Connections {
                     metrics.connection_expired(expired.label());
                     return;
                 }
+            };
+            let dispatch = watch::Dispatch {
+                app,
+                progress: progress.clone(),
+                budget,
+                share: Share::new(),
+                peer,
             };
             let io = TokioIo::new(watch::Watched::new(io, progress));
             let builder = match protocol {
@@ -223,8 +247,16 @@ impl Connections {
                     }
                 }
                 expired = &mut watchdog => {
-                    // Dropping the connection closes it (HTTP/2 streams with it).
                     tracing::debug!(reason = expired.label(), "closing a connection that made no progress");
+                    if expired == Expired::Idle {
+                        // Idle is not misbehaviour: close politely (HTTP/2 GOAWAY, TLS
+                        // close_notify), so that a request racing the close is known to be
+                        // unprocessed, for as long as a write may take at most.
+                        conn.as_mut().graceful_shutdown();
+                        let _ = tokio::time::timeout(write_timeout, conn.as_mut()).await;
+                    }
+                    // Otherwise the connection is dropped (closed, HTTP/2 streams with it)
+                    // as this task ends.
                     metrics.connection_expired(expired.label());
                 }
                 () = stopping.cancelled() => {
@@ -248,6 +280,31 @@ impl Connections {
         match tokio::time::timeout(deadline, self.tracker.wait()).await {
             Ok(()) => 0,
             Err(_) => self.tracker.len(),
+        }
+    }
+}
+
+/// A TLS handshake, and the protocol ALPN chose (HTTP/1.1 without ALPN). `None` when it
+/// fails; the caller's deadline bounds how long it may take.
+#[cfg(feature = "tailnet")]
+pub async fn tls_handshake<I>(
+    io: I,
+    acceptor: tokio_rustls::TlsAcceptor,
+) -> Option<(tokio_rustls::server::TlsStream<I>, Protocol)>
+where
+    I: AsyncRead + AsyncWrite + Unpin,
+{
+    match acceptor.accept(io).await {
+        Ok(tls) => {
+            let protocol = match tls.get_ref().1.alpn_protocol() {
+                Some(b"h2") => Protocol::Http2,
+                _ => Protocol::Http1,
+            };
+            Some((tls, protocol))
+        }
+        Err(e) => {
+            tracing::debug!(error = %e, "TLS handshake failed");
+            None
         }
     }
 }

@@ -38,7 +38,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 /// Larger frames of an answer are handed over in pieces of this size, so that HTTP/2 takes
 /// the next piece only when the client has room for it, and what it has not taken stays
 /// ours to count.
-const PIECE: usize = 64 * 1024;
+pub(crate) const PIECE: usize = 64 * 1024;
 
 /// Marks a response whose body was made for this request alone (a response extension): its
 /// bytes count against the [`Budget`] until the connection takes them.
@@ -149,11 +149,13 @@ impl Progress {
         let mut next = now.saturating_add(1000);
         let blocked = self.write_blocked_since.load(Ordering::Acquire);
         if blocked != NEVER {
+            // Bytes are waiting for the client to take them: only the write deadline
+            // applies (a slow link flushing an answer's tail is not idle).
             let at = blocked.saturating_add(write);
             if now >= at {
                 return Err(Expired::Write);
             }
-            next = next.min(at);
+            return Ok(next.min(at));
         }
         if self.requests.load(Ordering::Acquire) == 0 {
             if now >= header {
@@ -341,6 +343,9 @@ pub struct Dispatch {
     pub progress: Arc<Progress>,
     pub budget: Arc<Budget>,
     pub share: Share,
+    /// Who is at the other end, when the listener knows (tailnet connections); every
+    /// request of the connection carries it as an extension.
+    pub peer: Option<super::Peer>,
 }
 
 /// One request in flight, until its answer is handed over whole or dropped.
@@ -372,7 +377,11 @@ impl hyper::service::Service<Request<Incoming>> for Dispatch {
         use tower::ServiceExt;
         request.extensions_mut().insert(self.share.clone());
         let in_flight = InFlight::start(self.progress.clone());
-        let answer = self.app.clone().oneshot(request.map(Body::new));
+        let mut request = request.map(Body::new);
+        if let Some(peer) = self.peer {
+            request.extensions_mut().insert(peer);
+        }
+        let answer = self.app.clone().oneshot(request);
         let budget = self.budget.clone();
         Box::pin(async move {
             let response = match answer.await {
@@ -389,6 +398,8 @@ impl hyper::service::Service<Request<Incoming>> for Dispatch {
 pub struct Tracked {
     inner: Body,
     rest: Bytes,
+    /// Pieces handed over so far.
+    pieces: u64,
     unsent: usize,
     budget: Arc<Budget>,
     in_flight: InFlight,
@@ -420,11 +431,15 @@ impl Tracked {
         budget: Arc<Budget>,
     ) -> Response<Tracked> {
         let p = &in_flight.0;
-        p.last_piece.store(p.now(), Ordering::Release);
-        p.bodies.fetch_add(1, Ordering::AcqRel);
+        // The write deadline runs from the first answer waiting; more answers made meanwhile
+        // are not progress.
+        if p.bodies.fetch_add(1, Ordering::AcqRel) == 0 {
+            p.last_piece.store(p.now(), Ordering::Release);
+        }
         response.map(|inner| Tracked {
             inner,
             rest: Bytes::new(),
+            pieces: 0,
             unsent: size,
             budget,
             in_flight,
@@ -458,15 +473,26 @@ impl Tracked {
             self.unsent -= counted;
             self.budget.give_back(&self.in_flight.0, counted);
         }
-        let p = &self.in_flight.0;
-        p.last_piece.store(p.now(), Ordering::Release);
+        // hyper takes each body's first piece at once, before the client has room for it;
+        // only the pieces after it show that the client reads.
+        self.pieces += 1;
+        if self.pieces > 1 {
+            let p = &self.in_flight.0;
+            p.last_piece.store(p.now(), Ordering::Release);
+        }
         piece
     }
 }
 
 impl Drop for Tracked {
     fn drop(&mut self) {
-        self.in_flight.0.bodies.fetch_sub(1, Ordering::AcqRel);
+        let p = &self.in_flight.0;
+        // Handed over whole: the connection finished with it, so the client read it (a
+        // body of one piece shows progress only here).
+        if !self.rest.has_remaining() && http_body::Body::is_end_stream(&self.inner) {
+            p.last_piece.store(p.now(), Ordering::Release);
+        }
+        p.bodies.fetch_sub(1, Ordering::AcqRel);
         if self.unsent > 0 {
             self.budget.give_back(&self.in_flight.0, self.unsent);
         }
@@ -542,6 +568,22 @@ mod tests {
         let ended = Instant::now();
         assert_eq!(watchdog(progress, limits()).await, Expired::Idle);
         assert!(ended.elapsed() >= Duration::from_millis(190));
+    }
+
+    #[tokio::test]
+    async fn a_blocked_write_is_held_to_the_write_timeout_not_the_idle_one() {
+        let progress = Arc::new(Progress::new(Instant::now()));
+        drop(InFlight::start(progress.clone()));
+        // The answer is handed over, but the socket takes no more: not idle.
+        progress
+            .write_blocked_since
+            .store(progress.now(), Ordering::Release);
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        assert!(
+            progress.check(limits()).is_ok(),
+            "cut at the header timeout"
+        );
+        assert_eq!(watchdog(progress, limits()).await, Expired::Write);
     }
 
     #[tokio::test]

@@ -11,7 +11,7 @@
 //! * a `Host` of `127.0.0.1:<port>` (or `localhost:<port>`).
 //!
 //! Requests are rare (status polls at start-up, a certificate every few
-//! hours), so each one uses a fresh HTTP/1.1 connection via hyper's low-level
+//! hours, the serve config once, a WhoIs per tailnet peer now and then), so each one uses a fresh HTTP/1.1 connection via hyper's low-level
 //! client; no pool, no proxy logic, nothing that could send these credentials
 //! anywhere but the loopback address libtailscale gave us.
 
@@ -20,8 +20,8 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use bytes::Bytes;
-use http_body_util::{BodyExt, Empty, Limited};
-use hyper::header::{AUTHORIZATION, HOST};
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, ETAG, HOST, IF_MATCH};
 use hyper::{Method, Request, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde::Deserialize;
@@ -154,7 +154,21 @@ impl LocalApi {
 
     /// One GET request; returns the body of a 2xx response.
     pub async fn get(&self, path: &str, timeout: Duration) -> Result<Bytes> {
-        match tokio::time::timeout(timeout, self.get_inner(path)).await {
+        let answer = self.call(Method::GET, path, None, None, timeout).await?;
+        answer.ok(path)
+    }
+
+    /// One request, bounded by `timeout`, with an optional `If-Match` and JSON body.
+    async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        if_match: Option<&str>,
+        body: Option<Bytes>,
+        timeout: Duration,
+    ) -> Result<Answer> {
+        let exchange = self.exchange(method, path, if_match, body);
+        match tokio::time::timeout(timeout, exchange).await {
             Ok(r) => r,
             Err(_) => Err(TailnetError::LocalApiTransport {
                 path: path.to_owned(),
@@ -163,7 +177,13 @@ impl LocalApi {
         }
     }
 
-    async fn get_inner(&self, path: &str) -> Result<Bytes> {
+    async fn exchange(
+        &self,
+        method: Method,
+        path: &str,
+        if_match: Option<&str>,
+        body: Option<Bytes>,
+    ) -> Result<Answer> {
         let transport = |reason: String| TailnetError::LocalApiTransport {
             path: path.to_owned(),
             reason,
@@ -179,13 +199,20 @@ impl LocalApi {
             let _ = conn.await;
         });
 
-        let req = Request::builder()
-            .method(Method::GET)
+        let mut req = Request::builder()
+            .method(method)
             .uri(path)
             .header(HOST, self.addr.to_string())
             .header("Sec-Tailscale", "localapi")
-            .header(AUTHORIZATION, &self.authorization)
-            .body(Empty::<Bytes>::new())
+            .header(AUTHORIZATION, &self.authorization);
+        if let Some(etag) = if_match {
+            req = req.header(IF_MATCH, etag);
+        }
+        if body.is_some() {
+            req = req.header(CONTENT_TYPE, "application/json");
+        }
+        let req = req
+            .body(Full::new(body.unwrap_or_default()))
             .map_err(|e| transport(e.to_string()))?;
         let result = async {
             let resp = sender
@@ -193,28 +220,134 @@ impl LocalApi {
                 .await
                 .map_err(|e| transport(e.to_string()))?;
             let status = resp.status();
+            let etag = resp
+                .headers()
+                .get(ETAG)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
             let body = Limited::new(resp.into_body(), MAX_BODY)
                 .collect()
                 .await
                 .map_err(|e| transport(e.to_string()))?
                 .to_bytes();
-            if status != StatusCode::OK {
-                return Err(TailnetError::LocalApiStatus {
-                    path: path.to_owned(),
-                    status: status.as_u16(),
-                    body: String::from_utf8_lossy(&body)
-                        .trim()
-                        .chars()
-                        .take(500)
-                        .collect(),
-                });
-            }
-            Ok(body)
+            Ok(Answer { status, etag, body })
         }
         .await;
         conn_task.abort();
         result
     }
+
+    /// `GET /localapi/v0/serve-config`: the node's serve config and its ETag, which a
+    /// change must present (`If-Match`) so that it cannot overwrite one it did not see.
+    pub async fn serve_config(&self) -> Result<(serde_json::Value, String)> {
+        let path = "/localapi/v0/serve-config";
+        let answer = self
+            .call(Method::GET, path, None, None, Duration::from_secs(10))
+            .await?;
+        let etag = answer.etag.clone().unwrap_or_default();
+        let body = answer.ok(path)?;
+        let config =
+            serde_json::from_slice(&body).map_err(|source| TailnetError::LocalApiJson {
+                path: path.to_owned(),
+                source,
+            })?;
+        Ok((config, etag))
+    }
+
+    /// `POST /localapi/v0/serve-config` with `If-Match: etag`. `Ok(false)` when the config
+    /// changed since `etag` was read (412): read it again and retry.
+    pub async fn set_serve_config(&self, config: &serde_json::Value, etag: &str) -> Result<bool> {
+        let path = "/localapi/v0/serve-config";
+        let body = Bytes::from(config.to_string());
+        let answer = self
+            .call(
+                Method::POST,
+                path,
+                Some(etag),
+                Some(body),
+                Duration::from_secs(10),
+            )
+            .await?;
+        if answer.status == StatusCode::PRECONDITION_FAILED {
+            return Ok(false);
+        }
+        answer.ok(path).map(|_| true)
+    }
+
+    /// `GET /localapi/v0/whois?addr=<ip>`: who owns a tailnet address, and what the
+    /// tailnet policy grants them. `Ok(None)` when the address is no peer of ours (404).
+    pub async fn whois(&self, ip: std::net::IpAddr, timeout: Duration) -> Result<Option<WhoIs>> {
+        let path = format!("/localapi/v0/whois?addr={ip}");
+        let answer = self.call(Method::GET, &path, None, None, timeout).await?;
+        if answer.status == StatusCode::NOT_FOUND {
+            return Ok(None);
+        }
+        let body = answer.ok(&path)?;
+        serde_json::from_slice(&body)
+            .map(Some)
+            .map_err(|source| TailnetError::LocalApiJson { path, source })
+    }
+}
+
+/// A LocalAPI answer, whatever its status.
+struct Answer {
+    status: StatusCode,
+    etag: Option<String>,
+    body: Bytes,
+}
+
+impl Answer {
+    /// The body of a 200, or an error naming the path, status and what the node said.
+    fn ok(self, path: &str) -> Result<Bytes> {
+        if self.status == StatusCode::OK {
+            return Ok(self.body);
+        }
+        Err(TailnetError::LocalApiStatus {
+            path: path.to_owned(),
+            status: self.status.as_u16(),
+            body: String::from_utf8_lossy(&self.body)
+                .trim()
+                .chars()
+                .take(500)
+                .collect(),
+        })
+    }
+}
+
+/// The parts of `apitype.WhoIsResponse` we use.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct WhoIs {
+    #[serde(default)]
+    pub node: Option<WhoIsNode>,
+    #[serde(default)]
+    pub user_profile: Option<UserProfile>,
+    /// Capability name to the list of values granted (one per matching grant), as raw JSON.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub cap_map: std::collections::HashMap<String, Option<Vec<serde_json::Value>>>,
+}
+
+/// `tailcfg.Node`, the fields we show.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct WhoIsNode {
+    /// MagicDNS name with a trailing dot.
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, rename = "ComputedName")]
+    pub computed_name: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub tags: Vec<String>,
+}
+
+/// `tailcfg.UserProfile`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct UserProfile {
+    #[serde(default)]
+    pub login_name: String,
+    #[serde(default)]
+    pub display_name: String,
 }
 
 #[cfg(test)]

@@ -17,6 +17,9 @@
 //!   listener that `tailscale_loopback` opens (status, certificates).
 //! * [`cert`] — the tailnet-issued HTTPS certificate as a rustls
 //!   [`rustls::server::ResolvesServerCert`], refreshed in the background.
+//! * [`forward`] — :443 and :80 through the node's serve config to loopback listeners,
+//!   each connection with a PROXY v2 header ([`proxy`]) naming the tailnet peer, accepted
+//!   only from this process ([`trust`]); [`whois`] turns the peer into an identity.
 //! * [`serve`] — the tailnet side of serving: join (retrying), HTTPS on :443 with
 //!   the tailnet certificate, :80 redirecting to it, and a clear page on :80 when
 //!   the tailnet offers no certificate.
@@ -33,16 +36,22 @@
 pub mod accept;
 pub mod adopt;
 pub mod cert;
+#[cfg(test)]
+mod fake;
+pub mod forward;
 pub mod localapi;
 pub mod node;
+pub mod proxy;
 pub mod serve;
+pub mod trust;
+pub mod whois;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub use accept::Listener;
 pub use cert::CertStore;
-pub use localapi::{LocalApi, SelfStatus, Status};
+pub use localapi::{LocalApi, SelfStatus, Status, WhoIs};
 pub use node::{Node, NodeConfig};
 
 /// Everything that can go wrong in the tailnet module.
@@ -116,6 +125,10 @@ pub enum TailnetError {
     /// The certificate/key pair from the LocalAPI could not be used.
     #[error("certificate for {domain} is unusable: {reason}")]
     BadCertificate { domain: String, reason: String },
+
+    /// The node's serve config could not be set to forward to us.
+    #[error("cannot set the node's serve config: {0}")]
+    ServeConfig(String),
 
     /// The node has been closed.
     #[error("tailscale node is closed")]

@@ -5,9 +5,13 @@
 //! (HTTPS or MagicDNS off in the admin console), :80 answers with a page that says what to
 //! turn on, rather than leaving a dead port, and we keep asking every minute.
 
+use super::forward::{self, Forwarded};
+use super::whois::WhoIsCache;
 use super::{CertStore, Listener, Node, NodeConfig, Result, TailnetError};
+use crate::cli::TailnetListener;
 use crate::metrics::Metrics;
 use crate::serve::{Budget, Connections, Limits};
+use crate::web::AppState;
 use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, Uri, header};
@@ -28,7 +32,12 @@ const HSTS: &str = "max-age=31536000";
 /// Everything the tailnet side needs from the caller.
 pub struct TailnetServer {
     pub node: NodeConfig,
-    pub app: Router,
+    /// The app's state; the tailnet adds who sent each request (WhoIs).
+    pub state: AppState,
+    /// Whose grants to read (`--app-capability`).
+    pub capability: String,
+    /// Serve-config forward (identity) or libtailscale's listeners (anonymous).
+    pub listener: TailnetListener,
     pub limits: Limits,
     pub metrics: Arc<Metrics>,
     /// Unsent answer bytes, shared by both listeners.
@@ -83,7 +92,9 @@ impl TailnetServer {
     async fn serve(&self, node: &Node) -> Result<()> {
         // The certificate's name, once known; the :80 side reads it for every redirect.
         let domain: Arc<OnceLock<String>> = Arc::new(OnceLock::new());
-        let http = node.listen(80).await?;
+        let api = node.local_api().clone();
+        let mut intakes = Intakes::new(self.listener, api, self.metrics.clone()).await;
+        let http = intakes.open(80, || node.listen(80)).await?;
         let redirects = Connections::new(
             redirect_app(domain.clone()),
             self.limits.clone(),
@@ -91,7 +102,7 @@ impl TailnetServer {
             self.stopping.clone(),
             self.budget.clone(),
         );
-        let http_loop = tokio::spawn(accept_loop(http, redirects.clone(), None));
+        let http_loop = tokio::spawn(http.serve(redirects.clone(), None, self.metrics.clone()));
 
         let Some(certs) = self.certificate(node).await else {
             let _ = http_loop.await;
@@ -102,19 +113,19 @@ impl TailnetServer {
         let refresher =
             certs.spawn_refresh(super::cert::DEFAULT_REFRESH_INTERVAL, self.metrics.clone());
         let acceptor = tokio_rustls::TlsAcceptor::from(certs.server_config()?);
-        let https = node.listen(443).await?;
-        let app = self.app.clone().layer(SetResponseHeaderLayer::overriding(
-            header::STRICT_TRANSPORT_SECURITY,
-            HeaderValue::from_static(HSTS),
-        ));
+        let https = intakes.open(443, || node.listen(443)).await?;
+        self.metrics
+            .tailnet_identity
+            .set(i64::from(matches!(https, Intake::Forwarded(_))));
         let pages = Connections::new(
-            app,
+            self.app(node),
             self.limits.clone(),
             self.metrics.clone(),
             self.stopping.clone(),
             self.budget.clone(),
         );
-        let https_loop = tokio::spawn(accept_loop(https, pages.clone(), Some(acceptor)));
+        let https_loop =
+            tokio::spawn(https.serve(pages.clone(), Some(acceptor), self.metrics.clone()));
         self.metrics.set_ready(true);
         tracing::info!(target: "libations::tailnet", "serving on https://{}/ (and http:// redirecting to it)", certs.domain());
 
@@ -131,6 +142,23 @@ impl TailnetServer {
             );
         }
         Ok(())
+    }
+
+    /// The app, knowing who sent each request through the node's WhoIs, with HSTS.
+    fn app(&self, node: &Node) -> Router {
+        let who = WhoIsCache::new(
+            node.local_api().clone(),
+            self.capability.clone(),
+            self.metrics.clone(),
+        );
+        let state = AppState {
+            who: Arc::new(who),
+            ..self.state.clone()
+        };
+        crate::web::app(state).layer(SetResponseHeaderLayer::overriding(
+            header::STRICT_TRANSPORT_SECURITY,
+            HeaderValue::from_static(HSTS),
+        ))
     }
 
     /// Fetches the tailnet certificate, retrying every minute while the tailnet offers
@@ -158,6 +186,82 @@ impl TailnetServer {
                 () = tokio::time::sleep(CERT_RETRY) => {}
             }
         }
+    }
+}
+
+/// Where one tailnet port's connections arrive.
+enum Intake {
+    /// Through the serve config: who sent each connection is known.
+    Forwarded(Forwarded),
+    /// libtailscale's own listener: nobody is known.
+    Direct(Listener),
+}
+
+impl Intake {
+    /// Accepts and serves until shutdown starts or the listener closes.
+    async fn serve(
+        self,
+        connections: Connections,
+        tls: Option<tokio_rustls::TlsAcceptor>,
+        metrics: Arc<Metrics>,
+    ) {
+        match self {
+            Intake::Forwarded(forwarded) => {
+                forward::accept_loop(forwarded, connections, tls, metrics).await
+            }
+            Intake::Direct(listener) => accept_loop(listener, connections, tls).await,
+        }
+    }
+}
+
+/// Opens the tailnet ports one at a time (:80 at once, :443 once there is a certificate),
+/// through the serve config while that works, on libtailscale's listeners after it fails.
+struct Intakes {
+    api: super::LocalApi,
+    metrics: Arc<Metrics>,
+    /// Ports forwarded so far, with their loopback addresses; `None` once forwarding is off.
+    forwarded: Option<Vec<(u16, std::net::SocketAddr)>>,
+}
+
+impl Intakes {
+    async fn new(mode: TailnetListener, api: super::LocalApi, metrics: Arc<Metrics>) -> Intakes {
+        if mode == TailnetListener::Socketpair {
+            // A forward left by an earlier run would take the ports from our listeners.
+            if let Err(e) = forward::apply(&api, &forward::config(&[])).await {
+                tracing::error!(target: "libations::tailnet", "cannot clear the node's serve config, so tailnet connections may not reach us: {e}");
+            }
+        }
+        let forwarded = (mode == TailnetListener::Forward).then(Vec::new);
+        Intakes {
+            api,
+            metrics,
+            forwarded,
+        }
+    }
+
+    /// Starts taking connections for tailnet `port`: forwarded, or from `direct()` (the
+    /// node's own listener) when forwarding is off or the serve config cannot be set.
+    async fn open<F>(&mut self, port: u16, direct: impl FnOnce() -> F) -> Result<Intake>
+    where
+        F: std::future::Future<Output = Result<Listener>>,
+    {
+        if let Some(ports) = &mut self.forwarded {
+            let forwarded = Forwarded::bind(port).await?;
+            ports.push((port, forwarded.local));
+            match forward::apply(&self.api, &forward::config(ports)).await {
+                Ok(()) => {
+                    tracing::info!(target: "libations::tailnet", port, to = %forwarded.local, "tailnet port forwarded through the serve config, with who sent each connection");
+                    return Ok(Intake::Forwarded(forwarded));
+                }
+                Err(e) => {
+                    ports.pop();
+                    tracing::error!(target: "libations::tailnet", port, "{e}; serving tailnet port {port} on libtailscale's listener instead, where nobody is known (every request anonymous)");
+                    self.metrics.tailnet_identity.set(0);
+                    self.forwarded = None;
+                }
+            }
+        }
+        Ok(Intake::Direct(direct().await?))
     }
 }
 
@@ -344,6 +448,71 @@ mod tests {
             .find_map(|l| l.strip_prefix("location: "))
             .unwrap_or_default()
             .to_owned()
+    }
+
+    /// A libtailscale-style listener on one end of a socketpair (nothing ever arrives).
+    fn direct(port: u16) -> (Listener, std::os::fd::OwnedFd) {
+        let (ours, theirs) = std::os::unix::net::UnixStream::pair().expect("socketpair");
+        let (_tx, rx) = tokio::sync::watch::channel(false);
+        let listener = Listener::from_fd(ours.into(), port, rx).expect("listener");
+        (listener, theirs.into())
+    }
+
+    #[tokio::test]
+    async fn without_a_serve_config_the_node_listeners_serve_and_nobody_is_known() {
+        use crate::tailnet::fake::FakeNode;
+        use std::sync::atomic::Ordering;
+        let node = Arc::new(FakeNode::default());
+        let metrics = Arc::new(Metrics::new());
+        metrics.tailnet_identity.set(1);
+        let mut intakes = Intakes::new(
+            TailnetListener::Forward,
+            node.start().await,
+            metrics.clone(),
+        )
+        .await;
+        let (l80, _keep80) = direct(80);
+        let intake = intakes
+            .open(80, || async { Ok(l80) })
+            .await
+            .expect("open 80");
+        assert!(matches!(intake, Intake::Forwarded(_)));
+        // The node refuses the next change: :443 falls back, and says so in the metrics.
+        node.refuse.store(true, Ordering::SeqCst);
+        let (l443, _keep443) = direct(443);
+        let intake = intakes
+            .open(443, || async { Ok(l443) })
+            .await
+            .expect("open 443");
+        assert!(matches!(intake, Intake::Direct(ref l) if l.port() == 443));
+        assert_eq!(metrics.tailnet_identity.get(), 0);
+        // From then on, forwarding is off: no more attempts.
+        let posts = node.posted_etags.lock().unwrap().len();
+        let (l8080, _keep) = direct(8080);
+        let intake = intakes
+            .open(8080, || async { Ok(l8080) })
+            .await
+            .expect("open");
+        assert!(matches!(intake, Intake::Direct(_)));
+        assert_eq!(node.posted_etags.lock().unwrap().len(), posts);
+    }
+
+    #[tokio::test]
+    async fn socketpair_mode_clears_a_forward_left_behind() {
+        use crate::tailnet::fake::FakeNode;
+        let node = Arc::new(FakeNode::default());
+        let stale = forward::config(&[(443, "127.0.0.1:1".parse().unwrap())]);
+        *node.config.lock().unwrap() = (stale, 1);
+        let metrics = Arc::new(Metrics::new());
+        let mut intakes =
+            Intakes::new(TailnetListener::Socketpair, node.start().await, metrics).await;
+        assert_eq!(node.config.lock().unwrap().0, forward::config(&[]));
+        let (l443, _keep) = direct(443);
+        let intake = intakes
+            .open(443, || async { Ok(l443) })
+            .await
+            .expect("open");
+        assert!(matches!(intake, Intake::Direct(_)));
     }
 
     #[tokio::test]

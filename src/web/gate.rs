@@ -54,20 +54,28 @@ impl SearchGate {
         F: FnOnce() -> T + Send + 'static,
     {
         // The semaphores are never closed, so acquiring can only fail if they were.
-        let _connection = match share {
+        let connection = match share {
             Some(share) => match share.heavy.clone().acquire_owned().await {
                 Ok(permit) => Some(permit),
                 Err(_) => return Err(GateError::Busy),
             },
             None => None,
         };
-        let Ok(_admitted) = self.admitted.clone().try_acquire_owned() else {
+        let Ok(admitted) = self.admitted.clone().try_acquire_owned() else {
             return Err(GateError::Busy);
         };
-        let Ok(_running) = self.running.clone().acquire_owned().await else {
+        let Ok(running) = self.running.clone().acquire_owned().await else {
             return Err(GateError::Busy);
         };
-        Ok(tokio::task::spawn_blocking(work).await?)
+        // The permits go with the work, not with this future: a client that resets its
+        // request drops the future, but the search runs on to the end and must keep its
+        // slot until then.
+        let permits = (connection, admitted, running);
+        Ok(tokio::task::spawn_blocking(move || {
+            let _permits = permits;
+            work()
+        })
+        .await?)
     }
 }
 
@@ -108,6 +116,29 @@ mod tests {
         }
         assert_eq!(most.load(Ordering::SeqCst), 2);
         assert!(gate.run(None, || 7).await.is_ok_and(|n| n == 7));
+    }
+
+    #[tokio::test]
+    async fn a_dropped_request_keeps_its_slot_until_its_search_ends() {
+        let gate = SearchGate::new(1, 0);
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let running = {
+            let gate = gate.clone();
+            tokio::spawn(async move {
+                gate.run(None, move || {
+                    let _ = wait.recv();
+                })
+                .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        // The client went away: its request future is dropped, the search runs on.
+        running.abort();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(matches!(gate.run(None, || ()).await, Err(GateError::Busy)));
+        release.send(()).expect("the search is still running");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(gate.run(None, || ()).await.is_ok());
     }
 
     #[tokio::test]

@@ -8,6 +8,7 @@ mod cached;
 mod gate;
 mod glass;
 pub mod host;
+pub mod identity;
 mod links;
 mod pages;
 mod site;
@@ -16,6 +17,7 @@ pub use assets::Assets;
 pub use cached::{Cached, Effort, content_hash};
 pub use gate::{GateError, SearchGate};
 pub use host::AllowedHosts;
+pub use identity::{Capabilities, Identity, Resolve, Visitor};
 pub use site::{Site, SiteError};
 
 use crate::metrics::Metrics;
@@ -44,6 +46,11 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     pub limits: RequestLimits,
     pub searches: SearchGate,
+    /// Who sent a request ([`identity`]): WhoIs on the tailnet, a fixed identity with
+    /// `--local`, nobody when unknown.
+    pub who: Arc<dyn Resolve>,
+    /// Log one line per request with the visitor's login (`--access-log`).
+    pub access_log: bool,
 }
 
 /// Bounds on a single request that the router enforces (the connection layer enforces
@@ -107,13 +114,17 @@ pub fn for_hosts(router: Router, allowed: AllowedHosts) -> Router {
 pub fn app(state: AppState) -> Router {
     let header =
         |name, value| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
-    Router::new()
+    let access_log = state
+        .access_log
+        .then(|| axum::middleware::from_fn_with_state(state.clone(), identity::access_log));
+    let router = Router::new()
         .route("/", get(index))
         .route("/recipes/{id}", get(recipe_page))
         .route("/api/recipes", get(api_list))
         .route("/api/recipes/{id}", get(api_recipe))
         .route("/shelf", get(shelf))
         .route("/api/ingredients", get(api_ingredients))
+        .route("/api/whoami", get(identity::whoami))
         .route("/static/{file}", get(static_file))
         .route("/sw.js", get(service_worker))
         .route("/manifest.webmanifest", get(manifest))
@@ -130,8 +141,12 @@ pub fn app(state: AppState) -> Router {
         .layer(header(
             header::HeaderName::from_static("permissions-policy"),
             "camera=(), microphone=(), geolocation=(), payment=(), usb=(), screen-wake-lock=(self)",
-        ))
-        .with_state(state)
+        ));
+    let router = match access_log {
+        Some(layer) => router.layer(layer),
+        None => router,
+    };
+    router.with_state(state)
 }
 
 /// What went wrong with a request, mapped to a status code and a page.
@@ -507,4 +522,29 @@ async fn guard(
         axum::body::Body::from(bytes),
     ))
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shed_search_says_when_to_retry() {
+        let json = WebError::from(GateError::Busy).json();
+        assert_eq!(json.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(json.headers()[header::RETRY_AFTER], "1");
+        let not_allowed = WebError::MethodNotAllowed.json();
+        assert_eq!(not_allowed.headers()[header::ALLOW], "GET, HEAD");
+        assert!(!not_allowed.headers().contains_key(header::RETRY_AFTER));
+    }
+
+    #[test]
+    fn a_refused_search_is_a_bad_request_with_the_reason() {
+        let error = match crate::search::Query::parse_bounded(&"x".repeat(101)) {
+            Err(e) => WebError::from(e),
+            Ok(q) => panic!("a 101-character term was accepted: {q:?}"),
+        };
+        assert_eq!(error.status(), StatusCode::BAD_REQUEST);
+        assert!(error.public_message().contains("at most 100 characters"));
+    }
 }

@@ -167,3 +167,24 @@ pub fn decode_brotli(bytes: &[u8]) -> Vec<u8> {
     brotli::BrotliDecompress(&mut &bytes[..], &mut out).expect("valid brotli");
     out
 }
+
+/// The base URL (`http://127.0.0.1:PORT`) of the `--metrics-addr` listener, read from the
+/// server's log.
+pub fn metrics_base(server: &Server) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let log = server.log();
+        if let Some(url) = log
+            .lines()
+            .find_map(|l| l.split("metrics on ").nth(1))
+            .and_then(|rest| rest.split_whitespace().next())
+        {
+            return url.trim_end_matches("/metrics").to_owned();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no metrics address logged:\n{log}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -15,13 +15,17 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"tailscale.com/tailcfg"
 	"tailscale.com/tsnet"
 )
 
 // api is the harness's local control surface, served on 127.0.0.1 only.
 type api struct {
-	ctl      *control
-	peer     *tsnet.Server
+	ctl  *control
+	peer *tsnet.Server
+	// peers are every client node by hostname (the phone, and -second-peer if set);
+	// /fetch?from=NAME picks one.
+	peers    map[string]*tsnet.Server
 	rootCA   string // path to a PEM bundle; read on every /fetch
 	quit     chan struct{}
 	maxBody  int64
@@ -38,6 +42,8 @@ func (a *api) handler() http.Handler {
 	mux.HandleFunc("POST /control/complete-auth", a.handleCompleteAuth)
 	mux.HandleFunc("GET /control/nodes", a.handleNodes)
 	mux.HandleFunc("GET /control/dns-records", a.handleDNSRecords)
+	mux.HandleFunc("POST /control/app-caps", a.handleSetAppCaps)
+	mux.HandleFunc("DELETE /control/app-caps", a.handleClearAppCaps)
 	mux.HandleFunc("POST /quit", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"ok": true})
 		select {
@@ -118,6 +124,14 @@ func (a *api) handleFetch(w http.ResponseWriter, r *http.Request) {
 	}
 	insecure := q.Get("insecure") == "1"
 
+	from := a.peer
+	if name := q.Get("from"); name != "" {
+		from = a.peers[name]
+		if from == nil {
+			writeJSON(w, 400, fetchResult{Error: "no client node named " + name})
+			return
+		}
+	}
 	tlsConf := &tls.Config{ServerName: q.Get("sni")}
 	if insecure {
 		tlsConf.InsecureSkipVerify = true
@@ -139,7 +153,7 @@ func (a *api) handleFetch(w http.ResponseWriter, r *http.Request) {
 	}
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return a.peer.Dial(ctx, network, addr)
+			return from.Dial(ctx, network, addr)
 		},
 		TLSClientConfig:   tlsConf,
 		ForceAttemptHTTP2: q.Get("h1") != "1",
@@ -309,6 +323,25 @@ func (a *api) handleNodes(w http.ResponseWriter, r *http.Request) {
 		out = append(out, nj)
 	}
 	writeJSON(w, 200, out)
+}
+
+// handleSetAppCaps grants app capabilities to every peer: the body is a JSON
+// object of capability name to a list of values, e.g.
+// {"libations.app/cap/libations": [{"edit": true}]}.
+func (a *api) handleSetAppCaps(w http.ResponseWriter, r *http.Request) {
+	var caps tailcfg.PeerCapMap
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&caps); err != nil {
+		writeJSON(w, 400, map[string]any{"error": "body: " + err.Error()})
+		return
+	}
+	a.ctl.SetAppCaps(caps)
+	writeJSON(w, 200, map[string]any{"ok": true, "app_caps": caps})
+}
+
+// handleClearAppCaps takes every app capability grant away.
+func (a *api) handleClearAppCaps(w http.ResponseWriter, r *http.Request) {
+	a.ctl.SetAppCaps(nil)
+	writeJSON(w, 200, map[string]any{"ok": true})
 }
 
 func (a *api) handleDNSRecords(w http.ResponseWriter, r *http.Request) {

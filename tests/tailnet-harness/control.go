@@ -33,6 +33,9 @@ type controlOptions struct {
 	requireAuth    bool
 	authKey        string
 	verbose        bool
+	// distinctUsers gives every node its own user (user-1@…, user-2@…) instead of
+	// one user for all.
+	distinctUsers bool
 }
 
 func newControl(opts controlOptions) (*control, error) {
@@ -58,7 +61,7 @@ func newControl(opts controlOptions) (*control, error) {
 		DNSConfig:        &tailcfg.DNSConfig{Proxied: true},
 		RequireAuth:      opts.requireAuth,
 		RequireAuthKey:   opts.authKey,
-		AllNodesSameUser: true,
+		AllNodesSameUser: !opts.distinctUsers,
 		AllOnline:        true,
 		// The ACME dns-01 flow posts the TXT record to /machine/set-dns.
 		// Pebble runs with PEBBLE_VA_ALWAYS_VALID=1, so the record does
@@ -127,4 +130,12 @@ func (c *control) DNSRecords() []tailcfg.SetDNSRequest {
 	c.dnsMu.Lock()
 	defer c.dnsMu.Unlock()
 	return append([]tailcfg.SetDNSRequest(nil), c.dnsRecords...)
+}
+
+// SetAppCaps grants every peer the app capabilities in caps on every node (as a
+// policy grant with src "*", dst "*", app caps), or takes all grants away
+// with nil. Nodes receive the change in their next map response, without a
+// restart.
+func (c *control) SetAppCaps(caps tailcfg.PeerCapMap) {
+	c.srv.SetGlobalAppCaps(caps)
 }

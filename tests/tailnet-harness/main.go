@@ -55,6 +55,8 @@ func main() {
 	requireAuth := fs.Bool("require-auth", false, "nodes without an auth key get an interactive login URL; approve with POST /control/complete-auth?url=...")
 	rootCA := fs.String("root-ca", "", "PEM file of roots that /fetch trusts for https:// (read on every request, so it may be written after startup)")
 	peerName := fs.String("peer-hostname", "phone", "hostname of the harness's client node")
+	secondPeer := fs.String("second-peer", "", "if set, start a second client node with this hostname (with -distinct-users: another user); /fetch?from=NAME uses it")
+	distinctUsers := fs.Bool("distinct-users", false, "give every node its own user (user-N@fake-control.example.net) instead of one user for all")
 	benchPort := fs.Int("bench-port", 0, "if >0, start a node named -bench-hostname serving -bench-bytes over plain HTTP on this tailnet port")
 	benchName := fs.String("bench-hostname", "bench", "hostname of the benchmark node")
 	benchBytes := fs.Int("bench-bytes", 1024, "size of the benchmark response body")
@@ -79,7 +81,7 @@ func main() {
 		benchPort: *benchPort, benchName: *benchName, benchBytes: *benchBytes, benchTLSPort: *benchTLSPort,
 		stateDir: *stateDir, verbose: *verbose, maxBody: *maxBody,
 		pebble: *withPebble, pebbleBin: *pebbleBin, filesDir: *filesDir,
-		enforceKey: *enforceKey, originalDir: *originalDir,
+		enforceKey: *enforceKey, originalDir: *originalDir, secondPeer: *secondPeer, distinctUsers: *distinctUsers,
 	}); err != nil {
 		log.Printf("tailnet-harness: %v", err)
 		os.Exit(1)
@@ -88,8 +90,8 @@ func main() {
 
 type runOptions struct {
 	listen, domain, authKeyFile, authKey, rootCA, peerName, benchName, stateDir string
-	pebbleBin, filesDir, originalDir                                            string
-	requireAuth, verbose, pebble, enforceKey                                    bool
+	pebbleBin, filesDir, originalDir, secondPeer                                string
+	requireAuth, verbose, pebble, enforceKey, distinctUsers                     bool
 	benchPort, benchBytes, benchTLSPort                                         int
 	maxBody                                                                     int64
 }
@@ -159,6 +161,7 @@ func run(o runOptions) error {
 	ctl, err := newControl(controlOptions{
 		derpMap: derpMap, magicDNSDomain: o.domain,
 		requireAuth: o.requireAuth, authKey: enforced, verbose: o.verbose,
+		distinctUsers: o.distinctUsers,
 	})
 	if err != nil {
 		return err
@@ -180,7 +183,9 @@ func run(o runOptions) error {
 	}
 	defer peer.Close()
 
+	peers := map[string]*tsnet.Server{o.peerName: peer}
 	ready := map[string]string{
+		"peer_login":       loginOf(st),
 		"control":          ctl.URL(),
 		"domain":           o.domain,
 		"derp":             fmt.Sprintf("127.0.0.1:%d", derpMap.Regions[1].Nodes[0].DERPPort),
@@ -189,6 +194,17 @@ func run(o runOptions) error {
 		"auth_key_file":    o.authKeyFile,
 		"require_auth":     strconv.FormatBool(o.requireAuth),
 		"enforce_auth_key": strconv.FormatBool(o.enforceKey),
+	}
+
+	if o.secondPeer != "" {
+		second, sst, err := startNode(ctx, nodeOpts(o.secondPeer))
+		if err != nil {
+			return err
+		}
+		defer second.Close()
+		peers[o.secondPeer] = second
+		ready["peer2"] = strings.TrimSuffix(sst.Self.DNSName, ".")
+		ready["peer2_login"] = loginOf(sst)
 	}
 
 	if o.originalDir != "" {
@@ -239,7 +255,7 @@ func run(o runOptions) error {
 	}
 	ready["harness"] = "http://" + ln.Addr().String()
 
-	a := &api{ctl: ctl, peer: peer, rootCA: o.rootCA, quit: make(chan struct{}), maxBody: o.maxBody, readyMsg: ready}
+	a := &api{ctl: ctl, peer: peer, peers: peers, rootCA: o.rootCA, quit: make(chan struct{}), maxBody: o.maxBody, readyMsg: ready}
 	hs := &http.Server{Handler: a.handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -247,7 +263,7 @@ func run(o runOptions) error {
 		}
 	}()
 
-	fmt.Fprintln(os.Stdout, readyLine([]string{"control", "harness", "domain", "peer", "peer_ips", "derp", "bench", "bench_tls", "auth_key_file", "require_auth", "enforce_auth_key", "pebble_dir", "pebble_tls_ca", "pebble_root", "original_node_key", "original_ips"}, ready))
+	fmt.Fprintln(os.Stdout, readyLine([]string{"control", "harness", "domain", "peer", "peer_ips", "peer_login", "peer2", "peer2_login", "derp", "bench", "bench_tls", "auth_key_file", "require_auth", "enforce_auth_key", "pebble_dir", "pebble_tls_ca", "pebble_root", "original_node_key", "original_ips"}, ready))
 
 	select {
 	case <-ctx.Done():
@@ -258,6 +274,17 @@ func run(o runOptions) error {
 	defer cancel()
 	_ = hs.Shutdown(sctx)
 	return nil
+}
+
+// loginOf is the login name of the user that owns the node st describes.
+func loginOf(st *ipnstate.Status) string {
+	if st.Self == nil {
+		return ""
+	}
+	if u, ok := st.User[st.Self.UserID]; ok {
+		return u.LoginName
+	}
+	return ""
 }
 
 func joinIPs(st *ipnstate.Status) string {
