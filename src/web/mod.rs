@@ -359,8 +359,13 @@ impl AmountParams {
     }
 }
 
+/// A recipe's page carries the whole list beside the recipe (for wide screens without
+/// JavaScript): with thousands of recipes that is a megabyte to render and compress per
+/// request, so it runs behind the same gate as searches.
 async fn recipe_page(
     State(site): State<Arc<Site>>,
+    State(searches): State<SearchGate>,
+    share: Option<Extension<Share>>,
     Path(id): Path<String>,
     params: Result<Query<AmountParams>, QueryRejection>,
     headers: HeaderMap,
@@ -374,12 +379,20 @@ async fn recipe_page(
             ))
         })
         .and_then(|Query(p)| p.display());
-    let rendered = display.and_then(|display| {
-        let r = find_recipe(&site, &id)?;
-        Ok(site.render_recipe(r, display)?)
-    });
-    match rendered {
-        Ok(body) => dynamic(body, "text/html; charset=utf-8", &headers),
+    let display = match display {
+        Ok(display) => display,
+        Err(e) => return e.page(&site),
+    };
+    let rendering = site.clone();
+    let answer = searches
+        .run(share.as_deref(), move || {
+            let r = find_recipe(&rendering, &id)?;
+            let body = rendering.render_recipe(r, display)?;
+            Ok::<_, WebError>(dynamic(body, "text/html; charset=utf-8", &headers))
+        })
+        .await;
+    match answer.map_err(WebError::from).and_then(|answer| answer) {
+        Ok(response) => response,
         Err(e) => e.page(&site),
     }
 }
