@@ -7,6 +7,11 @@
 //! that the server is saturated and says so at once (503 with `Retry-After`) rather than
 //! queueing without end. One connection's searches first queue behind each other
 //! ([`Share`]), so that a client with dozens of HTTP/2 streams cannot fill the queue alone.
+//!
+//! Small work runs where it is, on the async worker: for a few hundred recipes a search or
+//! a recipe page is a fraction of a millisecond, less than handing it to another thread
+//! costs (measured: 29 % fewer searches and 82 % fewer recipe pages a second at 306
+//! recipes when everything went through the gate).
 
 use crate::serve::Share;
 use std::sync::Arc;
@@ -20,6 +25,9 @@ pub enum GateError {
     #[error("a search task failed: {0}")]
     Task(#[from] tokio::task::JoinError),
 }
+
+/// The largest work run on the async worker itself, in recipe scans: about a millisecond.
+pub const INLINE_COST: usize = 2048;
 
 /// Admission for CPU-heavy request work.
 #[derive(Debug, Clone)]
@@ -46,13 +54,23 @@ impl SearchGate {
         SearchGate::new(cores, 64)
     }
 
-    /// Runs `work` on the blocking pool once a slot is free, or refuses at once when the
-    /// queue is full.
-    pub async fn run<T, F>(&self, share: Option<&Share>, work: F) -> Result<T, GateError>
+    /// Runs `work`, whose size is `cost` recipe scans (recipes × terms for a search,
+    /// recipes for a page that lists them all): at once when that is at most
+    /// [`INLINE_COST`], else on the blocking pool once a slot is free, or refused at once
+    /// when the queue is full.
+    pub async fn run<T, F>(
+        &self,
+        cost: usize,
+        share: Option<&Share>,
+        work: F,
+    ) -> Result<T, GateError>
     where
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
+        if cost <= INLINE_COST {
+            return Ok(work());
+        }
         // The semaphores are never closed, so acquiring can only fail if they were.
         let connection = match share {
             Some(share) => match share.heavy.clone().acquire_owned().await {
@@ -96,7 +114,7 @@ mod tests {
         for _ in 0..5 {
             let (gate, now, most, wait) = (gate.clone(), now.clone(), most.clone(), wait.clone());
             tasks.push(tokio::spawn(async move {
-                gate.run(None, move || {
+                gate.run(usize::MAX, None, move || {
                     let n = now.fetch_add(1, Ordering::SeqCst) + 1;
                     most.fetch_max(n, Ordering::SeqCst);
                     let _ = wait.lock().map(|w| w.recv());
@@ -107,7 +125,10 @@ mod tests {
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
         // Two run, three wait: a sixth is refused.
-        assert!(matches!(gate.run(None, || ()).await, Err(GateError::Busy)));
+        assert!(matches!(
+            gate.run(usize::MAX, None, || ()).await,
+            Err(GateError::Busy)
+        ));
         for _ in 0..5 {
             release.send(()).expect("a search is waiting");
         }
@@ -115,7 +136,34 @@ mod tests {
             task.await.expect("join").expect("admitted");
         }
         assert_eq!(most.load(Ordering::SeqCst), 2);
-        assert!(gate.run(None, || 7).await.is_ok_and(|n| n == 7));
+        assert!(gate.run(usize::MAX, None, || 7).await.is_ok_and(|n| n == 7));
+    }
+
+    #[tokio::test]
+    async fn small_work_runs_at_once_even_when_the_gate_is_full() {
+        let gate = SearchGate::new(1, 0);
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let busy = {
+            let gate = gate.clone();
+            tokio::spawn(async move {
+                gate.run(usize::MAX, None, move || {
+                    let _ = wait.recv();
+                })
+                .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(matches!(
+            gate.run(INLINE_COST + 1, None, || ()).await,
+            Err(GateError::Busy)
+        ));
+        assert!(
+            gate.run(INLINE_COST, None, || 3)
+                .await
+                .is_ok_and(|n| n == 3)
+        );
+        release.send(()).expect("the search is running");
+        busy.await.expect("join").expect("admitted");
     }
 
     #[tokio::test]
@@ -125,7 +173,7 @@ mod tests {
         let running = {
             let gate = gate.clone();
             tokio::spawn(async move {
-                gate.run(None, move || {
+                gate.run(usize::MAX, None, move || {
                     let _ = wait.recv();
                 })
                 .await
@@ -135,10 +183,13 @@ mod tests {
         // The client went away: its request future is dropped, the search runs on.
         running.abort();
         tokio::time::sleep(Duration::from_millis(100)).await;
-        assert!(matches!(gate.run(None, || ()).await, Err(GateError::Busy)));
+        assert!(matches!(
+            gate.run(usize::MAX, None, || ()).await,
+            Err(GateError::Busy)
+        ));
         release.send(()).expect("the search is still running");
         tokio::time::sleep(Duration::from_millis(100)).await;
-        assert!(gate.run(None, || ()).await.is_ok());
+        assert!(gate.run(usize::MAX, None, || ()).await.is_ok());
     }
 
     #[tokio::test]
@@ -151,7 +202,7 @@ mod tests {
         for _ in 0..Share::HEAVY + 3 {
             let (gate, share, wait) = (gate.clone(), share.clone(), wait.clone());
             tasks.push(tokio::spawn(async move {
-                gate.run(Some(&share), move || {
+                gate.run(usize::MAX, Some(&share), move || {
                     let _ = wait.lock().map(|w| w.recv());
                 })
                 .await
@@ -159,7 +210,11 @@ mod tests {
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
         // This connection holds only its share of the four slots: another is still served.
-        assert!(gate.run(Some(&Share::new()), || ()).await.is_ok());
+        assert!(
+            gate.run(usize::MAX, Some(&Share::new()), || ())
+                .await
+                .is_ok()
+        );
         for _ in 0..Share::HEAVY + 3 {
             release.send(()).expect("a search is waiting");
         }

@@ -304,8 +304,9 @@ async fn index(
         Err(e) => return WebError::from(e).page(&site),
     };
     let searching = site.clone();
+    let cost = site.recipes().len() * query.terms.len().max(1);
     let answer = searches
-        .run(share.as_deref(), move || {
+        .run(cost, share.as_deref(), move || {
             let body = searching.render_search(&q, query)?;
             Ok::<_, WebError>(dynamic(body, "text/html; charset=utf-8", &headers))
         })
@@ -385,7 +386,7 @@ async fn recipe_page(
     };
     let rendering = site.clone();
     let answer = searches
-        .run(share.as_deref(), move || {
+        .run(site.recipes().len(), share.as_deref(), move || {
             let r = find_recipe(&rendering, &id)?;
             let body = rendering.render_recipe(r, display)?;
             Ok::<_, WebError>(dynamic(body, "text/html; charset=utf-8", &headers))
@@ -415,8 +416,9 @@ async fn api_list(
         Ok(query) => query,
         Err(e) => return WebError::from(e).json(),
     };
+    let cost = site.recipes().len() * query.terms.len().max(1);
     let answer = searches
-        .run(share.as_deref(), move || {
+        .run(cost, share.as_deref(), move || {
             dynamic(site.search_json(&query), "application/json", &headers)
         })
         .await;
