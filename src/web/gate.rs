@@ -139,20 +139,29 @@ mod tests {
         assert!(gate.run(usize::MAX, None, || 7).await.is_ok_and(|n| n == 7));
     }
 
+    /// Starts a search on `gate` that runs until the returned sender says so.
+    async fn hold(
+        gate: &SearchGate,
+    ) -> (
+        std::sync::mpsc::Sender<()>,
+        tokio::task::JoinHandle<Result<(), GateError>>,
+    ) {
+        let (release, wait) = std::sync::mpsc::channel::<()>();
+        let gate = gate.clone();
+        let task = tokio::spawn(async move {
+            gate.run(usize::MAX, None, move || {
+                let _ = wait.recv();
+            })
+            .await
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        (release, task)
+    }
+
     #[tokio::test]
     async fn small_work_runs_at_once_even_when_the_gate_is_full() {
         let gate = SearchGate::new(1, 0);
-        let (release, wait) = std::sync::mpsc::channel::<()>();
-        let busy = {
-            let gate = gate.clone();
-            tokio::spawn(async move {
-                gate.run(usize::MAX, None, move || {
-                    let _ = wait.recv();
-                })
-                .await
-            })
-        };
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        let (release, busy) = hold(&gate).await;
         assert!(matches!(
             gate.run(INLINE_COST + 1, None, || ()).await,
             Err(GateError::Busy)
@@ -169,17 +178,7 @@ mod tests {
     #[tokio::test]
     async fn a_dropped_request_keeps_its_slot_until_its_search_ends() {
         let gate = SearchGate::new(1, 0);
-        let (release, wait) = std::sync::mpsc::channel::<()>();
-        let running = {
-            let gate = gate.clone();
-            tokio::spawn(async move {
-                gate.run(usize::MAX, None, move || {
-                    let _ = wait.recv();
-                })
-                .await
-            })
-        };
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        let (release, running) = hold(&gate).await;
         // The client went away: its request future is dropped, the search runs on.
         running.abort();
         tokio::time::sleep(Duration::from_millis(100)).await;

@@ -303,11 +303,27 @@ async fn index(
         Ok(query) => query,
         Err(e) => return WebError::from(e).page(&site),
     };
-    let searching = site.clone();
     let cost = site.recipes().len() * query.terms.len().max(1);
+    gated_page(&searches, cost, share, site, headers, move |site| {
+        site.render_search(&q, query).map_err(WebError::from)
+    })
+    .await
+}
+
+/// An HTML page rendered per request through the gate ([`SearchGate::run`]), compressed for
+/// the request; any error becomes the error page.
+async fn gated_page(
+    searches: &SearchGate,
+    cost: usize,
+    share: Option<Extension<Share>>,
+    site: Arc<Site>,
+    headers: HeaderMap,
+    render: impl FnOnce(&Site) -> Result<String, WebError> + Send + 'static,
+) -> Response {
+    let rendering = site.clone();
     let answer = searches
         .run(cost, share.as_deref(), move || {
-            let body = searching.render_search(&q, query)?;
+            let body = render(&rendering)?;
             Ok::<_, WebError>(dynamic(body, "text/html; charset=utf-8", &headers))
         })
         .await;
@@ -384,18 +400,12 @@ async fn recipe_page(
         Ok(display) => display,
         Err(e) => return e.page(&site),
     };
-    let rendering = site.clone();
-    let answer = searches
-        .run(site.recipes().len(), share.as_deref(), move || {
-            let r = find_recipe(&rendering, &id)?;
-            let body = rendering.render_recipe(r, display)?;
-            Ok::<_, WebError>(dynamic(body, "text/html; charset=utf-8", &headers))
-        })
-        .await;
-    match answer.map_err(WebError::from).and_then(|answer| answer) {
-        Ok(response) => response,
-        Err(e) => e.page(&site),
-    }
+    let cost = site.recipes().len();
+    gated_page(&searches, cost, share, site, headers, move |site| {
+        let r = find_recipe(site, &id)?;
+        Ok(site.render_recipe(r, display)?)
+    })
+    .await
 }
 
 async fn api_list(
