@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -155,11 +155,40 @@ pub fn shared_data(name: &str) -> Option<PathBuf> {
         "LIBATIONS_REQUIRE_SHARED_DATA=1 but {} is missing",
         path.display()
     );
-    eprintln!(
-        "SKIPPED: {} not found (the shared test data lives beside this clone, in ../shared/data)",
+    let reason = format!(
+        "{} not found (the shared test data lives beside this clone, in ../shared/data)",
         path.display()
     );
+    eprintln!("SKIPPED: {reason}");
+    record_skip(&reason);
     None
+}
+
+/// Adds a line naming the running test and why it skipped to the file `$LIBATIONS_SKIP_LOG`
+/// names (scripts/test sets it and counts the lines at the end), because cargo's summary
+/// counts a test that returned early as passed.
+pub fn record_skip(reason: &str) {
+    use std::io::Write;
+    let Some(log) = std::env::var_os("LIBATIONS_SKIP_LOG") else {
+        return;
+    };
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("(unnamed test)")
+        .to_owned();
+    let binary = std::env::args().next().unwrap_or_default();
+    let binary = Path::new(&binary)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // cargo names test binaries `<target>-<hash>`.
+    let binary = binary.rsplit_once('-').map_or(binary.as_str(), |(name, _)| name);
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .expect("open $LIBATIONS_SKIP_LOG");
+    writeln!(file, "rust {binary} {test}: {reason}").expect("write $LIBATIONS_SKIP_LOG");
 }
 
 pub fn decode_brotli(bytes: &[u8]) -> Vec<u8> {

@@ -4,6 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import vm from "node:vm";
+import { recordSkip } from "../skip-log.mjs";
 
 const root = new URL("../../", import.meta.url);
 const context = {};
@@ -55,7 +56,9 @@ test("can make and missing one on iba.json with a fixed shelf (tests/shelf-cases
   const path = new URL("../shared/data/" + c.file, root);
   if (!existsSync(path)) {
     assert.notEqual(process.env.LIBATIONS_REQUIRE_SHARED_DATA, "1", `LIBATIONS_REQUIRE_SHARED_DATA=1 but ${path.pathname} is missing`);
-    t.skip(`${path.pathname} not found (the shared test data lives beside this clone, in ../shared/data)`);
+    const reason = `${path.pathname} not found (the shared test data lives beside this clone, in ../shared/data)`;
+    recordSkip(t, reason);
+    t.skip(reason);
     return;
   }
   const shelf = new Set(c.shelf.map(L.ingredientKey));

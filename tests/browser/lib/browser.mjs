@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { recordSkip } from "../../skip-log.mjs";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 export const CHROMIUM = process.env.CHROME_PATH || "/usr/bin/chromium";
@@ -104,6 +105,7 @@ export function sharedData(name, t) {
   }
   const message = `SKIPPED: ${path} not found (the shared test data lives beside this clone, in ../shared/data)`;
   console.log(message);
+  recordSkip(t, message);
   t?.skip(message);
   return null;
 }
