@@ -26,8 +26,7 @@ pub fn shared_text(name: &str) -> Option<String> {
                 "{} not readable ({e}); the shared data lives beside this clone in ../shared/data",
                 path.display()
             );
-            let required =
-                std::env::var("LIBATIONS_REQUIRE_SHARED_DATA").is_ok_and(|v| v == "1");
+            let required = std::env::var("LIBATIONS_REQUIRE_SHARED_DATA").is_ok_and(|v| v == "1");
             assert!(!required, "LIBATIONS_REQUIRE_SHARED_DATA=1 but {reason}");
             eprintln!("SKIPPED: {reason}");
             record_skip(&reason);

@@ -182,7 +182,9 @@ pub fn record_skip(reason: &str) {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     // cargo names test binaries `<target>-<hash>`.
-    let binary = binary.rsplit_once('-').map_or(binary.as_str(), |(name, _)| name);
+    let binary = binary
+        .rsplit_once('-')
+        .map_or(binary.as_str(), |(name, _)| name);
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
