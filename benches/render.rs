@@ -17,7 +17,7 @@ fn render(c: &mut Criterion, text: &str) {
     g.sample_size(20);
     g.bench_function("list_page_5000", |b| {
         b.iter(|| {
-            site.render_search(black_box(""), libations::search::Query::parse(""))
+            site.render_search(black_box(""), libations::search::SearchQuery::parse(""))
                 .unwrap()
         })
     });

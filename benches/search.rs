@@ -5,7 +5,7 @@ mod common;
 
 use criterion::Criterion;
 use libations::recipes::{Origin, Recipes};
-use libations::search::{Index, Query};
+use libations::search::{Index, SearchQuery};
 use std::hint::black_box;
 use std::time::SystemTime;
 
@@ -18,7 +18,7 @@ fn search(c: &mut Criterion, text: &str) {
     let index = Index::new(&recipes);
     for q in common::QUERIES {
         g.bench_function(q, |b| {
-            b.iter(|| index.search(&Query::parse(black_box(q))).len())
+            b.iter(|| index.search(&SearchQuery::parse(black_box(q))).len())
         });
     }
     g.finish();

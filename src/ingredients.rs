@@ -19,7 +19,7 @@
 //! count: they are things one can run out of.
 
 use crate::recipes::{Recipe, Recipes};
-use crate::search::fold;
+use crate::text::fold;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -156,7 +156,7 @@ pub fn missing<'r>(needs: &[(String, &'r str)], shelf: &HashSet<String>) -> Vec<
 
 /// One distinct ingredient of a collection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Ingredient {
+pub struct ShelfIngredient {
     /// What a shelf stores: [`key`] of the name.
     pub key: String,
     /// How the collection spells it most often (preferring a spelling that is just the key).
@@ -169,7 +169,7 @@ pub struct Ingredient {
 }
 
 /// Every distinct ingredient of a collection, in key order.
-pub fn distinct(recipes: &Recipes) -> Vec<Ingredient> {
+pub fn distinct(recipes: &Recipes) -> Vec<ShelfIngredient> {
     // key → (recipes using it, spelling → times seen)
     let mut seen: HashMap<String, (usize, HashMap<&str, usize>)> = HashMap::new();
     for recipe in recipes.all() {
@@ -191,7 +191,7 @@ pub fn distinct(recipes: &Recipes) -> Vec<Ingredient> {
             }
         }
     }
-    let mut list: Vec<Ingredient> = seen
+    let mut list: Vec<ShelfIngredient> = seen
         .into_iter()
         .map(|(k, (count, spellings))| {
             let name = spellings
@@ -206,7 +206,7 @@ pub fn distinct(recipes: &Recipes) -> Vec<Ingredient> {
                 })
                 .map(|(name, _)| name.to_owned())
                 .unwrap_or_else(|| k.clone());
-            Ingredient {
+            ShelfIngredient {
                 staple: is_staple(&k),
                 key: k,
                 name,

@@ -20,7 +20,7 @@ pub const SAMPLE_JSON: &str = include_str!("../../recipes/sample.json");
 
 /// One ingredient line: "20 ml Lemon Juice". `measure` and `unit` are free text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Ingredient {
+pub struct IngredientLine {
     pub name: String,
     pub measure: String,
     pub unit: String,
@@ -35,7 +35,7 @@ pub struct Recipe {
     pub glass: Vec<String>,
     pub method: Vec<String>,
     pub ice: Vec<String>,
-    pub ingredients: Vec<Ingredient>,
+    pub ingredients: Vec<IngredientLine>,
     pub garnish: Vec<String>,
     pub notes: String,
 }
@@ -161,7 +161,7 @@ impl Recipes {
             recipes: mut list,
             warnings,
         } = validate::parse(text, &origin)?;
-        list.sort_by_cached_key(|r| (crate::search::fold(&r.name), r.id));
+        list.sort_by_cached_key(|r| (crate::text::fold(&r.name), r.id));
         let by_id = list.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
         Ok(Recipes {
             list,
@@ -227,7 +227,7 @@ mod tests {
         let keys: Vec<String> = recipes
             .all()
             .iter()
-            .map(|r| crate::search::fold(&r.name))
+            .map(|r| crate::text::fold(&r.name))
             .collect();
         let mut sorted = keys.clone();
         sorted.sort();

@@ -9,7 +9,7 @@
 //! what was done and how to make the file exact.
 
 use super::json::Json;
-use super::{Ingredient, LoadError, Origin, Recipe};
+use super::{IngredientLine, LoadError, Origin, Recipe};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -450,7 +450,7 @@ impl Context<'_> {
         }
     }
 
-    fn ingredients(&mut self, value: Option<&Json>) -> Vec<Ingredient> {
+    fn ingredients(&mut self, value: Option<&Json>) -> Vec<IngredientLine> {
         let items = match value {
             None | Some(Json::Null) => return Vec::new(),
             Some(Json::Array(items)) => items,
@@ -498,7 +498,7 @@ impl Context<'_> {
             };
             let measure = self.text(fields.get("measure").copied(), &format!("{path}.measure"));
             let unit = self.text(fields.get("unit").copied(), &format!("{path}.unit"));
-            out.push(Ingredient {
+            out.push(IngredientLine {
                 name,
                 measure,
                 unit,
@@ -512,7 +512,7 @@ impl Context<'_> {
 /// duplicate keys, whole-number ids, non-empty names, unique ids, `null` lists as empty).
 /// `None` means "not accepted here"; the full validator then decides and explains.
 mod fast {
-    use super::super::{Ingredient, Recipe};
+    use super::super::{IngredientLine, Recipe};
     use super::MAX_ID;
     use serde::Deserialize;
     use std::collections::HashSet;
@@ -552,7 +552,7 @@ mod fast {
                 if i.name.trim().is_empty() {
                     return None;
                 }
-                ingredients.push(Ingredient {
+                ingredients.push(IngredientLine {
                     name: i.name,
                     measure: i.measure.unwrap_or_default(),
                     unit: i.unit.unwrap_or_default(),
@@ -788,7 +788,7 @@ mod tests {
         assert_eq!(recipes[0].base, ["Rum"]);
         assert_eq!(
             recipes[0].ingredients,
-            [Ingredient {
+            [IngredientLine {
                 name: "Lime".into(),
                 measure: "25".into(),
                 unit: "ml".into()
