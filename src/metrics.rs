@@ -184,26 +184,25 @@ impl Metrics {
             .inc();
     }
 
-    /// Records a load or reload of the recipes.
-    pub fn reloaded(&self, result: Result<usize, ()>) {
-        match result {
-            Ok(count) => {
-                self.reloads
-                    .get_or_create(&Outcome { result: "success" })
-                    .inc();
-                self.recipes_loaded.set(count as i64);
-                let now = SystemTime::now()
-                    .duration_since(SystemTime::UNIX_EPOCH)
-                    .map(|d| d.as_secs_f64())
-                    .unwrap_or(0.0);
-                self.last_reload.set(now);
-            }
-            Err(()) => {
-                self.reloads
-                    .get_or_create(&Outcome { result: "failure" })
-                    .inc();
-            }
-        }
+    /// Records a successful load or reload: `count` recipes are served from now on.
+    pub fn loaded(&self, count: usize) {
+        self.reloads
+            .get_or_create(&Outcome { result: "success" })
+            .inc();
+        self.recipes_loaded
+            .set(i64::try_from(count).unwrap_or(i64::MAX));
+        let now = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        self.last_reload.set(now);
+    }
+
+    /// Records a reload that was refused: the recipes served before stay.
+    pub fn reload_failed(&self) {
+        self.reloads
+            .get_or_create(&Outcome { result: "failure" })
+            .inc();
     }
 
     pub fn set_ready(&self, ready: bool) {

@@ -20,8 +20,8 @@
 //! ourselves, so nothing clears ours after it is set.)
 
 use super::{LocalApi, Result, TailnetError, proxy, trust};
+use crate::connections::{Connections, Peer, Protocol, Ready};
 use crate::metrics::Metrics;
-use crate::serve::{Connections, Peer, Protocol, Ready};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -41,8 +41,9 @@ pub struct Forwarded {
 impl Forwarded {
     /// Listens on a free loopback port for tailnet port `port`.
     pub async fn bind(port: u16) -> Result<Forwarded> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
-        let local = listener.local_addr()?;
+        let failed = |source| TailnetError::Listen { port, source };
+        let listener = TcpListener::bind("127.0.0.1:0").await.map_err(failed)?;
+        let local = listener.local_addr().map_err(failed)?;
         Ok(Forwarded {
             listener,
             local,
@@ -126,7 +127,8 @@ pub async fn accept_loop(
                 let acceptor = acceptor.clone();
                 connections.serve_with(async move {
                     let (stream, peer) = admit(stream, from, local, &metrics).await?;
-                    let (tls, protocol) = crate::serve::tls_handshake(stream, acceptor).await?;
+                    let (tls, protocol) =
+                        crate::connections::tls_handshake(stream, acceptor).await?;
                     Some(Ready {
                         io: tls,
                         protocol,

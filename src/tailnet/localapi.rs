@@ -141,9 +141,7 @@ impl LocalApi {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
         {
-            return Err(TailnetError::InvalidConfig(format!(
-                "not a certificate domain: {domain:?}"
-            )));
+            return Err(TailnetError::NotCertDomain(domain.to_owned()));
         }
         let mut path = format!("/localapi/v0/cert/{domain}?type=pair");
         if let Some(v) = min_validity {

@@ -152,7 +152,7 @@ fn spawn_log_forwarder() -> Result<OwnedFd> {
     let mut fds = [0 as RawFd; 2];
     // SAFETY: fds has room for two descriptors.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error().into());
+        return Err(TailnetError::LogPipe(io::Error::last_os_error()));
     }
     // SAFETY: pipe2 succeeded; both fds are new and owned by us.
     let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
@@ -173,16 +173,15 @@ fn spawn_log_forwarder() -> Result<OwnedFd> {
                     }
                 }
             }
-        })?;
+        })
+        .map_err(TailnetError::LogPipe)?;
     // Ours until Go takes it (os.NewFile in TsnetSetLogFD); if start-up fails before that,
     // dropping it closes the pipe and ends the thread.
     Ok(write)
 }
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| TailnetError::Io(io::Error::other(format!("blocking task failed: {e}"))))
+    Ok(tokio::task::spawn_blocking(f).await?)
 }
 
 impl Node {
@@ -266,9 +265,9 @@ impl Node {
         .await??;
 
         let (addr, cred) = loopback;
-        let addr: SocketAddr = addr.parse().map_err(|_| {
-            TailnetError::InvalidConfig(format!("libtailscale loopback address {addr:?}"))
-        })?;
+        let addr: SocketAddr = addr
+            .parse()
+            .map_err(|_| TailnetError::Loopback(format!("not an address: {addr:?}")))?;
         tracing::debug!(target: "libations::tailnet", %addr, "tailscale node started; LocalAPI on loopback");
         Ok(Node {
             sd,
@@ -380,7 +379,8 @@ impl Node {
             Ok(unsafe { OwnedFd::from_raw_fd(out) })
         })
         .await??;
-        Ok(Listener::from_fd(fd, port, self.shutdown.subscribe())?)
+        Listener::from_fd(fd, port, self.shutdown.subscribe())
+            .map_err(|source| TailnetError::Listen { port, source })
     }
 
     /// Shuts the node down. Listeners then report closed (`accept` → `None`).
@@ -465,8 +465,8 @@ fn loopback(sd: sys::tailscale) -> Result<(String, String)> {
         .to_string_lossy()
         .into_owned();
     if cred.len() != 32 {
-        return Err(TailnetError::InvalidConfig(format!(
-            "libtailscale returned a LocalAPI credential of length {}",
+        return Err(TailnetError::Loopback(format!(
+            "a credential of length {} (want 32)",
             cred.len()
         )));
     }

@@ -9,8 +9,9 @@ use super::forward::{self, Forwarded};
 use super::whois::WhoIsCache;
 use super::{CertStore, Listener, Node, NodeConfig, Result, TailnetError};
 use crate::cli::TailnetListener;
+use crate::connections::{Budget, Connections, Limits};
 use crate::metrics::Metrics;
-use crate::serve::{Budget, Connections, Limits};
+use crate::tasks;
 use crate::web::AppState;
 use axum::Router;
 use axum::extract::State;
@@ -105,7 +106,7 @@ impl TailnetServer {
         let http_loop = tokio::spawn(http.serve(redirects.clone(), None, self.metrics.clone()));
 
         let Some(certs) = self.certificate(node).await else {
-            let _ = http_loop.await;
+            tasks::join("the tailnet :80 accept loop", http_loop).await;
             redirects.drain(self.drain).await;
             return Ok(());
         };
@@ -132,7 +133,10 @@ impl TailnetServer {
         self.stopping.cancelled().await;
         self.metrics.set_ready(false);
         refresher.abort();
-        let _ = tokio::join!(https_loop, http_loop);
+        tokio::join!(
+            tasks::join("the tailnet :443 accept loop", https_loop),
+            tasks::join("the tailnet :80 accept loop", http_loop)
+        );
         let (left_https, left_http) =
             tokio::join!(pages.drain(self.drain), redirects.drain(self.drain));
         if left_https + left_http > 0 {
@@ -350,7 +354,7 @@ does not offer one yet.</p><ol><li>Open the Tailscale admin console, DNS page.</
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::serve::{Budget, Connections, Limits};
+    use crate::connections::{Budget, Connections, Limits};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpStream;
 
@@ -373,7 +377,7 @@ mod tests {
             .await
             .expect("bind");
         let addr = listener.local_addr().expect("addr");
-        tokio::spawn(crate::serve::accept_tcp(listener, connections));
+        tokio::spawn(crate::connections::accept_tcp(listener, connections));
         (addr, stopping)
     }
 

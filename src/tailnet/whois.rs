@@ -8,8 +8,8 @@
 //! Requests for an address whose lookup is under way wait for that one lookup.
 
 use super::localapi::{LocalApi, WhoIs};
+use crate::connections::Peer;
 use crate::metrics::Metrics;
-use crate::serve::Peer;
 use crate::web::identity::{Capabilities, Identity, Resolve, Resolving};
 use std::collections::HashMap;
 use std::net::IpAddr;
