@@ -1,5 +1,6 @@
 //! Building a site from 5,000 recipes (index, list page, JSON) and rendering the list page
 //! on its own, plus the static assets (hash + brotli/gzip).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
 mod common;
 

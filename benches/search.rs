@@ -1,5 +1,6 @@
 //! A search over 5,000 recipes: parsing the query and scanning the index (server time of
 //! `/api/recipes?q=` without the JSON), for typical and worst-case queries.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
 mod common;
 

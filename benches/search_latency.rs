@@ -11,6 +11,7 @@
 //! `cargo bench --bench search_latency` (add `-- --json` for one JSON object on stdout,
 //! `-- --runs N` for another number of runs). Under `cargo test` it runs each case a few
 //! times as a smoke test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
 mod common;
 
