@@ -19,23 +19,23 @@
 //! - [`profile`]: CPU profiles in pprof's format, on the metrics listener.
 //! - [`tasks`]: waiting for background tasks without losing their panics.
 
-pub mod app;
+pub(crate) mod app;
 pub mod cli;
-pub mod connections;
-pub mod credentials;
+pub(crate) mod connections;
+pub(crate) mod credentials;
 pub mod ingredients;
-pub mod memory;
+pub(crate) mod memory;
 pub mod metrics;
-pub mod profile;
+pub(crate) mod profile;
 pub mod recipes;
-pub mod reload;
+pub(crate) mod reload;
 pub mod search;
-pub mod signals;
+pub(crate) mod signals;
 #[cfg(feature = "tailnet")]
 pub mod tailnet;
-pub mod tasks;
+pub(crate) mod tasks;
 pub mod text;
-pub mod units;
+pub(crate) mod units;
 pub mod web;
 
 pub use app::{RunError, run};
