@@ -38,7 +38,7 @@ pub mod text;
 pub(crate) mod units;
 pub mod web;
 
-pub use app::{RunError, run};
+pub use app::run;
 
 #[cfg(test)]
 mod module_graph;

@@ -24,7 +24,7 @@ pub enum Field {
 }
 
 impl Field {
-    pub const ALL: [Field; 8] = [
+    pub(crate) const ALL: [Field; 8] = [
         Field::Name,
         Field::Base,
         Field::Glass,
@@ -92,13 +92,13 @@ pub struct SearchQuery {
 /// The most distinct terms a query may have. Every term is a scan of every recipe, so a
 /// query of thousands of terms would hold a core for seconds; nobody at a bar types more
 /// than a handful. Keep in step with app.js (`tests/search-cases.json` holds the numbers).
-pub const MAX_TERMS: usize = 16;
+pub(crate) const MAX_TERMS: usize = 16;
 /// The longest term (or quoted phrase), in characters after folding.
-pub const MAX_TERM_CHARS: usize = 100;
+pub(crate) const MAX_TERM_CHARS: usize = 100;
 
 /// Why a query is refused rather than run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum QueryError {
+pub(crate) enum QueryError {
     #[error("A search can have at most {MAX_TERMS} different words; this one has {0}.")]
     TooManyTerms(usize),
     #[error("A search word can be at most {MAX_TERM_CHARS} characters long; one has {0}.")]
@@ -176,7 +176,7 @@ impl SearchQuery {
     }
 
     /// Parses `input` and refuses a query too large to run (see [`MAX_TERMS`]).
-    pub fn parse_bounded(input: &str) -> Result<SearchQuery, QueryError> {
+    pub(crate) fn parse_bounded(input: &str) -> Result<SearchQuery, QueryError> {
         let query = SearchQuery::parse(input);
         if query.terms.len() > MAX_TERMS {
             return Err(QueryError::TooManyTerms(query.terms.len()));

@@ -29,7 +29,7 @@ use std::process::ExitCode;
 
 /// Why the program stopped with an error.
 #[derive(Debug, thiserror::Error)]
-pub enum RunError {
+pub(crate) enum RunError {
     #[error(transparent)]
     Load(#[from] LoadError),
     #[error(transparent)]

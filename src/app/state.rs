@@ -61,7 +61,5 @@ pub(super) fn connection_limits(args: &LimitArgs) -> Limits {
         h2_max_streams: args.h2_max_streams,
         h2_stream_window: args.h2_stream_window,
         h2_connection_window: args.h2_connection_window,
-        max_unsent_bytes_per_connection: args.max_unsent_bytes_per_connection,
-        max_unsent_bytes: args.max_unsent_bytes,
     }
 }

@@ -40,9 +40,6 @@ pub struct Limits {
     /// HTTP/2 flow-control windows: per stream and per connection.
     pub h2_stream_window: u32,
     pub h2_connection_window: u32,
-    /// Answer bytes waiting to be sent: per connection, and for all connections together.
-    pub max_unsent_bytes_per_connection: usize,
-    pub max_unsent_bytes: usize,
 }
 
 impl Default for Limits {
@@ -55,8 +52,6 @@ impl Default for Limits {
             h2_max_streams: 32,
             h2_stream_window: 64 * 1024,
             h2_connection_window: 1024 * 1024,
-            max_unsent_bytes_per_connection: 4 << 20,
-            max_unsent_bytes: 128 << 20,
         }
     }
 }
@@ -64,6 +59,7 @@ impl Default for Limits {
 /// Which protocol to speak on a connection: known from TLS's ALPN, or read from the first
 /// bytes (plain TCP, where a client may open with the HTTP/2 preface).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(feature = "tailnet"), allow(dead_code))] // only TLS's ALPN names one
 pub enum Protocol {
     Sniff,
     Http1,
@@ -177,6 +173,7 @@ impl Connections {
     /// Serves what `ready` yields: the caller's own preparation of a connection (reading a
     /// PROXY header, a TLS handshake), which runs inside the connection's first deadline
     /// (from accept to the first request head), so a client that stalls there is closed.
+    #[cfg(feature = "tailnet")]
     pub fn serve_with<I, F>(&self, ready: F)
     where
         I: AsyncRead + AsyncWrite + Unpin + Send + 'static,

@@ -59,7 +59,7 @@ impl fmt::Display for Origin {
 }
 
 /// The largest recipes file read by default (64 MiB): some 100,000 recipes.
-pub const DEFAULT_MAX_BYTES: u64 = 64 << 20;
+pub(crate) const DEFAULT_MAX_BYTES: u64 = 64 << 20;
 
 /// Why a recipes file could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -121,7 +121,7 @@ impl Recipes {
 
     /// Loads and validates a recipes file, refusing one larger than `max` bytes before
     /// reading it (and one that grows past `max` while it is read).
-    pub fn from_file_at_most(path: &Path, max: u64) -> Result<Self, LoadError> {
+    pub(crate) fn from_file_at_most(path: &Path, max: u64) -> Result<Self, LoadError> {
         use std::io::Read;
         let read_err = |source| LoadError::Read {
             path: path.to_owned(),
@@ -189,25 +189,25 @@ impl Recipes {
         self.list.is_empty()
     }
 
-    pub fn origin(&self) -> &Origin {
+    pub(crate) fn origin(&self) -> &Origin {
         &self.origin
     }
 
     /// What loaded only because the Go original's decoding allowed it (keys in another
     /// case, unknown keys): to be shown to whoever maintains the file, never dropped quietly.
-    pub fn warnings(&self) -> &[Problem] {
+    pub(crate) fn warnings(&self) -> &[Problem] {
         &self.warnings
     }
 
     /// Logs each warning at WARN, with the file, recipe and field it is about.
-    pub fn log_warnings(&self) {
+    pub(crate) fn log_warnings(&self) {
         for w in &self.warnings {
             tracing::warn!("{w}");
         }
     }
 
     /// The file's modification time (or the build time of the embedded sample).
-    pub fn updated(&self) -> SystemTime {
+    pub(crate) fn updated(&self) -> SystemTime {
         self.updated
     }
 }

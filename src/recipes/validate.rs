@@ -15,10 +15,10 @@ use std::fmt;
 
 /// The largest id: 2^53 − 1. JavaScript reads JSON numbers as doubles, so a larger id would
 /// reach the page (and a phone's favourites) as a different number.
-pub const MAX_ID: u64 = (1 << 53) - 1;
+pub(crate) const MAX_ID: u64 = (1 << 53) - 1;
 
 /// The keys a recipe may have, in the order the schema lists them.
-pub const RECIPE_FIELDS: [&str; 9] = [
+pub(crate) const RECIPE_FIELDS: [&str; 9] = [
     "id",
     "name",
     "base",
@@ -30,7 +30,7 @@ pub const RECIPE_FIELDS: [&str; 9] = [
     "notes",
 ];
 /// The keys an ingredient may have.
-pub const INGREDIENT_FIELDS: [&str; 3] = ["name", "measure", "unit"];
+pub(crate) const INGREDIENT_FIELDS: [&str; 3] = ["name", "measure", "unit"];
 
 /// Which recipe a problem belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,7 +74,7 @@ impl fmt::Display for Problem {
 
 /// A file that loaded: its recipes, and what was accepted only for the Go original's sake.
 #[derive(Debug, Default)]
-pub struct Parsed {
+pub(crate) struct Parsed {
     pub recipes: Vec<Recipe>,
     /// Keys that differ from ours only in case, and unknown keys (ignored); see the module
     /// docs. Empty for an exact file.
@@ -86,7 +86,7 @@ pub struct Parsed {
 /// A valid file (the usual case) takes the fast path: serde straight into the model, with
 /// the same rules. Anything it does not accept goes through the full validator, which
 /// reports every problem with its place.
-pub fn parse(text: &str, origin: &Origin) -> Result<Parsed, LoadError> {
+pub(crate) fn parse(text: &str, origin: &Origin) -> Result<Parsed, LoadError> {
     if let Some(recipes) = fast::parse(text) {
         return Ok(Parsed {
             recipes,
@@ -539,7 +539,7 @@ mod fast {
         unit: Option<String>,
     }
 
-    pub fn parse(text: &str) -> Option<Vec<Recipe>> {
+    pub(crate) fn parse(text: &str) -> Option<Vec<Recipe>> {
         let items: Vec<FastRecipe> = serde_json::from_str(text).ok()?;
         let mut ids = HashSet::with_capacity(items.len());
         let mut out = Vec::with_capacity(items.len());

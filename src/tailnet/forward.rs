@@ -32,7 +32,7 @@ use tokio::net::{TcpListener, TcpStream};
 const ATTEMPTS: usize = 5;
 
 /// A loopback listener the node forwards one tailnet port to.
-pub struct Forwarded {
+pub(crate) struct Forwarded {
     pub listener: TcpListener,
     pub local: SocketAddr,
     pub port: u16,
@@ -40,7 +40,7 @@ pub struct Forwarded {
 
 impl Forwarded {
     /// Listens on a free loopback port for tailnet port `port`.
-    pub async fn bind(port: u16) -> Result<Forwarded> {
+    pub(crate) async fn bind(port: u16) -> Result<Forwarded> {
         let failed = |source| TailnetError::Listen { port, source };
         let listener = TcpListener::bind("127.0.0.1:0").await.map_err(failed)?;
         let local = listener.local_addr().map_err(failed)?;
@@ -54,7 +54,7 @@ impl Forwarded {
 
 /// The serve config that forwards each `(tailnet port, loopback address)` with a PROXY v2
 /// header, and nothing else.
-pub fn config(ports: &[(u16, SocketAddr)]) -> Value {
+pub(crate) fn config(ports: &[(u16, SocketAddr)]) -> Value {
     let tcp: serde_json::Map<String, Value> = ports
         .iter()
         .map(|(port, to)| {
@@ -67,7 +67,7 @@ pub fn config(ports: &[(u16, SocketAddr)]) -> Value {
 
 /// Makes `wanted` the node's serve config, replacing whatever is there (a stale one from
 /// an earlier run included), and checks that it took.
-pub async fn apply(api: &LocalApi, wanted: &Value) -> Result<()> {
+pub(crate) async fn apply(api: &LocalApi, wanted: &Value) -> Result<()> {
     for _ in 0..ATTEMPTS {
         let (current, etag) = api.serve_config().await?;
         if current
@@ -95,7 +95,7 @@ pub async fn apply(api: &LocalApi, wanted: &Value) -> Result<()> {
 
 /// Hands each forwarded connection to `connections`: checked, its PROXY header read, then
 /// through TLS when given an acceptor. All of it inside the connection's first deadline.
-pub async fn accept_loop(
+pub(crate) async fn accept_loop(
     forwarded: Forwarded,
     connections: Connections,
     tls: Option<tokio_rustls::TlsAcceptor>,

@@ -33,30 +33,30 @@
 //! Never call `std::env::set_var` for them: it is too late, and unsound in a
 //! process with other threads.
 
-pub mod accept;
-pub mod adopt;
-pub mod cert;
+pub(crate) mod accept;
+pub(crate) mod adopt;
+pub(crate) mod cert;
 #[cfg(test)]
 mod fake;
-pub mod forward;
-pub mod localapi;
-pub mod node;
+pub(crate) mod forward;
+pub(crate) mod localapi;
+pub(crate) mod node;
 pub mod proxy;
-pub mod server;
-pub mod trust;
-pub mod whois;
+pub(crate) mod server;
+pub(crate) mod trust;
+pub(crate) mod whois;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use accept::Listener;
-pub use cert::CertStore;
-pub use localapi::{LocalApi, SelfStatus, Status, WhoIs};
-pub use node::{Node, NodeConfig};
+pub(crate) use accept::Listener;
+pub(crate) use cert::CertStore;
+pub(crate) use localapi::LocalApi;
+pub(crate) use node::{Node, NodeConfig};
 
 /// Everything that can go wrong in the tailnet module.
 #[derive(Debug, thiserror::Error)]
-pub enum TailnetError {
+pub(crate) enum TailnetError {
     /// The state directory cannot be created or written. Tailscale keeps the
     /// node's identity (private keys) there, so we refuse to start without it.
     #[error("tailscale state directory {path:?} is not usable: {source}")]
@@ -157,4 +157,4 @@ pub enum TailnetError {
 }
 
 /// Result alias for this module.
-pub type Result<T, E = TailnetError> = std::result::Result<T, E>;
+pub(crate) type Result<T, E = TailnetError> = std::result::Result<T, E>;

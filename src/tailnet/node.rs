@@ -21,11 +21,11 @@ use super::localapi::{LocalApi, Status};
 use super::{Result, TailnetError};
 
 /// tracing target for lines Tailscale itself logs.
-pub const TAILSCALE_LOG_TARGET: &str = "tailscale";
+pub(crate) const TAILSCALE_LOG_TARGET: &str = "tailscale";
 
 /// How to start the embedded node.
 #[derive(Debug, Clone)]
-pub struct NodeConfig {
+pub(crate) struct NodeConfig {
     /// Machine name in the tailnet; becomes `<hostname>.<tailnet>.ts.net`.
     pub hostname: String,
     /// Where Tailscale keeps the node identity (keys) and cached certificates.
@@ -46,7 +46,7 @@ pub struct NodeConfig {
 
 /// A running embedded Tailscale node.
 #[derive(Debug)]
-pub struct Node {
+pub(crate) struct Node {
     sd: sys::tailscale,
     hostname: String,
     local_api: LocalApi,
@@ -188,7 +188,7 @@ impl Node {
     /// Configures and starts the node. Returns once the Go side is started
     /// and its LocalAPI is reachable; it may still be logging in — use
     /// [`Node::wait_running`].
-    pub async fn start(cfg: NodeConfig) -> Result<Node> {
+    pub(crate) async fn start(cfg: NodeConfig) -> Result<Node> {
         let hostname = cstring("hostname", &cfg.hostname)?;
         let dir_str = cfg
             .state_dir
@@ -279,14 +279,8 @@ impl Node {
     }
 
     /// The LocalAPI client for this node.
-    pub fn local_api(&self) -> &LocalApi {
+    pub(crate) fn local_api(&self) -> &LocalApi {
         &self.local_api
-    }
-
-    /// Current status from the LocalAPI.
-    pub async fn status(&self) -> Result<Status> {
-        self.ensure_open()?;
-        self.local_api.status().await
     }
 
     /// Waits until the node is `Running` with tailnet addresses.
@@ -294,7 +288,7 @@ impl Node {
     /// While Tailscale waits for an interactive login, the login URL is
     /// logged at WARN (once per distinct URL). On success logs the MagicDNS
     /// name and IPs and returns the status.
-    pub async fn wait_running(&self, timeout: Duration) -> Result<Status> {
+    pub(crate) async fn wait_running(&self, timeout: Duration) -> Result<Status> {
         let start = Instant::now();
         let mut last_url = String::new();
         let mut warned_machine_auth = false;
@@ -364,7 +358,7 @@ impl Node {
     }
 
     /// Listens on a tailnet TCP port (all of the node's tailnet addresses).
-    pub async fn listen(&self, port: u16) -> Result<Listener> {
+    pub(crate) async fn listen(&self, port: u16) -> Result<Listener> {
         self.ensure_open()?;
         let sd = self.sd;
         let fd = blocking(move || -> Result<OwnedFd> {
@@ -387,7 +381,7 @@ impl Node {
     /// State is persisted continuously by Tailscale, so nothing is lost if
     /// this is never called; it is still the clean way to leave the tailnet
     /// (ephemeral nodes disappear sooner).
-    pub async fn close(&self) -> Result<()> {
+    pub(crate) async fn close(&self) -> Result<()> {
         if self.closed.swap(true, Ordering::SeqCst) {
             return Ok(());
         }

@@ -31,7 +31,7 @@ const CERT_RETRY: Duration = Duration::from_secs(60);
 const HSTS: &str = "max-age=31536000";
 
 /// Everything the tailnet side needs from the caller.
-pub struct TailnetServer {
+pub(crate) struct TailnetServer {
     pub node: NodeConfig,
     /// The app's state; the tailnet adds who sent each request (WhoIs).
     pub state: AppState,
@@ -50,7 +50,7 @@ pub struct TailnetServer {
 impl TailnetServer {
     /// Joins the tailnet and serves until `stopping` is cancelled; then drains, closes the
     /// node (its state is already saved) and returns.
-    pub async fn run(self) -> Result<()> {
+    pub(crate) async fn run(self) -> Result<()> {
         let node = Arc::new(Node::start(self.node.clone()).await?);
         let joined = self.join(&node).await;
         let result = match joined {
