@@ -38,7 +38,7 @@ pub struct Cli {
     #[arg(long, env = "LIBATIONS_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true, help_heading = "Monitoring")]
     pub(crate) log_format: LogFormat,
 
-    /// Log level or filter, e.g. `info` or `libations=debug,tower_http=info`. Defaults to
+    /// Log level or filter, e.g. `info` or `libations=debug,tailscale=warn`. Defaults to
     /// `RUST_LOG`, then `info`.
     #[arg(
         long,
