@@ -197,76 +197,87 @@ impl Connections {
         };
         let open = OpenGuard::new(self.metrics.clone());
         let progress = Arc::new(watch::Progress::new(Instant::now()));
+        let this = self.clone();
+        self.tracker.spawn(async move {
+            let _held = (admitted, open);
+            this.serve_one(ready, progress).await;
+        });
+    }
+
+    /// One admitted connection's life: waits for `ready` within the first deadline, then
+    /// speaks HTTP until the connection closes, a progress deadline passes, or shutdown
+    /// ends it.
+    async fn serve_one<I, F>(self, ready: F, progress: Arc<watch::Progress>)
+    where
+        I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+        F: Future<Output = Option<Ready<I>>> + Send + 'static,
+    {
         let deadlines = Deadlines {
             header: self.limits.header_read_timeout,
             write: self.limits.write_timeout,
         };
-        let (app, budget) = (self.app.clone(), self.budget.clone());
-        let (builder, stopping, metrics) = (
-            self.builder.clone(),
-            self.stopping.clone(),
-            self.metrics.clone(),
-        );
-        let write_timeout = self.limits.write_timeout;
-        self.tracker.spawn(async move {
-            let _held = (admitted, open);
-            let watchdog = watch::watchdog(progress.clone(), deadlines);
-            tokio::pin!(watchdog);
-            let Ready { io, protocol, peer } = tokio::select! {
-                ready = ready => match ready {
-                    Some(ready) => ready,
-                    None => return,
-                },
-                expired = &mut watchdog => {
-                    metrics.connection_expired(expired.label());
-                    return;
-                }
-            };
-            let dispatch = watch::Dispatch {
-                app,
-                progress: progress.clone(),
-                budget,
-                share: Share::new(),
-                peer,
-            };
-            let io = TokioIo::new(watch::Watched::new(io, progress));
-            let builder = match protocol {
-                Protocol::Sniff => (*builder).clone(),
-                Protocol::Http1 => (*builder).clone().http1_only(),
-                Protocol::Http2 => (*builder).clone().http2_only(),
-            };
-            let conn = builder.serve_connection(io, dispatch);
-            tokio::pin!(conn);
-            tokio::select! {
-                result = conn.as_mut() => {
-                    if let Err(e) = result {
-                        tracing::debug!(error = %e, "connection ended with an error");
-                    }
-                }
-                expired = &mut watchdog => {
-                    tracing::debug!(reason = expired.label(), "closing a connection that made no progress");
-                    if expired == Expired::Idle {
-                        // Idle is not misbehaviour: close politely (HTTP/2 GOAWAY, TLS
-                        // close_notify), so that a request racing the close is known to be
-                        // unprocessed, for as long as a write may take at most.
-                        conn.as_mut().graceful_shutdown();
-                        let _ = tokio::time::timeout(write_timeout, conn.as_mut()).await;
-                    }
-                    // Otherwise the connection is dropped (closed, HTTP/2 streams with it)
-                    // as this task ends.
-                    metrics.connection_expired(expired.label());
-                }
-                () = stopping.cancelled() => {
-                    conn.as_mut().graceful_shutdown();
-                    tokio::select! {
-                        result = conn.as_mut() => if let Err(e) = result {
-                            tracing::debug!(error = %e, "connection ended with an error while draining");
-                        },
-                        expired = &mut watchdog => metrics.connection_expired(expired.label()),
-                    }
+        let metrics = &self.metrics;
+        let watchdog = watch::watchdog(progress.clone(), deadlines);
+        tokio::pin!(watchdog);
+        let Ready { io, protocol, peer } = tokio::select! {
+            ready = ready => match ready {
+                Some(ready) => ready,
+                None => return,
+            },
+            expired = &mut watchdog => {
+                metrics.connection_expired(expired.label());
+                return;
+            }
+        };
+        let dispatch = watch::Dispatch {
+            app: self.app.clone(),
+            progress: progress.clone(),
+            budget: self.budget.clone(),
+            share: Share::new(),
+            peer,
+        };
+        let io = TokioIo::new(watch::Watched::new(io, progress));
+        let builder = self.builder_for(protocol);
+        let conn = builder.serve_connection(io, dispatch);
+        tokio::pin!(conn);
+        tokio::select! {
+            result = conn.as_mut() => {
+                if let Err(e) = result {
+                    tracing::debug!(error = %e, "connection ended with an error");
                 }
             }
-        });
+            expired = &mut watchdog => {
+                tracing::debug!(reason = expired.label(), "closing a connection that made no progress");
+                if expired == Expired::Idle {
+                    // Idle is not misbehaviour: close politely (HTTP/2 GOAWAY, TLS
+                    // close_notify), so that a request racing the close is known to be
+                    // unprocessed, for as long as a write may take at most.
+                    conn.as_mut().graceful_shutdown();
+                    let _ = tokio::time::timeout(self.limits.write_timeout, conn.as_mut()).await;
+                }
+                // Otherwise the connection is dropped (closed, HTTP/2 streams with it)
+                // as this task ends.
+                metrics.connection_expired(expired.label());
+            }
+            () = self.stopping.cancelled() => {
+                conn.as_mut().graceful_shutdown();
+                tokio::select! {
+                    result = conn.as_mut() => if let Err(e) = result {
+                        tracing::debug!(error = %e, "connection ended with an error while draining");
+                    },
+                    expired = &mut watchdog => metrics.connection_expired(expired.label()),
+                }
+            }
+        }
+    }
+
+    /// The HTTP server settings for a connection that speaks `protocol`.
+    fn builder_for(&self, protocol: Protocol) -> auto::Builder<TokioExecutor> {
+        match protocol {
+            Protocol::Sniff => (*self.builder).clone(),
+            Protocol::Http1 => (*self.builder).clone().http1_only(),
+            Protocol::Http2 => (*self.builder).clone().http2_only(),
+        }
     }
 
     /// Starts shutdown (if not yet started) and waits for open connections to finish their
