@@ -1,4 +1,5 @@
 //! Loading and validating 5,000 recipes (`Recipes::parse`: JSON, validation, sort).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! Building a site from 5,000 recipes (index, list page, JSON) and rendering the list page
 //! on its own, plus the static assets (hash + brotli/gzip).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
 mod common;
 
@@ -17,7 +18,7 @@ fn render(c: &mut Criterion, text: &str) {
     g.sample_size(20);
     g.bench_function("list_page_5000", |b| {
         b.iter(|| {
-            site.render_search(black_box(""), libations::search::Query::parse(""))
+            site.render_search(black_box(""), libations::search::SearchQuery::parse(""))
                 .unwrap()
         })
     });

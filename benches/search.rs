@@ -1,11 +1,12 @@
 //! A search over 5,000 recipes: parsing the query and scanning the index (server time of
 //! `/api/recipes?q=` without the JSON), for typical and worst-case queries.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
 mod common;
 
 use criterion::Criterion;
 use libations::recipes::{Origin, Recipes};
-use libations::search::{Index, Query};
+use libations::search::{Index, SearchQuery};
 use std::hint::black_box;
 use std::time::SystemTime;
 
@@ -18,7 +19,7 @@ fn search(c: &mut Criterion, text: &str) {
     let index = Index::new(&recipes);
     for q in common::QUERIES {
         g.bench_function(q, |b| {
-            b.iter(|| index.search(&Query::parse(black_box(q))).len())
+            b.iter(|| index.search(&SearchQuery::parse(black_box(q))).len())
         });
     }
     g.finish();

@@ -11,6 +11,7 @@
 //! `cargo bench --bench search_latency` (add `-- --json` for one JSON object on stdout,
 //! `-- --runs N` for another number of runs). Under `cargo test` it runs each case a few
 //! times as a smoke test.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
 mod common;
 
@@ -19,7 +20,7 @@ use axum::body::Body;
 use axum::http::{Request, header};
 use libations::metrics::Metrics;
 use libations::recipes::{Origin, Recipes};
-use libations::search::Query;
+use libations::search::SearchQuery;
 use libations::web::{self, AppState, Assets, RequestLimits, Site};
 use std::hint::black_box;
 use std::sync::Arc;
@@ -78,11 +79,11 @@ fn main() {
     let mut results = Vec::new();
 
     for q in common::QUERIES {
-        let hits = site.search(&Query::parse(q)).len();
+        let hits = site.search(&SearchQuery::parse(q)).len();
         let times = (0..runs + runs / 10 + 1)
             .map(|_| {
                 let t = Instant::now();
-                black_box(site.search(&Query::parse(black_box(q))).len());
+                black_box(site.search(&SearchQuery::parse(black_box(q))).len());
                 t.elapsed()
             })
             .skip(runs / 10 + 1)
@@ -107,7 +108,7 @@ fn main() {
     for (what, path) in [("/api/recipes?q=", "/api/recipes"), ("/?q=", "/")] {
         for q in common::QUERIES {
             let uri = format!("{path}?q={}", encode(q));
-            let hits = site.search(&Query::parse(q)).len();
+            let hits = site.search(&SearchQuery::parse(q)).len();
             let times = (0..runs + runs / 10 + 1)
                 .map(|_| {
                     let request = Request::get(&uri)

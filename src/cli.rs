@@ -29,16 +29,16 @@ Examples:
 #[command(name = "libations", version, about, after_help = EXAMPLES)]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
 
     #[command(flatten)]
-    pub serve: ServeArgs,
+    pub(crate) serve: ServeArgs,
 
     /// Log format.
     #[arg(long, env = "LIBATIONS_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true, help_heading = "Monitoring")]
-    pub log_format: LogFormat,
+    pub(crate) log_format: LogFormat,
 
-    /// Log level or filter, e.g. `info` or `libations=debug,tower_http=info`. Defaults to
+    /// Log level or filter, e.g. `info` or `libations=debug,tailscale=warn`. Defaults to
     /// `RUST_LOG`, then `info`.
     #[arg(
         long,
@@ -46,7 +46,7 @@ pub struct Cli {
         global = true,
         help_heading = "Monitoring"
     )]
-    pub log_level: Option<String>,
+    pub(crate) log_level: Option<String>,
 }
 
 impl Cli {
@@ -75,7 +75,7 @@ const GO_FLAGS: [&str; 6] = [
 /// the next argument as its value is read from our own clap definition, so that a value
 /// such as `--state-dir -local` is never mistaken for a flag. Booleans need no rewriting
 /// beyond the dash: `--local`, `--local=false` and `--tsnet-logs=false` are ours already.
-pub fn go_style(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+pub(crate) fn go_style(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     let mut cmd = Cli::command();
     cmd.build();
     let mut args = args.into_iter().peekable();
@@ -170,7 +170,7 @@ fn listen_addr(value: &str) -> Result<SocketAddr, String> {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Validate a recipes file: print every problem found and exit 1 if there are any.
     Check {
         /// The recipes file (a JSON array of recipes).
@@ -179,7 +179,7 @@ pub enum Command {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Serve on an ordinary local address (see --addr) instead of joining the tailnet.
     #[arg(
         long,
@@ -257,7 +257,7 @@ pub struct ServeArgs {
 /// Limits on what one client can make the server hold.
 #[derive(Debug, Clone, clap::Args)]
 #[command(next_help_heading = "Limits")]
-pub struct LimitArgs {
+pub(crate) struct LimitArgs {
     /// Seconds from accepting a connection (TLS handshake included) until its first request
     /// head is complete; a client that sends nothing, or too slowly, is closed then. The same
     /// bound applies to a keep-alive connection idle between requests.
@@ -371,7 +371,7 @@ pub struct LimitArgs {
 
 /// How to join the tailnet (ignored with --local).
 #[derive(Debug, Clone, clap::Args)]
-pub struct TailnetArgs {
+pub(crate) struct TailnetArgs {
     /// Where the node keeps its Tailscale state (keys, login), created with mode 0700.
     /// Default: $XDG_STATE_HOME/libations, else ~/.local/state/libations.
     #[arg(long, env = "LIBATIONS_STATE_DIR")]
@@ -422,13 +422,13 @@ pub struct TailnetArgs {
 
 /// See `--tailnet-listener`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TailnetListener {
+pub(crate) enum TailnetListener {
     Forward,
     Socketpair,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
+pub(crate) enum LogFormat {
     Text,
     Json,
 }

@@ -9,6 +9,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
+#[cfg_attr(not(feature = "tailnet"), allow(dead_code))] // auth keys are for the tailnet
 pub enum CredentialError {
     #[error(
         "credential {name:?} is not in $CREDENTIALS_DIRECTORY ({dir}); is there a LoadCredential={name}:… line for it in the unit?"
@@ -56,6 +57,7 @@ fn resolve_in(path: &Path, credentials: Option<PathBuf>) -> Result<PathBuf, Cred
 
 /// Reads a Tailscale auth key from a file holding either the bare key or the env-file form
 /// (`TS_AUTHKEY=tskey-…`, optionally quoted or after `export`) that older setups use.
+#[cfg_attr(not(feature = "tailnet"), allow(dead_code))]
 pub fn read_auth_key(path: &Path) -> Result<String, CredentialError> {
     let path = resolve(path)?;
     let text = std::fs::read_to_string(&path).map_err(|source| CredentialError::Read {
@@ -69,11 +71,13 @@ pub fn read_auth_key(path: &Path) -> Result<String, CredentialError> {
     })
 }
 
+#[cfg_attr(not(feature = "tailnet"), allow(dead_code))]
 enum KeyProblem {
     Empty,
     Format,
 }
 
+#[cfg_attr(not(feature = "tailnet"), allow(dead_code))]
 fn parse_auth_key(text: &str) -> Result<String, KeyProblem> {
     let lines: Vec<&str> = text
         .lines()

@@ -19,7 +19,7 @@
 //! count: they are things one can run out of.
 
 use crate::recipes::{Recipe, Recipes};
-use crate::search::fold;
+use crate::text::fold;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -29,7 +29,7 @@ const COLOURS: [&str; 9] = [
 ];
 
 /// Keys that never block a recipe: what comes from a tap, a soda siphon or the freezer.
-pub const STAPLES: [&str; 22] = [
+pub(crate) const STAPLES: [&str; 22] = [
     "water",
     "plain water",
     "still water",
@@ -108,8 +108,10 @@ fn key_of_folded(folded: &str) -> String {
     }
 }
 
-/// Whether the name marks the ingredient as optional: `"Egg White (optional)"`.
-pub fn is_optional(name: &str) -> bool {
+/// Whether the name marks the ingredient as optional: `"Egg White (optional)"`. The
+/// server reads it with the key ([`read`]); the shared table checks it name by name.
+#[cfg(test)]
+fn is_optional(name: &str) -> bool {
     optional_in_folded(&fold(name))
 }
 
@@ -125,7 +127,7 @@ fn optional_in_folded(folded: &str) -> bool {
 }
 
 /// Whether a key is a staple that never blocks a recipe.
-pub fn is_staple(key: &str) -> bool {
+pub(crate) fn is_staple(key: &str) -> bool {
     STAPLES.contains(&key)
 }
 
@@ -156,7 +158,7 @@ pub fn missing<'r>(needs: &[(String, &'r str)], shelf: &HashSet<String>) -> Vec<
 
 /// One distinct ingredient of a collection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Ingredient {
+pub(crate) struct ShelfIngredient {
     /// What a shelf stores: [`key`] of the name.
     pub key: String,
     /// How the collection spells it most often (preferring a spelling that is just the key).
@@ -169,7 +171,7 @@ pub struct Ingredient {
 }
 
 /// Every distinct ingredient of a collection, in key order.
-pub fn distinct(recipes: &Recipes) -> Vec<Ingredient> {
+pub(crate) fn distinct(recipes: &Recipes) -> Vec<ShelfIngredient> {
     // key → (recipes using it, spelling → times seen)
     let mut seen: HashMap<String, (usize, HashMap<&str, usize>)> = HashMap::new();
     for recipe in recipes.all() {
@@ -191,7 +193,7 @@ pub fn distinct(recipes: &Recipes) -> Vec<Ingredient> {
             }
         }
     }
-    let mut list: Vec<Ingredient> = seen
+    let mut list: Vec<ShelfIngredient> = seen
         .into_iter()
         .map(|(k, (count, spellings))| {
             let name = spellings
@@ -206,7 +208,7 @@ pub fn distinct(recipes: &Recipes) -> Vec<Ingredient> {
                 })
                 .map(|(name, _)| name.to_owned())
                 .unwrap_or_else(|| k.clone());
-            Ingredient {
+            ShelfIngredient {
                 staple: is_staple(&k),
                 key: k,
                 name,

@@ -19,23 +19,23 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::time::{Instant, SystemTime};
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct RouteStatus {
+pub(crate) struct RouteStatus {
     pub route: String,
     pub status: u16,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct Route {
+pub(crate) struct Route {
     pub route: String,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct Reason {
+pub(crate) struct Reason {
     pub reason: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub result: &'static str,
 }
 
@@ -168,54 +168,55 @@ impl Metrics {
     }
 
     /// Counts a forwarded connection closed unserved (`reason`: why).
-    pub fn forward_refused(&self, reason: &'static str) {
+    #[cfg(feature = "tailnet")]
+    pub(crate) fn forward_refused(&self, reason: &'static str) {
         self.forward_refused.get_or_create(&Reason { reason }).inc();
     }
 
     /// Counts a WhoIs lookup by its `result`.
-    pub fn whois(&self, result: &'static str) {
+    #[cfg(feature = "tailnet")]
+    pub(crate) fn whois(&self, result: &'static str) {
         self.whois.get_or_create(&Outcome { result }).inc();
     }
 
     /// Counts a connection closed by a progress deadline (`reason`: which one).
-    pub fn connection_expired(&self, reason: &'static str) {
+    pub(crate) fn connection_expired(&self, reason: &'static str) {
         self.connections_expired
             .get_or_create(&Reason { reason })
             .inc();
     }
 
-    /// Records a load or reload of the recipes.
-    pub fn reloaded(&self, result: Result<usize, ()>) {
-        match result {
-            Ok(count) => {
-                self.reloads
-                    .get_or_create(&Outcome { result: "success" })
-                    .inc();
-                self.recipes_loaded.set(count as i64);
-                let now = SystemTime::now()
-                    .duration_since(SystemTime::UNIX_EPOCH)
-                    .map(|d| d.as_secs_f64())
-                    .unwrap_or(0.0);
-                self.last_reload.set(now);
-            }
-            Err(()) => {
-                self.reloads
-                    .get_or_create(&Outcome { result: "failure" })
-                    .inc();
-            }
-        }
+    /// Records a successful load or reload: `count` recipes are served from now on.
+    pub(crate) fn loaded(&self, count: usize) {
+        self.reloads
+            .get_or_create(&Outcome { result: "success" })
+            .inc();
+        self.recipes_loaded
+            .set(i64::try_from(count).unwrap_or(i64::MAX));
+        let now = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0);
+        self.last_reload.set(now);
     }
 
-    pub fn set_ready(&self, ready: bool) {
+    /// Records a reload that was refused: the recipes served before stay.
+    pub(crate) fn reload_failed(&self) {
+        self.reloads
+            .get_or_create(&Outcome { result: "failure" })
+            .inc();
+    }
+
+    pub(crate) fn set_ready(&self, ready: bool) {
         self.ready.store(ready, Ordering::Relaxed);
     }
 
-    pub fn is_ready(&self) -> bool {
+    pub(crate) fn is_ready(&self) -> bool {
         self.ready.load(Ordering::Relaxed)
     }
 
     /// The text exposition format.
-    pub fn encode(&self) -> Result<String, std::fmt::Error> {
+    pub(crate) fn encode(&self) -> Result<String, std::fmt::Error> {
         let mut out = String::new();
         encode(&mut out, &self.registry)?;
         Ok(out)
@@ -230,7 +231,11 @@ impl Default for Metrics {
 
 /// Middleware: counts every request by its route pattern (not the raw path, which would
 /// let a scanner create unbounded label values) and status.
-pub async fn track(State(metrics): State<Arc<Metrics>>, request: Request, next: Next) -> Response {
+pub(crate) async fn track(
+    State(metrics): State<Arc<Metrics>>,
+    request: Request,
+    next: Next,
+) -> Response {
     let route = request
         .extensions()
         .get::<MatchedPath>()
@@ -255,7 +260,7 @@ pub async fn track(State(metrics): State<Arc<Metrics>>, request: Request, next: 
 
 /// The router for the metrics listener: `/metrics`, `/healthz`, `/readyz`, and CPU
 /// profiles at `/debug/pprof/profile` (see [`crate::profile`]).
-pub fn router(metrics: Arc<Metrics>) -> Router {
+pub(crate) fn router(metrics: Arc<Metrics>) -> Router {
     Router::new()
         .route("/metrics", get(exposition))
         .route("/healthz", get(|| async { "ok\n" }))

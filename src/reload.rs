@@ -4,10 +4,10 @@
 //! finish on the old one. An invalid file is rejected with every problem in the log, and
 //! the old recipes stay: nothing is lost and nothing is half-loaded.
 
+use crate::credentials::{self, CredentialError};
 use crate::metrics::Metrics;
-use crate::recipes::Recipes;
-use crate::web::{Assets, Site};
-use crate::{RunError, credentials};
+use crate::recipes::{LoadError, Recipes};
+use crate::web::{Assets, Site, SiteError};
 use arc_swap::ArcSwap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,6 +16,20 @@ use tokio_util::sync::CancellationToken;
 
 /// How often the file's size, time and inode are compared with the last load.
 const POLL: Duration = Duration::from_secs(1);
+
+/// Why a reload was refused (the recipes served before stay).
+#[derive(Debug, thiserror::Error)]
+pub enum ReloadError {
+    #[error(transparent)]
+    Credential(#[from] CredentialError),
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error(transparent)]
+    Site(#[from] SiteError),
+    /// The task that reads the file and builds the site panicked or was cancelled.
+    #[error("the reload task did not finish: {0}")]
+    Task(#[from] tokio::task::JoinError),
+}
 
 /// What identifies a version of the file without reading it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,42 +94,49 @@ impl Reloader {
         }
     }
 
-    /// Loads the file again; on success swaps it in and returns the recipe count.
-    pub async fn reload(&self) -> Result<usize, RunError> {
+    /// Loads the file again; on success swaps it in and returns the recipe count. A
+    /// refused file is logged and counted here, so callers need not report it again.
+    pub async fn reload(&self) -> Result<usize, ReloadError> {
         let Some(path) = &self.path else {
             tracing::info!(
                 "reload asked for, but the embedded sample is served: nothing to reload"
             );
             return Ok(self.site.load().recipes().len());
         };
-        let (path, assets, max) = (path.clone(), self.assets.clone(), self.max_bytes);
-        let built = tokio::task::spawn_blocking(move || -> Result<Site, RunError> {
-            let recipes = Recipes::from_file_at_most(&credentials::resolve(&path)?, max)?;
-            recipes.log_warnings();
-            Ok(Site::new(recipes, &assets)?)
-        })
-        .await
-        .map_err(|e| RunError::Usage(format!("reload task failed: {e}")))?;
-        match built {
-            Ok(site) => {
-                let site = Arc::new(site);
-                let count = site.recipes().len();
-                self.site.store(site.clone());
-                self.metrics.reloaded(Ok(count));
-                tracing::info!(
-                    recipes = count,
-                    "reloaded {count} recipes from {}",
-                    site.recipes().origin()
-                );
-                tokio::task::spawn_blocking(move || site.compress());
-                Ok(count)
-            }
+        match self.build(path.clone()).await {
+            Ok(site) => Ok(self.swap_in(site)),
             Err(e) => {
-                self.metrics.reloaded(Err(()));
+                self.metrics.reload_failed();
                 tracing::error!("reload rejected, still serving the previous recipes: {e}");
                 Err(e)
             }
         }
+    }
+
+    /// Reads the file at `path` and builds a site from it, off the async workers.
+    async fn build(&self, path: PathBuf) -> Result<Site, ReloadError> {
+        let (assets, max) = (self.assets.clone(), self.max_bytes);
+        tokio::task::spawn_blocking(move || -> Result<Site, ReloadError> {
+            let recipes = Recipes::from_file_at_most(&credentials::resolve(&path)?, max)?;
+            recipes.log_warnings();
+            Ok(Site::new(recipes, &assets)?)
+        })
+        .await?
+    }
+
+    /// Serves `site` from now on; compresses its bodies in the background.
+    fn swap_in(&self, site: Site) -> usize {
+        let site = Arc::new(site);
+        let count = site.recipes().len();
+        self.site.store(site.clone());
+        self.metrics.loaded(count);
+        tracing::info!(
+            recipes = count,
+            "reloaded {count} recipes from {}",
+            site.recipes().origin()
+        );
+        tokio::task::spawn_blocking(move || site.compress());
+        count
     }
 
     /// Reloads on SIGHUP and whenever the file changes, until `stopping` is cancelled.
@@ -140,6 +161,7 @@ impl Reloader {
                 Some(()) = recv(&mut hangup) => {
                     tracing::info!("SIGHUP: reloading recipes");
                     if let Some(p) = &resolved { last = stamp(p).await; }
+                    // A refused file is logged and counted by `reload` itself.
                     let _ = self.reload().await;
                 }
                 _ = tick.tick(), if resolved.is_some() => {

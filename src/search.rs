@@ -7,10 +7,8 @@
 //! put recipes whose name matches more terms first. `tests/search-cases.json` holds the
 //! table that both implementations are tested against.
 
-use crate::recipes::{Recipe, Recipes};
-use memchr::memmem;
-use unicode_normalization::UnicodeNormalization;
-use unicode_normalization::char::is_combining_mark;
+use crate::recipes::{IngredientLine, Recipe, Recipes};
+use crate::text::{WordStart, fold};
 
 /// The fields a term can be narrowed to with `field:value`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -26,7 +24,7 @@ pub enum Field {
 }
 
 impl Field {
-    pub const ALL: [Field; 8] = [
+    pub(crate) const ALL: [Field; 8] = [
         Field::Name,
         Field::Base,
         Field::Glass,
@@ -36,6 +34,27 @@ impl Field {
         Field::Garnish,
         Field::Notes,
     ];
+
+    /// Where the field is in [`Field::ALL`] (its declaration order).
+    fn position(self) -> usize {
+        self as usize
+    }
+
+    /// The recipe's values of this field, as written.
+    fn values(self, r: &Recipe) -> impl Iterator<Item = &str> {
+        let (texts, lines): (&[String], &[IngredientLine]) = match self {
+            Field::Name => (std::slice::from_ref(&r.name), &[]),
+            Field::Base => (&r.base, &[]),
+            Field::Glass => (&r.glass, &[]),
+            Field::Method => (&r.method, &[]),
+            Field::Ice => (&r.ice, &[]),
+            Field::Ingredient => (&[], &r.ingredients),
+            Field::Garnish => (&r.garnish, &[]),
+            Field::Notes => (std::slice::from_ref(&r.notes), &[]),
+        };
+        let names = lines.iter().map(|line| line.name.as_str());
+        texts.iter().map(String::as_str).chain(names)
+    }
 
     /// The prefix as typed (already folded); plurals are accepted too.
     fn from_prefix(prefix: &str) -> Option<Field> {
@@ -53,45 +72,6 @@ impl Field {
     }
 }
 
-/// Folds text for matching: "Crème  de Cassis" → "creme de cassis".
-pub fn fold(text: &str) -> String {
-    // ASCII (most recipe text) neither decomposes nor lower-cases to anything else: skip
-    // the Unicode steps, which dominate start-up for thousands of recipes.
-    if text.is_ascii() {
-        return fold_chars(text.len(), text.chars().map(|c| c.to_ascii_lowercase()));
-    }
-    // Decompose before and after lower-casing: "№" only becomes "No" once decomposed, and
-    // lower-casing can itself produce marks ("İ" → "i̇"). app.js does the same steps.
-    let lowered = text.nfkd().collect::<String>().to_lowercase();
-    fold_chars(text.len(), lowered.nfkd())
-}
-
-/// The steps of [`fold`] after decomposition and lower-casing.
-fn fold_chars(len: usize, chars: impl Iterator<Item = char>) -> String {
-    let mut out = String::with_capacity(len);
-    let mut pending_space = false;
-    for c in chars {
-        if is_combining_mark(c) {
-            continue;
-        }
-        if c.is_whitespace() {
-            pending_space = !out.is_empty();
-            continue;
-        }
-        if pending_space {
-            out.push(' ');
-            pending_space = false;
-        }
-        out.push(match c {
-            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '`' | '\u{B4}' => '\'',
-            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' => '"',
-            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
-            other => other,
-        });
-    }
-    out
-}
-
 /// One query term: folded text, optionally narrowed to a field.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Term {
@@ -101,7 +81,7 @@ pub struct Term {
 
 /// A parsed query: every term must match.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Query {
+pub struct SearchQuery {
     pub terms: Vec<Term>,
     /// Terms only the phone can answer (`can:make`, `missing:one`, `is:fav`: its shelf and
     /// favourites never leave it), in their canonical spelling. The server matches as if
@@ -112,13 +92,13 @@ pub struct Query {
 /// The most distinct terms a query may have. Every term is a scan of every recipe, so a
 /// query of thousands of terms would hold a core for seconds; nobody at a bar types more
 /// than a handful. Keep in step with app.js (`tests/search-cases.json` holds the numbers).
-pub const MAX_TERMS: usize = 16;
+pub(crate) const MAX_TERMS: usize = 16;
 /// The longest term (or quoted phrase), in characters after folding.
-pub const MAX_TERM_CHARS: usize = 100;
+pub(crate) const MAX_TERM_CHARS: usize = 100;
 
 /// Why a query is refused rather than run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum QueryError {
+pub(crate) enum QueryError {
     #[error("A search can have at most {MAX_TERMS} different words; this one has {0}.")]
     TooManyTerms(usize),
     #[error("A search word can be at most {MAX_TERM_CHARS} characters long; one has {0}.")]
@@ -136,9 +116,9 @@ const DEVICE_TERMS: [(&str, &str); 7] = [
     ("is:starred", "is:fav"),
 ];
 
-impl Query {
+impl SearchQuery {
     /// Parses what the user typed. Never fails: odd input becomes plain terms.
-    pub fn parse(input: &str) -> Query {
+    pub fn parse(input: &str) -> SearchQuery {
         let folded = fold(input);
         let chars: Vec<char> = folded.chars().collect();
         let mut terms = Vec::new();
@@ -188,7 +168,7 @@ impl Query {
             }
             terms.push(term);
         }
-        Query { terms, device }
+        SearchQuery { terms, device }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -196,8 +176,8 @@ impl Query {
     }
 
     /// Parses `input` and refuses a query too large to run (see [`MAX_TERMS`]).
-    pub fn parse_bounded(input: &str) -> Result<Query, QueryError> {
-        let query = Query::parse(input);
+    pub(crate) fn parse_bounded(input: &str) -> Result<SearchQuery, QueryError> {
+        let query = SearchQuery::parse(input);
         if query.terms.len() > MAX_TERMS {
             return Err(QueryError::TooManyTerms(query.terms.len()));
         }
@@ -205,43 +185,6 @@ impl Query {
             Some(longest) if longest > MAX_TERM_CHARS => Err(QueryError::TermTooLong(longest)),
             _ => Ok(query),
         }
-    }
-}
-
-/// Whether `needle` occurs in `hay` where a word starts: "lim" finds "Lime Juice" and
-/// "ice" finds "Crushed Ice", but "ice" does not find "juice".
-pub fn starts_a_word(hay: &str, needle: &str) -> bool {
-    Needle::new(needle).starts_a_word(hay)
-}
-
-/// A query term's text with its substring searcher built once, for scanning thousands of
-/// documents.
-struct Needle<'q> {
-    finder: memmem::Finder<'q>,
-}
-
-impl<'q> Needle<'q> {
-    fn new(text: &'q str) -> Needle<'q> {
-        Needle {
-            finder: memmem::Finder::new(text.as_bytes()),
-        }
-    }
-
-    /// [`starts_a_word`] with this needle.
-    fn starts_a_word(&self, hay: &str) -> bool {
-        let is_word = |c: char| c.is_alphabetic() || c.is_numeric();
-        let bytes = hay.as_bytes();
-        let mut from = 0;
-        // Overlapping matches count ("aaa" in "aaaa" at 1), as in app.js. A match of UTF-8
-        // text in UTF-8 text always starts on a character boundary, so slicing is safe.
-        while let Some(found) = self.finder.find(&bytes[from..]) {
-            let at = from + found;
-            if hay[..at].chars().next_back().is_none_or(|c| !is_word(c)) {
-                return true;
-            }
-            from = at + hay[at..].chars().next().map_or(1, char::len_utf8);
-        }
-        false
     }
 }
 
@@ -253,47 +196,42 @@ impl<'q> Needle<'q> {
 #[derive(Debug, Clone)]
 struct Doc {
     text: String,
-    /// Where each field ends in `text` (it starts one byte after the previous one ends).
-    ends: [usize; 8],
+    /// Where each field ends in `text` (it starts one byte after the previous one ends),
+    /// at the field's [`Field::position`].
+    ends: [usize; Field::ALL.len()],
 }
 
 impl Doc {
     fn new(r: &Recipe) -> Doc {
-        let mut text = String::new();
-        let mut ends = [0; 8];
-        let mut field = |i: usize, values: &mut dyn Iterator<Item = &str>| {
-            if i > 0 {
-                text.push('\n');
-            }
-            for (n, value) in values.enumerate() {
-                if n > 0 {
-                    text.push('\n');
-                }
-                text.push_str(&fold(value));
-            }
-            ends[i] = text.len();
+        let mut doc = Doc {
+            text: String::new(),
+            ends: [0; Field::ALL.len()],
         };
-        field(0, &mut std::iter::once(r.name.as_str()));
-        field(1, &mut r.base.iter().map(String::as_str));
-        field(2, &mut r.glass.iter().map(String::as_str));
-        field(3, &mut r.method.iter().map(String::as_str));
-        field(4, &mut r.ice.iter().map(String::as_str));
-        field(5, &mut r.ingredients.iter().map(|i| i.name.as_str()));
-        field(6, &mut r.garnish.iter().map(String::as_str));
-        field(7, &mut std::iter::once(r.notes.as_str()));
-        Doc { text, ends }
+        for field in Field::ALL {
+            if field.position() > 0 {
+                doc.text.push('\n');
+            }
+            for (n, value) in field.values(r).enumerate() {
+                if n > 0 {
+                    doc.text.push('\n');
+                }
+                doc.text.push_str(&fold(value));
+            }
+            doc.ends[field.position()] = doc.text.len();
+        }
+        doc
     }
 
     fn field(&self, field: Field) -> &str {
-        let i = field as usize;
+        let i = field.position();
         let start = if i == 0 { 0 } else { self.ends[i - 1] + 1 };
         &self.text[start..self.ends[i]]
     }
 
-    fn matches(&self, term: &Term, needle: &Needle) -> bool {
+    fn matches(&self, term: &Term, needle: &WordStart) -> bool {
         match term.field {
-            Some(f) => needle.starts_a_word(self.field(f)),
-            None => needle.starts_a_word(&self.text),
+            Some(f) => needle.in_text(self.field(f)),
+            None => needle.in_text(&self.text),
         }
     }
 }
@@ -313,11 +251,11 @@ impl Index {
 
     /// Positions (in `Recipes::all()` order) of the recipes matching every term, those
     /// whose name matches more terms first, otherwise in name order.
-    pub fn search(&self, query: &Query) -> Vec<usize> {
-        let terms: Vec<(&Term, Needle)> = query
+    pub fn search(&self, query: &SearchQuery) -> Vec<usize> {
+        let terms: Vec<(&Term, WordStart)> = query
             .terms
             .iter()
-            .map(|t| (t, Needle::new(&t.text)))
+            .map(|t| (t, WordStart::new(&t.text)))
             .collect();
         let mut hits: Vec<(usize, usize)> = self
             .docs
@@ -328,7 +266,7 @@ impl Index {
                 let in_name = terms
                     .iter()
                     .filter(|(t, _)| matches!(t.field, None | Some(Field::Name)))
-                    .filter(|(_, needle)| needle.starts_a_word(doc.field(Field::Name)))
+                    .filter(|(_, needle)| needle.in_text(doc.field(Field::Name)))
                     .count();
                 (i, in_name)
             })
@@ -380,19 +318,9 @@ mod tests {
     }
 
     #[test]
-    fn ascii_fast_path_matches_the_unicode_steps() {
-        let slow = |text: &str| {
-            let lowered = text.nfkd().collect::<String>().to_lowercase();
-            fold_chars(text.len(), lowered.nfkd())
-        };
-        let all_ascii: String = (0u8..128).map(char::from).collect();
-        for text in [
-            all_ascii.as_str(),
-            "  Old  Tom\tGin\n",
-            "`Nick & Nora`\x0b\x0cCoupe\r",
-            "",
-        ] {
-            assert_eq!(fold(text), slow(text), "{text:?}");
+    fn field_positions_follow_all() {
+        for (i, field) in Field::ALL.into_iter().enumerate() {
+            assert_eq!(field.position(), i, "{field:?}");
         }
     }
 
@@ -409,7 +337,7 @@ mod tests {
                 None => case.query.clone(),
             };
             let shown = &query[..query.len().min(40)];
-            match (Query::parse_bounded(&query), case.terms, case.error) {
+            match (SearchQuery::parse_bounded(&query), case.terms, case.error) {
                 (Ok(q), Some(n), None) => assert_eq!(q.terms.len(), n, "{shown:?}"),
                 (Err(e), None, Some(want)) => assert_eq!(e.to_string(), want, "{shown:?}"),
                 (got, terms, error) => panic!("{shown:?}: got {got:?}, want {terms:?} {error:?}"),
@@ -434,7 +362,7 @@ mod tests {
         assert!(table.cases.len() >= 20);
         for case in table.cases {
             let got: Vec<&str> = index
-                .search(&Query::parse(&case.query))
+                .search(&SearchQuery::parse(&case.query))
                 .into_iter()
                 .map(|i| recipes.all()[i].name.as_str())
                 .collect();
@@ -443,7 +371,7 @@ mod tests {
     }
 
     /// The definition the index implements, field by field without any precomputation.
-    fn reference_search(recipes: &Recipes, query: &Query) -> Vec<usize> {
+    fn reference_search(recipes: &Recipes, query: &SearchQuery) -> Vec<usize> {
         let naive = |hay: &str, needle: &str| {
             let is_word = |c: char| c.is_alphabetic() || c.is_numeric();
             let mut from = 0;
@@ -535,7 +463,7 @@ mod tests {
             }
         }
         for q in queries {
-            let query = Query::parse(&q);
+            let query = SearchQuery::parse(&q);
             assert_eq!(
                 index.search(&query),
                 reference_search(&recipes, &query),
@@ -546,8 +474,9 @@ mod tests {
 
     #[test]
     fn parses_fields_and_phrases() {
-        let q =
-            Query::parse(r#"base:Gin  "Old Tom" glass:"Nick & Nora" foo:bar ingredient: “lime”"#);
+        let q = SearchQuery::parse(
+            r#"base:Gin  "Old Tom" glass:"Nick & Nora" foo:bar ingredient: “lime”"#,
+        );
         let t = |field, text: &str| Term {
             field,
             text: text.into(),
@@ -563,10 +492,10 @@ mod tests {
             ]
         );
         assert!(q.device.is_empty());
-        let q = Query::parse("gin Can:Make is:favourite IS:FAV can:fly");
+        let q = SearchQuery::parse("gin Can:Make is:favourite IS:FAV can:fly");
         assert_eq!(q.terms, [t(None, "gin"), t(None, "can:fly")]);
         assert_eq!(q.device, ["can:make", "is:fav"]);
-        assert!(Query::parse("  ").is_empty());
-        assert!(Query::parse("\"\"").is_empty());
+        assert!(SearchQuery::parse("  ").is_empty());
+        assert!(SearchQuery::parse("\"\"").is_empty());
     }
 }

@@ -87,14 +87,14 @@ pub const MAX_SERVINGS: u32 = 100;
 
 /// How an amount is shown: in which unit (`None`: the file's own) and for how many servings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Display {
+pub struct AmountView {
     pub unit: Option<Unit>,
     pub servings: u32,
 }
 
-impl Default for Display {
+impl Default for AmountView {
     fn default() -> Self {
-        Display {
+        AmountView {
             unit: None,
             servings: 1,
         }
@@ -102,19 +102,19 @@ impl Default for Display {
 }
 
 /// The text of an ingredient's amount: `measure` and `unit` as the file has them, shown
-/// the way `display` asks.
-pub fn amount(measure: &str, unit: &str, display: Display) -> String {
+/// the way `view` asks.
+pub fn amount(measure: &str, unit: &str, view: AmountView) -> String {
     let (number_text, unit_text) = split_unit(measure.trim(), unit.trim());
     let Some(quantity) = parse_quantity(number_text) else {
         return as_written(measure, unit);
     };
-    let servings = f64::from(display.servings.max(1));
-    match (volume_unit(unit_text), display.unit) {
-        (Some(from), Some(to)) if !(from == to && display.servings == 1) => {
+    let servings = f64::from(view.servings.max(1));
+    match (volume_unit(unit_text), view.unit) {
+        (Some(from), Some(to)) if !(from == to && view.servings == 1) => {
             let convert = |v: f64| to.round(v * from.ml() / to.ml() * servings);
             quantity.map(convert).format(|v| to.format(v)) + " " + to.name()
         }
-        _ if display.servings == 1 => as_written(measure, unit),
+        _ if view.servings == 1 => as_written(measure, unit),
         (Some(from), _) => {
             let scale = |v: f64| from.round(v * servings);
             quantity.map(scale).format(|v| from.format(v)) + " " + unit_text
@@ -341,7 +341,7 @@ mod tests {
             let got = amount(
                 &c.measure,
                 &c.unit,
-                Display {
+                AmountView {
                     unit,
                     servings: c.servings,
                 },

@@ -2,6 +2,7 @@
 //! sockets that never send a byte, bodies announced and never sent, readers that stop
 //! reading, HTTP/2 streams whose window is never opened, searches of thousands of terms,
 //! and pages that rebind their own name to 127.0.0.1.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
 mod common;
 

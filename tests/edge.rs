@@ -1,5 +1,6 @@
 //! Misbehaving clients and hand-edited files, against the real binary: slowloris,
 //! connection floods, malformed requests, live reload, metrics and health.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! The real binary, over real HTTP: pages, search, API, errors, caching and compression.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
 mod common;
 

@@ -2,6 +2,7 @@
 //! with DERP and STUN, Pebble as the ACME CA, a second tsnet node acting as the phone (all
 //! run by `tests/tailnet-harness`), and the real `libations` binary joining as a node.
 #![cfg(feature = "tailnet")]
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
 mod common;
 

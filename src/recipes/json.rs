@@ -9,7 +9,7 @@ use std::fmt;
 
 /// A parsed JSON value; objects are a list of entries, duplicates included.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Json {
+pub(crate) enum Json {
     Null,
     Bool(bool),
     Number(serde_json::Number),
@@ -20,7 +20,7 @@ pub enum Json {
 
 impl Json {
     /// The JSON type name, for error messages ("expected a string, found a number").
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Json::Null => "null",
             Json::Bool(_) => "a boolean",

@@ -20,7 +20,7 @@ pub const SAMPLE_JSON: &str = include_str!("../../recipes/sample.json");
 
 /// One ingredient line: "20 ml Lemon Juice". `measure` and `unit` are free text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Ingredient {
+pub struct IngredientLine {
     pub name: String,
     pub measure: String,
     pub unit: String,
@@ -35,7 +35,7 @@ pub struct Recipe {
     pub glass: Vec<String>,
     pub method: Vec<String>,
     pub ice: Vec<String>,
-    pub ingredients: Vec<Ingredient>,
+    pub ingredients: Vec<IngredientLine>,
     pub garnish: Vec<String>,
     pub notes: String,
 }
@@ -59,7 +59,7 @@ impl fmt::Display for Origin {
 }
 
 /// The largest recipes file read by default (64 MiB): some 100,000 recipes.
-pub const DEFAULT_MAX_BYTES: u64 = 64 << 20;
+pub(crate) const DEFAULT_MAX_BYTES: u64 = 64 << 20;
 
 /// Why a recipes file could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -121,7 +121,7 @@ impl Recipes {
 
     /// Loads and validates a recipes file, refusing one larger than `max` bytes before
     /// reading it (and one that grows past `max` while it is read).
-    pub fn from_file_at_most(path: &Path, max: u64) -> Result<Self, LoadError> {
+    pub(crate) fn from_file_at_most(path: &Path, max: u64) -> Result<Self, LoadError> {
         use std::io::Read;
         let read_err = |source| LoadError::Read {
             path: path.to_owned(),
@@ -161,7 +161,7 @@ impl Recipes {
             recipes: mut list,
             warnings,
         } = validate::parse(text, &origin)?;
-        list.sort_by_cached_key(|r| (crate::search::fold(&r.name), r.id));
+        list.sort_by_cached_key(|r| (crate::text::fold(&r.name), r.id));
         let by_id = list.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
         Ok(Recipes {
             list,
@@ -189,25 +189,25 @@ impl Recipes {
         self.list.is_empty()
     }
 
-    pub fn origin(&self) -> &Origin {
+    pub(crate) fn origin(&self) -> &Origin {
         &self.origin
     }
 
     /// What loaded only because the Go original's decoding allowed it (keys in another
     /// case, unknown keys): to be shown to whoever maintains the file, never dropped quietly.
-    pub fn warnings(&self) -> &[Problem] {
+    pub(crate) fn warnings(&self) -> &[Problem] {
         &self.warnings
     }
 
     /// Logs each warning at WARN, with the file, recipe and field it is about.
-    pub fn log_warnings(&self) {
+    pub(crate) fn log_warnings(&self) {
         for w in &self.warnings {
             tracing::warn!("{w}");
         }
     }
 
     /// The file's modification time (or the build time of the embedded sample).
-    pub fn updated(&self) -> SystemTime {
+    pub(crate) fn updated(&self) -> SystemTime {
         self.updated
     }
 }
@@ -227,7 +227,7 @@ mod tests {
         let keys: Vec<String> = recipes
             .all()
             .iter()
-            .map(|r| crate::search::fold(&r.name))
+            .map(|r| crate::text::fold(&r.name))
             .collect();
         let mut sorted = keys.clone();
         sorted.sort();

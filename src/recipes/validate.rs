@@ -9,16 +9,16 @@
 //! what was done and how to make the file exact.
 
 use super::json::Json;
-use super::{Ingredient, LoadError, Origin, Recipe};
+use super::{IngredientLine, LoadError, Origin, Recipe};
 use std::collections::HashMap;
 use std::fmt;
 
 /// The largest id: 2^53 − 1. JavaScript reads JSON numbers as doubles, so a larger id would
 /// reach the page (and a phone's favourites) as a different number.
-pub const MAX_ID: u64 = (1 << 53) - 1;
+pub(crate) const MAX_ID: u64 = (1 << 53) - 1;
 
 /// The keys a recipe may have, in the order the schema lists them.
-pub const RECIPE_FIELDS: [&str; 9] = [
+pub(crate) const RECIPE_FIELDS: [&str; 9] = [
     "id",
     "name",
     "base",
@@ -30,7 +30,7 @@ pub const RECIPE_FIELDS: [&str; 9] = [
     "notes",
 ];
 /// The keys an ingredient may have.
-pub const INGREDIENT_FIELDS: [&str; 3] = ["name", "measure", "unit"];
+pub(crate) const INGREDIENT_FIELDS: [&str; 3] = ["name", "measure", "unit"];
 
 /// Which recipe a problem belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,7 +74,7 @@ impl fmt::Display for Problem {
 
 /// A file that loaded: its recipes, and what was accepted only for the Go original's sake.
 #[derive(Debug, Default)]
-pub struct Parsed {
+pub(crate) struct Parsed {
     pub recipes: Vec<Recipe>,
     /// Keys that differ from ours only in case, and unknown keys (ignored); see the module
     /// docs. Empty for an exact file.
@@ -86,7 +86,7 @@ pub struct Parsed {
 /// A valid file (the usual case) takes the fast path: serde straight into the model, with
 /// the same rules. Anything it does not accept goes through the full validator, which
 /// reports every problem with its place.
-pub fn parse(text: &str, origin: &Origin) -> Result<Parsed, LoadError> {
+pub(crate) fn parse(text: &str, origin: &Origin) -> Result<Parsed, LoadError> {
     if let Some(recipes) = fast::parse(text) {
         return Ok(Parsed {
             recipes,
@@ -450,7 +450,7 @@ impl Context<'_> {
         }
     }
 
-    fn ingredients(&mut self, value: Option<&Json>) -> Vec<Ingredient> {
+    fn ingredients(&mut self, value: Option<&Json>) -> Vec<IngredientLine> {
         let items = match value {
             None | Some(Json::Null) => return Vec::new(),
             Some(Json::Array(items)) => items,
@@ -498,7 +498,7 @@ impl Context<'_> {
             };
             let measure = self.text(fields.get("measure").copied(), &format!("{path}.measure"));
             let unit = self.text(fields.get("unit").copied(), &format!("{path}.unit"));
-            out.push(Ingredient {
+            out.push(IngredientLine {
                 name,
                 measure,
                 unit,
@@ -512,7 +512,7 @@ impl Context<'_> {
 /// duplicate keys, whole-number ids, non-empty names, unique ids, `null` lists as empty).
 /// `None` means "not accepted here"; the full validator then decides and explains.
 mod fast {
-    use super::super::{Ingredient, Recipe};
+    use super::super::{IngredientLine, Recipe};
     use super::MAX_ID;
     use serde::Deserialize;
     use std::collections::HashSet;
@@ -539,7 +539,7 @@ mod fast {
         unit: Option<String>,
     }
 
-    pub fn parse(text: &str) -> Option<Vec<Recipe>> {
+    pub(crate) fn parse(text: &str) -> Option<Vec<Recipe>> {
         let items: Vec<FastRecipe> = serde_json::from_str(text).ok()?;
         let mut ids = HashSet::with_capacity(items.len());
         let mut out = Vec::with_capacity(items.len());
@@ -552,7 +552,7 @@ mod fast {
                 if i.name.trim().is_empty() {
                     return None;
                 }
-                ingredients.push(Ingredient {
+                ingredients.push(IngredientLine {
                     name: i.name,
                     measure: i.measure.unwrap_or_default(),
                     unit: i.unit.unwrap_or_default(),
@@ -788,7 +788,7 @@ mod tests {
         assert_eq!(recipes[0].base, ["Rum"]);
         assert_eq!(
             recipes[0].ingredients,
-            [Ingredient {
+            [IngredientLine {
                 name: "Lime".into(),
                 measure: "25".into(),
                 unit: "ml".into()

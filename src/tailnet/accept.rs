@@ -48,7 +48,7 @@ const MAX_FDS_PER_MSG: usize = 16;
 /// A tailnet TCP listener. Dropping it closes our end of the socketpair,
 /// which makes libtailscale close the tailnet listener too.
 #[derive(Debug)]
-pub struct Listener {
+pub(crate) struct Listener {
     fd: AsyncFd<OwnedFd>,
     port: u16,
     /// fds that arrived together with the one we returned.
@@ -80,7 +80,7 @@ impl Listener {
     }
 
     /// The tailnet port this listener was opened on.
-    pub fn port(&self) -> u16 {
+    pub(crate) fn port(&self) -> u16 {
         self.port
     }
 
@@ -89,7 +89,7 @@ impl Listener {
     /// Returns `Ok(None)` once the node has been closed or the listener was
     /// closed on the Tailscale side; callers should stop accepting then.
     /// Safe to call concurrently from several tasks.
-    pub async fn accept(&self) -> io::Result<Option<UnixStream>> {
+    pub(crate) async fn accept(&self) -> io::Result<Option<UnixStream>> {
         let mut closed = self.node_closed.clone();
         loop {
             if *closed.borrow_and_update() {

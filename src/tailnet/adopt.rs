@@ -23,10 +23,10 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 
 /// The file in which tsnet keeps the node's keys and login; its presence means "a node".
-pub const STATE_FILE: &str = "tailscaled.state";
+pub(crate) const STATE_FILE: &str = "tailscaled.state";
 
 /// The Go original's directory name: tsnet's `tsnet-<program name>`.
-pub const GO_DIR: &str = "tsnet-libations";
+pub(crate) const GO_DIR: &str = "tsnet-libations";
 
 /// The Go original's state directory under its NixOS module.
 const GO_NIXOS_DIR: &str = "/var/lib/libations/tsnet-libations";
@@ -42,7 +42,7 @@ const GO_NIXOS_DIR: &str = "/var/lib/libations/tsnet-libations";
     .to.display(),
     .path.display()
 )]
-pub struct AdoptError {
+pub(crate) struct AdoptError {
     from: PathBuf,
     to: PathBuf,
     path: PathBuf,
@@ -52,7 +52,7 @@ pub struct AdoptError {
 
 /// What [`adopt`] found and did.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// We have a node of our own, or there is no Go version's node anywhere.
     Nothing,
     Adopted(Adopted),
@@ -65,7 +65,7 @@ pub enum Outcome {
 
 /// A node copied in.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Adopted {
+pub(crate) struct Adopted {
     pub from: PathBuf,
     /// The node's name as saved in its state; `None` when it could not be read.
     pub name: Option<String>,
@@ -78,7 +78,7 @@ pub struct Adopted {
 /// Where the Go original may have kept its state, in the order they are tried: inside our
 /// own state directory (its NixOS module's layout), `$XDG_CONFIG_HOME` (only when absolute,
 /// as Go's `os.UserConfigDir` requires), `~/.config`, and the NixOS module's path.
-pub fn candidates(state_dir: &Path, env: impl Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
+pub(crate) fn candidates(state_dir: &Path, env: impl Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
     let var = |name| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     let mut dirs = vec![state_dir.join(GO_DIR)];
     let config = match var("XDG_CONFIG_HOME") {
@@ -98,7 +98,7 @@ pub fn candidates(state_dir: &Path, env: impl Fn(&str) -> Option<OsString>) -> V
 
 /// Copies the first candidate holding a node named `hostname` (or whose name cannot be
 /// read) into `state_dir`, if `state_dir` holds no node yet.
-pub fn adopt(
+pub(crate) fn adopt(
     state_dir: &Path,
     candidates: &[PathBuf],
     hostname: &str,
@@ -164,7 +164,7 @@ fn node_name(state_file: &Path) -> Option<String> {
 }
 
 /// [`adopt`] for the real environment, logging exactly what was done.
-pub fn adopt_go_state(state_dir: &Path, hostname: &str) -> Result<Outcome, AdoptError> {
+pub(crate) fn adopt_go_state(state_dir: &Path, hostname: &str) -> Result<Outcome, AdoptError> {
     let dirs = candidates(state_dir, |name| std::env::var_os(name));
     let outcome = adopt(state_dir, &dirs, hostname)?;
     match &outcome {

@@ -20,7 +20,7 @@ use super::localapi::LocalApi;
 use super::{Result, TailnetError};
 
 /// How often the refresh task asks Tailscale for the current certificate.
-pub const DEFAULT_REFRESH_INTERVAL: Duration = Duration::from_secs(6 * 3600);
+pub(crate) const DEFAULT_REFRESH_INTERVAL: Duration = Duration::from_secs(6 * 3600);
 /// Retry delay after a failed refresh.
 const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(10 * 60);
 /// Ask for a synchronous renewal once less than this much validity is left
@@ -50,7 +50,7 @@ struct Inner {
 /// node has exactly one name to offer, and refusing handshakes for other
 /// names would only turn a browser warning into a connection error.
 #[derive(Debug, Clone)]
-pub struct CertStore {
+pub(crate) struct CertStore {
     inner: Arc<Inner>,
 }
 
@@ -58,7 +58,7 @@ impl CertStore {
     /// Fetches the certificate for the node's name (`CertDomains[0]` from the
     /// LocalAPI status). Fails with [`TailnetError::NoCertDomain`] if the
     /// tailnet has HTTPS certificates or MagicDNS turned off.
-    pub async fn fetch(api: LocalApi, provider: Arc<CryptoProvider>) -> Result<CertStore> {
+    pub(crate) async fn fetch(api: LocalApi, provider: Arc<CryptoProvider>) -> Result<CertStore> {
         let status = api.status().await?;
         let domain = status
             .cert_domains
@@ -69,7 +69,7 @@ impl CertStore {
     }
 
     /// Like [`CertStore::fetch`] for a known domain.
-    pub async fn fetch_for(
+    pub(crate) async fn fetch_for(
         api: LocalApi,
         provider: Arc<CryptoProvider>,
         domain: String,
@@ -93,12 +93,12 @@ impl CertStore {
     }
 
     /// The name the certificate is for (the node's full MagicDNS name).
-    pub fn domain(&self) -> &str {
+    pub(crate) fn domain(&self) -> &str {
         &self.inner.domain
     }
 
     /// The certificate currently served.
-    pub fn current(&self) -> Arc<CertifiedKey> {
+    pub(crate) fn current(&self) -> Arc<CertifiedKey> {
         match self.inner.current.read() {
             Ok(c) => c.key.clone(),
             Err(poisoned) => poisoned.into_inner().key.clone(),
@@ -106,7 +106,7 @@ impl CertStore {
     }
 
     /// When the certificate currently served expires.
-    pub fn not_after(&self) -> SystemTime {
+    pub(crate) fn not_after(&self) -> SystemTime {
         match self.inner.current.read() {
             Ok(c) => c.not_after,
             Err(poisoned) => poisoned.into_inner().not_after,
@@ -116,7 +116,7 @@ impl CertStore {
     /// Asks Tailscale for the certificate again and swaps it in if it
     /// changed. Returns whether it changed. On error the old certificate
     /// stays in place.
-    pub async fn refresh(&self) -> Result<bool> {
+    pub(crate) async fn refresh(&self) -> Result<bool> {
         let min_validity = {
             let c = match self.inner.current.read() {
                 Ok(c) => (c.not_before, c.not_after),
@@ -154,7 +154,7 @@ impl CertStore {
 
     /// Spawns the background refresh loop, keeping the expiry and failure metrics current.
     /// Abort the handle to stop it.
-    pub fn spawn_refresh(
+    pub(crate) fn spawn_refresh(
         &self,
         interval: Duration,
         metrics: Arc<crate::metrics::Metrics>,
@@ -184,7 +184,7 @@ impl CertStore {
     }
 
     /// A rustls server config using this store, offering HTTP/2 and HTTP/1.1.
-    pub fn server_config(&self) -> Result<Arc<rustls::ServerConfig>> {
+    pub(crate) fn server_config(&self) -> Result<Arc<rustls::ServerConfig>> {
         let mut cfg = rustls::ServerConfig::builder_with_provider(self.inner.provider.clone())
             .with_safe_default_protocol_versions()
             .map_err(|e| TailnetError::BadCertificate {

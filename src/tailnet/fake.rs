@@ -15,7 +15,7 @@ use std::time::Duration;
 
 /// What the fake node holds and how it misbehaves.
 #[derive(Default)]
-pub struct FakeNode {
+pub(crate) struct FakeNode {
     /// The serve config and the number its ETag is made from.
     pub config: Mutex<(Value, u64)>,
     /// `If-Match` of every POST, in order.
@@ -37,7 +37,7 @@ pub struct FakeNode {
 
 impl FakeNode {
     /// Serves the fake on a loopback port and returns a client for it.
-    pub async fn start(self: &Arc<FakeNode>) -> LocalApi {
+    pub(crate) async fn start(self: &Arc<FakeNode>) -> LocalApi {
         let app = Router::new()
             .route(
                 "/localapi/v0/serve-config",

@@ -20,8 +20,8 @@
 //! ourselves, so nothing clears ours after it is set.)
 
 use super::{LocalApi, Result, TailnetError, proxy, trust};
+use crate::connections::{Connections, Peer, Protocol, Ready};
 use crate::metrics::Metrics;
-use crate::serve::{Connections, Peer, Protocol, Ready};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -32,7 +32,7 @@ use tokio::net::{TcpListener, TcpStream};
 const ATTEMPTS: usize = 5;
 
 /// A loopback listener the node forwards one tailnet port to.
-pub struct Forwarded {
+pub(crate) struct Forwarded {
     pub listener: TcpListener,
     pub local: SocketAddr,
     pub port: u16,
@@ -40,9 +40,10 @@ pub struct Forwarded {
 
 impl Forwarded {
     /// Listens on a free loopback port for tailnet port `port`.
-    pub async fn bind(port: u16) -> Result<Forwarded> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
-        let local = listener.local_addr()?;
+    pub(crate) async fn bind(port: u16) -> Result<Forwarded> {
+        let failed = |source| TailnetError::Listen { port, source };
+        let listener = TcpListener::bind("127.0.0.1:0").await.map_err(failed)?;
+        let local = listener.local_addr().map_err(failed)?;
         Ok(Forwarded {
             listener,
             local,
@@ -53,7 +54,7 @@ impl Forwarded {
 
 /// The serve config that forwards each `(tailnet port, loopback address)` with a PROXY v2
 /// header, and nothing else.
-pub fn config(ports: &[(u16, SocketAddr)]) -> Value {
+pub(crate) fn config(ports: &[(u16, SocketAddr)]) -> Value {
     let tcp: serde_json::Map<String, Value> = ports
         .iter()
         .map(|(port, to)| {
@@ -66,7 +67,7 @@ pub fn config(ports: &[(u16, SocketAddr)]) -> Value {
 
 /// Makes `wanted` the node's serve config, replacing whatever is there (a stale one from
 /// an earlier run included), and checks that it took.
-pub async fn apply(api: &LocalApi, wanted: &Value) -> Result<()> {
+pub(crate) async fn apply(api: &LocalApi, wanted: &Value) -> Result<()> {
     for _ in 0..ATTEMPTS {
         let (current, etag) = api.serve_config().await?;
         if current
@@ -94,7 +95,7 @@ pub async fn apply(api: &LocalApi, wanted: &Value) -> Result<()> {
 
 /// Hands each forwarded connection to `connections`: checked, its PROXY header read, then
 /// through TLS when given an acceptor. All of it inside the connection's first deadline.
-pub async fn accept_loop(
+pub(crate) async fn accept_loop(
     forwarded: Forwarded,
     connections: Connections,
     tls: Option<tokio_rustls::TlsAcceptor>,
@@ -126,7 +127,8 @@ pub async fn accept_loop(
                 let acceptor = acceptor.clone();
                 connections.serve_with(async move {
                     let (stream, peer) = admit(stream, from, local, &metrics).await?;
-                    let (tls, protocol) = crate::serve::tls_handshake(stream, acceptor).await?;
+                    let (tls, protocol) =
+                        crate::connections::tls_handshake(stream, acceptor).await?;
                     Some(Ready {
                         io: tls,
                         protocol,

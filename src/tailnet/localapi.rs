@@ -35,7 +35,7 @@ const MAX_BODY: usize = 8 << 20;
 
 /// Handle for the node's LocalAPI. Cheap to clone.
 #[derive(Clone)]
-pub struct LocalApi {
+pub(crate) struct LocalApi {
     addr: SocketAddr,
     authorization: String,
 }
@@ -52,7 +52,7 @@ impl std::fmt::Debug for LocalApi {
 /// The parts of `ipnstate.Status` we use. Field names follow Go's JSON.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct Status {
+pub(crate) struct Status {
     /// "NoState", "NeedsLogin", "NeedsMachineAuth", "Stopped", "Starting", "Running".
     #[serde(default)]
     pub backend_state: String,
@@ -67,8 +67,6 @@ pub struct Status {
     /// has MagicDNS and HTTPS certificates enabled.
     #[serde(default, deserialize_with = "null_as_default")]
     pub cert_domains: Vec<String>,
-    #[serde(default, rename = "MagicDNSSuffix")]
-    pub magic_dns_suffix: String,
     /// Health warnings from the node, human readable.
     #[serde(default, deserialize_with = "null_as_default")]
     pub health: Vec<String>,
@@ -77,21 +75,15 @@ pub struct Status {
 /// `Status.Self`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct SelfStatus {
+pub(crate) struct SelfStatus {
     /// Fully-qualified MagicDNS name with a trailing dot.
     #[serde(default, rename = "DNSName")]
     pub dns_name: String,
-    #[serde(default)]
-    pub host_name: String,
-    #[serde(default, rename = "TailscaleIPs", deserialize_with = "null_as_default")]
-    pub tailscale_ips: Vec<String>,
-    #[serde(default)]
-    pub online: bool,
 }
 
 impl Status {
     /// The node's MagicDNS name without the trailing dot, if it has one.
-    pub fn dns_name(&self) -> Option<&str> {
+    pub(crate) fn dns_name(&self) -> Option<&str> {
         self.self_status
             .as_ref()
             .map(|s| s.dns_name.trim_end_matches('.'))
@@ -119,7 +111,7 @@ impl LocalApi {
     }
 
     /// `GET /localapi/v0/status` without the peer list.
-    pub async fn status(&self) -> Result<Status> {
+    pub(crate) async fn status(&self) -> Result<Status> {
         let path = "/localapi/v0/status?peers=false";
         let body = self.get(path, Duration::from_secs(10)).await?;
         serde_json::from_slice(&body).map_err(|source| TailnetError::LocalApiJson {
@@ -135,15 +127,17 @@ impl LocalApi {
     /// certificate expires sooner than that; without it, it returns the
     /// cached certificate and renews in the background when due. The first
     /// call for a domain runs the whole ACME exchange, hence the long timeout.
-    pub async fn cert_pair(&self, domain: &str, min_validity: Option<Duration>) -> Result<Bytes> {
+    pub(crate) async fn cert_pair(
+        &self,
+        domain: &str,
+        min_validity: Option<Duration>,
+    ) -> Result<Bytes> {
         if domain.is_empty()
             || !domain
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
         {
-            return Err(TailnetError::InvalidConfig(format!(
-                "not a certificate domain: {domain:?}"
-            )));
+            return Err(TailnetError::NotCertDomain(domain.to_owned()));
         }
         let mut path = format!("/localapi/v0/cert/{domain}?type=pair");
         if let Some(v) = min_validity {
@@ -153,7 +147,7 @@ impl LocalApi {
     }
 
     /// One GET request; returns the body of a 2xx response.
-    pub async fn get(&self, path: &str, timeout: Duration) -> Result<Bytes> {
+    pub(crate) async fn get(&self, path: &str, timeout: Duration) -> Result<Bytes> {
         let answer = self.call(Method::GET, path, None, None, timeout).await?;
         answer.ok(path)
     }
@@ -239,7 +233,7 @@ impl LocalApi {
 
     /// `GET /localapi/v0/serve-config`: the node's serve config and its ETag, which a
     /// change must present (`If-Match`) so that it cannot overwrite one it did not see.
-    pub async fn serve_config(&self) -> Result<(serde_json::Value, String)> {
+    pub(crate) async fn serve_config(&self) -> Result<(serde_json::Value, String)> {
         let path = "/localapi/v0/serve-config";
         let answer = self
             .call(Method::GET, path, None, None, Duration::from_secs(10))
@@ -256,7 +250,11 @@ impl LocalApi {
 
     /// `POST /localapi/v0/serve-config` with `If-Match: etag`. `Ok(false)` when the config
     /// changed since `etag` was read (412): read it again and retry.
-    pub async fn set_serve_config(&self, config: &serde_json::Value, etag: &str) -> Result<bool> {
+    pub(crate) async fn set_serve_config(
+        &self,
+        config: &serde_json::Value,
+        etag: &str,
+    ) -> Result<bool> {
         let path = "/localapi/v0/serve-config";
         let body = Bytes::from(config.to_string());
         let answer = self
@@ -276,7 +274,11 @@ impl LocalApi {
 
     /// `GET /localapi/v0/whois?addr=<ip>`: who owns a tailnet address, and what the
     /// tailnet policy grants them. `Ok(None)` when the address is no peer of ours (404).
-    pub async fn whois(&self, ip: std::net::IpAddr, timeout: Duration) -> Result<Option<WhoIs>> {
+    pub(crate) async fn whois(
+        &self,
+        ip: std::net::IpAddr,
+        timeout: Duration,
+    ) -> Result<Option<WhoIs>> {
         let path = format!("/localapi/v0/whois?addr={ip}");
         let answer = self.call(Method::GET, &path, None, None, timeout).await?;
         if answer.status == StatusCode::NOT_FOUND {
@@ -317,7 +319,7 @@ impl Answer {
 /// The parts of `apitype.WhoIsResponse` we use.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct WhoIs {
+pub(crate) struct WhoIs {
     #[serde(default)]
     pub node: Option<WhoIsNode>,
     #[serde(default)]
@@ -330,7 +332,7 @@ pub struct WhoIs {
 /// `tailcfg.Node`, the fields we show.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct WhoIsNode {
+pub(crate) struct WhoIsNode {
     /// MagicDNS name with a trailing dot.
     #[serde(default)]
     pub name: String,
@@ -343,7 +345,7 @@ pub struct WhoIsNode {
 /// `tailcfg.UserProfile`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct UserProfile {
+pub(crate) struct UserProfile {
     #[serde(default)]
     pub login_name: String,
     #[serde(default)]

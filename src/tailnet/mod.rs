@@ -20,12 +20,12 @@
 //! * [`forward`] — :443 and :80 through the node's serve config to loopback listeners,
 //!   each connection with a PROXY v2 header ([`proxy`]) naming the tailnet peer, accepted
 //!   only from this process ([`trust`]); [`whois`] turns the peer into an identity.
-//! * [`serve`] — the tailnet side of serving: join (retrying), HTTPS on :443 with
+//! * [`server`] — the tailnet side of serving: join (retrying), HTTPS on :443 with
 //!   the tailnet certificate, :80 redirecting to it, and a clear page on :80 when
 //!   the tailnet offers no certificate.
 //!
-//! HTTP itself is not in here: [`serve`] hands accepted streams to
-//! [`crate::serve::Connections`], which serves the same router as `--local`.
+//! HTTP itself is not in here: [`server`] hands accepted streams to
+//! [`crate::connections::Connections`], which serves the same router as `--local`.
 //!
 //! Environment: the Go runtime snapshots the process environment when it
 //! starts (before `main`), so `TS_*` knobs such as `TS_NO_LOGS_NO_SUPPORT` or
@@ -33,30 +33,30 @@
 //! Never call `std::env::set_var` for them: it is too late, and unsound in a
 //! process with other threads.
 
-pub mod accept;
-pub mod adopt;
-pub mod cert;
+pub(crate) mod accept;
+pub(crate) mod adopt;
+pub(crate) mod cert;
 #[cfg(test)]
 mod fake;
-pub mod forward;
-pub mod localapi;
-pub mod node;
+pub(crate) mod forward;
+pub(crate) mod localapi;
+pub(crate) mod node;
 pub mod proxy;
-pub mod serve;
-pub mod trust;
-pub mod whois;
+pub(crate) mod server;
+pub(crate) mod trust;
+pub(crate) mod whois;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use accept::Listener;
-pub use cert::CertStore;
-pub use localapi::{LocalApi, SelfStatus, Status, WhoIs};
-pub use node::{Node, NodeConfig};
+pub(crate) use accept::Listener;
+pub(crate) use cert::CertStore;
+pub(crate) use localapi::LocalApi;
+pub(crate) use node::{Node, NodeConfig};
 
 /// Everything that can go wrong in the tailnet module.
 #[derive(Debug, thiserror::Error)]
-pub enum TailnetError {
+pub(crate) enum TailnetError {
     /// The state directory cannot be created or written. Tailscale keeps the
     /// node's identity (private keys) there, so we refuse to start without it.
     #[error("tailscale state directory {path:?} is not usable: {source}")]
@@ -74,6 +74,31 @@ pub enum TailnetError {
     #[error("invalid tailnet configuration: {0}")]
     InvalidConfig(String),
 
+    /// libtailscale's LocalAPI loopback (address, credential) is not what its C API promises.
+    #[error("libtailscale's LocalAPI loopback is unusable: {0}")]
+    Loopback(String),
+
+    /// A libtailscale call on tokio's blocking pool panicked or was cancelled.
+    #[error("a libtailscale call did not finish: {0}")]
+    Blocking(#[from] tokio::task::JoinError),
+
+    /// The pipe or thread that carries Tailscale's log lines into `tracing` failed.
+    #[error("cannot forward Tailscale's log lines: {0}")]
+    LogPipe(#[source] std::io::Error),
+
+    /// A tailnet port's listener (libtailscale's socketpair, or the loopback listener the
+    /// serve config forwards to) could not be set up.
+    #[error("cannot listen on tailnet port {port}: {source}")]
+    Listen {
+        port: u16,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// Asked for the certificate of something that is not a DNS name.
+    #[error("not a certificate domain: {0:?}")]
+    NotCertDomain(String),
+
     /// A libtailscale call returned an error code.
     #[error("libtailscale {op} failed (code {code}): {message}")]
     Ffi {
@@ -81,10 +106,6 @@ pub enum TailnetError {
         code: i32,
         message: String,
     },
-
-    /// An OS-level error outside libtailscale (pipes, fds, sockets).
-    #[error("tailnet I/O error: {0}")]
-    Io(#[from] std::io::Error),
 
     /// The LocalAPI answered with a non-success status.
     #[error("LocalAPI {path} returned HTTP {status}: {body}")]
@@ -136,4 +157,4 @@ pub enum TailnetError {
 }
 
 /// Result alias for this module.
-pub type Result<T, E = TailnetError> = std::result::Result<T, E>;
+pub(crate) type Result<T, E = TailnetError> = std::result::Result<T, E>;

@@ -21,11 +21,11 @@ use super::localapi::{LocalApi, Status};
 use super::{Result, TailnetError};
 
 /// tracing target for lines Tailscale itself logs.
-pub const TAILSCALE_LOG_TARGET: &str = "tailscale";
+pub(crate) const TAILSCALE_LOG_TARGET: &str = "tailscale";
 
 /// How to start the embedded node.
 #[derive(Debug, Clone)]
-pub struct NodeConfig {
+pub(crate) struct NodeConfig {
     /// Machine name in the tailnet; becomes `<hostname>.<tailnet>.ts.net`.
     pub hostname: String,
     /// Where Tailscale keeps the node identity (keys) and cached certificates.
@@ -46,7 +46,7 @@ pub struct NodeConfig {
 
 /// A running embedded Tailscale node.
 #[derive(Debug)]
-pub struct Node {
+pub(crate) struct Node {
     sd: sys::tailscale,
     hostname: String,
     local_api: LocalApi,
@@ -152,7 +152,7 @@ fn spawn_log_forwarder() -> Result<OwnedFd> {
     let mut fds = [0 as RawFd; 2];
     // SAFETY: fds has room for two descriptors.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error().into());
+        return Err(TailnetError::LogPipe(io::Error::last_os_error()));
     }
     // SAFETY: pipe2 succeeded; both fds are new and owned by us.
     let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
@@ -173,102 +173,34 @@ fn spawn_log_forwarder() -> Result<OwnedFd> {
                     }
                 }
             }
-        })?;
+        })
+        .map_err(TailnetError::LogPipe)?;
     // Ours until Go takes it (os.NewFile in TsnetSetLogFD); if start-up fails before that,
     // dropping it closes the pipe and ends the thread.
     Ok(write)
 }
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| TailnetError::Io(io::Error::other(format!("blocking task failed: {e}"))))
+    Ok(tokio::task::spawn_blocking(f).await?)
 }
 
 impl Node {
     /// Configures and starts the node. Returns once the Go side is started
     /// and its LocalAPI is reachable; it may still be logging in — use
     /// [`Node::wait_running`].
-    pub async fn start(cfg: NodeConfig) -> Result<Node> {
-        let hostname = cstring("hostname", &cfg.hostname)?;
-        let dir_str = cfg
-            .state_dir
-            .to_str()
-            .ok_or_else(|| TailnetError::InvalidConfig("state_dir is not valid UTF-8".into()))?;
-        let dir = cstring("state_dir", dir_str)?;
-        let auth_key = cfg
-            .auth_key
-            .as_deref()
-            .map(|k| cstring("auth key", k))
-            .transpose()?;
-        let control_url = cfg
-            .control_url
-            .as_deref()
-            .map(|u| cstring("control URL", u))
-            .transpose()?;
-
+    pub(crate) async fn start(cfg: NodeConfig) -> Result<Node> {
+        let settings = CSettings::of(&cfg)?;
         prepare_state_dir(&cfg.state_dir)?;
         let log_pipe = if cfg.forward_logs {
             Some(spawn_log_forwarder()?)
         } else {
             None
         };
-
-        let (sd, loopback) = blocking(move || -> Result<(sys::tailscale, (String, String))> {
-            // SAFETY: plain FFI calls with NUL-terminated strings that
-            // outlive each call; Go copies them (C.GoString).
-            let sd = unsafe { sys::tailscale_new() };
-            let setup = || -> Result<(String, String)> {
-                unsafe {
-                    check(sd, "set_dir", sys::tailscale_set_dir(sd, dir.as_ptr()))?;
-                    check(
-                        sd,
-                        "set_hostname",
-                        sys::tailscale_set_hostname(sd, hostname.as_ptr()),
-                    )?;
-                    if let Some(k) = &auth_key {
-                        check(
-                            sd,
-                            "set_authkey",
-                            sys::tailscale_set_authkey(sd, k.as_ptr()),
-                        )?;
-                    }
-                    if let Some(u) = &control_url {
-                        check(
-                            sd,
-                            "set_control_url",
-                            sys::tailscale_set_control_url(sd, u.as_ptr()),
-                        )?;
-                    }
-                    check(
-                        sd,
-                        "set_ephemeral",
-                        sys::tailscale_set_ephemeral(sd, c_int::from(cfg.ephemeral)),
-                    )?;
-                    // -1 discards Tailscale's logs.
-                    let fd = log_pipe.as_ref().map_or(-1, |pipe| pipe.as_raw_fd());
-                    check(sd, "set_logfd", sys::tailscale_set_logfd(sd, fd))?;
-                    // Go owns the write end now.
-                    let _ = log_pipe.map(IntoRawFd::into_raw_fd);
-                    check(sd, "start", sys::tailscale_start(sd))?;
-                }
-                loopback(sd)
-            };
-            match setup() {
-                Ok(lb) => Ok((sd, lb)),
-                Err(e) => {
-                    // SAFETY: sd came from tailscale_new.
-                    unsafe { sys::tailscale_close(sd) };
-                    Err(e)
-                }
-            }
-        })
-        .await??;
-
+        let (sd, loopback) = blocking(move || new_started(&settings, log_pipe)).await??;
         let (addr, cred) = loopback;
-        let addr: SocketAddr = addr.parse().map_err(|_| {
-            TailnetError::InvalidConfig(format!("libtailscale loopback address {addr:?}"))
-        })?;
+        let addr: SocketAddr = addr
+            .parse()
+            .map_err(|_| TailnetError::Loopback(format!("not an address: {addr:?}")))?;
         tracing::debug!(target: "libations::tailnet", %addr, "tailscale node started; LocalAPI on loopback");
         Ok(Node {
             sd,
@@ -280,14 +212,8 @@ impl Node {
     }
 
     /// The LocalAPI client for this node.
-    pub fn local_api(&self) -> &LocalApi {
+    pub(crate) fn local_api(&self) -> &LocalApi {
         &self.local_api
-    }
-
-    /// Current status from the LocalAPI.
-    pub async fn status(&self) -> Result<Status> {
-        self.ensure_open()?;
-        self.local_api.status().await
     }
 
     /// Waits until the node is `Running` with tailnet addresses.
@@ -295,77 +221,33 @@ impl Node {
     /// While Tailscale waits for an interactive login, the login URL is
     /// logged at WARN (once per distinct URL). On success logs the MagicDNS
     /// name and IPs and returns the status.
-    pub async fn wait_running(&self, timeout: Duration) -> Result<Status> {
+    pub(crate) async fn wait_running(&self, timeout: Duration) -> Result<Status> {
         let start = Instant::now();
-        let mut last_url = String::new();
-        let mut warned_machine_auth = false;
-        let mut last: Option<Status> = None;
+        let mut joining = Joining::default();
         loop {
             self.ensure_open()?;
             match self.local_api.status().await {
-                Ok(st) => {
-                    if st.backend_state == "Running" && !st.tailscale_ips.is_empty() {
-                        tracing::info!(
-                            target: "libations::tailnet",
-                            name = st.dns_name().unwrap_or("(no MagicDNS name)"),
-                            ips = %st.tailscale_ips.join(", "),
-                            "joined the tailnet"
-                        );
-                        return Ok(st);
-                    }
-                    if !st.auth_url.is_empty() && st.auth_url != last_url {
-                        tracing::warn!(
-                            target: "libations::tailnet",
-                            "open this URL to add {} to your tailnet: {}",
-                            self.hostname,
-                            st.auth_url
-                        );
-                        last_url.clone_from(&st.auth_url);
-                    }
-                    if st.backend_state == "NeedsMachineAuth" && !warned_machine_auth {
-                        tracing::warn!(
-                            target: "libations::tailnet",
-                            "{} is waiting for approval in the Tailscale admin console (Machines page)",
-                            self.hostname
-                        );
-                        warned_machine_auth = true;
-                    }
-                    last = Some(st);
+                Ok(st) if st.backend_state == "Running" && !st.tailscale_ips.is_empty() => {
+                    tracing::info!(
+                        target: "libations::tailnet",
+                        name = st.dns_name().unwrap_or("(no MagicDNS name)"),
+                        ips = %st.tailscale_ips.join(", "),
+                        "joined the tailnet"
+                    );
+                    return Ok(st);
                 }
+                Ok(st) => joining.saw(&self.hostname, st),
                 Err(e) => tracing::debug!(target: "libations::tailnet", "status poll failed: {e}"),
             }
             if start.elapsed() >= timeout {
-                let state = last
-                    .as_ref()
-                    .map_or_else(|| "unknown".to_owned(), |s| s.backend_state.clone());
-                let mut hint = match last.as_ref() {
-                    Some(s) if !s.auth_url.is_empty() => format!("; log in at {}", s.auth_url),
-                    Some(s) if s.backend_state == "NeedsLogin" => {
-                        "; provide an auth key or open the login URL".to_owned()
-                    }
-                    Some(s) if s.backend_state == "NeedsMachineAuth" => {
-                        "; approve the machine in the admin console".to_owned()
-                    }
-                    _ => String::new(),
-                };
-                // Tailscale's own diagnosis, e.g. "You are logged out. The
-                // last login error was: invalid authkey".
-                if let Some(s) = last.as_ref().filter(|s| !s.health.is_empty()) {
-                    hint.push_str("; tailscale reports: ");
-                    hint.push_str(&s.health.join("; "));
-                }
-                return Err(TailnetError::NotRunning {
-                    state,
-                    waited: start.elapsed(),
-                    hint,
-                });
+                return Err(joining.not_running(start.elapsed()));
             }
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
     }
 
     /// Listens on a tailnet TCP port (all of the node's tailnet addresses).
-    pub async fn listen(&self, port: u16) -> Result<Listener> {
+    pub(crate) async fn listen(&self, port: u16) -> Result<Listener> {
         self.ensure_open()?;
         let sd = self.sd;
         let fd = blocking(move || -> Result<OwnedFd> {
@@ -380,14 +262,15 @@ impl Node {
             Ok(unsafe { OwnedFd::from_raw_fd(out) })
         })
         .await??;
-        Ok(Listener::from_fd(fd, port, self.shutdown.subscribe())?)
+        Listener::from_fd(fd, port, self.shutdown.subscribe())
+            .map_err(|source| TailnetError::Listen { port, source })
     }
 
     /// Shuts the node down. Listeners then report closed (`accept` → `None`).
     /// State is persisted continuously by Tailscale, so nothing is lost if
     /// this is never called; it is still the clean way to leave the tailnet
     /// (ephemeral nodes disappear sooner).
-    pub async fn close(&self) -> Result<()> {
+    pub(crate) async fn close(&self) -> Result<()> {
         if self.closed.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
@@ -440,6 +323,149 @@ impl Drop for Node {
     }
 }
 
+/// The node's settings as C strings, checked before anything starts.
+struct CSettings {
+    hostname: CString,
+    dir: CString,
+    auth_key: Option<CString>,
+    control_url: Option<CString>,
+    ephemeral: bool,
+}
+
+impl CSettings {
+    fn of(cfg: &NodeConfig) -> Result<CSettings> {
+        let hostname = cstring("hostname", &cfg.hostname)?;
+        let dir = cfg
+            .state_dir
+            .to_str()
+            .ok_or_else(|| TailnetError::InvalidConfig("state_dir is not valid UTF-8".into()))?;
+        let optional =
+            |what, value: &Option<String>| value.as_deref().map(|v| cstring(what, v)).transpose();
+        Ok(CSettings {
+            hostname,
+            dir: cstring("state_dir", dir)?,
+            auth_key: optional("auth key", &cfg.auth_key)?,
+            control_url: optional("control URL", &cfg.control_url)?,
+            ephemeral: cfg.ephemeral,
+        })
+    }
+
+    /// Applies the settings to `sd`, hands it the log pipe's write end (or discards the
+    /// logs), starts it, and returns its LocalAPI loopback (address, credential).
+    fn start(&self, sd: sys::tailscale, log_pipe: Option<OwnedFd>) -> Result<(String, String)> {
+        // SAFETY: plain FFI calls with NUL-terminated strings that outlive each call; Go
+        // copies them (C.GoString).
+        unsafe {
+            check(sd, "set_dir", sys::tailscale_set_dir(sd, self.dir.as_ptr()))?;
+            let hostname = self.hostname.as_ptr();
+            check(
+                sd,
+                "set_hostname",
+                sys::tailscale_set_hostname(sd, hostname),
+            )?;
+            if let Some(k) = &self.auth_key {
+                check(
+                    sd,
+                    "set_authkey",
+                    sys::tailscale_set_authkey(sd, k.as_ptr()),
+                )?;
+            }
+            if let Some(u) = &self.control_url {
+                let rc = sys::tailscale_set_control_url(sd, u.as_ptr());
+                check(sd, "set_control_url", rc)?;
+            }
+            let ephemeral = c_int::from(self.ephemeral);
+            check(
+                sd,
+                "set_ephemeral",
+                sys::tailscale_set_ephemeral(sd, ephemeral),
+            )?;
+            // -1 discards Tailscale's logs.
+            let fd = log_pipe.as_ref().map_or(-1, |pipe| pipe.as_raw_fd());
+            check(sd, "set_logfd", sys::tailscale_set_logfd(sd, fd))?;
+            // Go owns the write end now.
+            let _ = log_pipe.map(IntoRawFd::into_raw_fd);
+            check(sd, "start", sys::tailscale_start(sd))?;
+        }
+        loopback(sd)
+    }
+}
+
+/// A new libtailscale server with `settings`, started; closed again if a step fails.
+fn new_started(
+    settings: &CSettings,
+    log_pipe: Option<OwnedFd>,
+) -> Result<(sys::tailscale, (String, String))> {
+    // SAFETY: tailscale_new takes nothing and returns a handle we own.
+    let sd = unsafe { sys::tailscale_new() };
+    match settings.start(sd, log_pipe) {
+        Ok(loopback) => Ok((sd, loopback)),
+        Err(e) => {
+            // SAFETY: sd came from tailscale_new.
+            unsafe { sys::tailscale_close(sd) };
+            Err(e)
+        }
+    }
+}
+
+/// What [`Node::wait_running`] has seen while the node is not running yet, so that each
+/// login URL and the approval hint are logged once, and a timeout says what was last seen.
+#[derive(Default)]
+struct Joining {
+    last_url: String,
+    warned_machine_auth: bool,
+    last: Option<Status>,
+}
+
+impl Joining {
+    /// Logs what someone must do for `hostname` to join (open a URL, approve it), once.
+    fn saw(&mut self, hostname: &str, st: Status) {
+        if !st.auth_url.is_empty() && st.auth_url != self.last_url {
+            tracing::warn!(
+                target: "libations::tailnet",
+                "open this URL to add {hostname} to your tailnet: {}",
+                st.auth_url
+            );
+            self.last_url.clone_from(&st.auth_url);
+        }
+        if st.backend_state == "NeedsMachineAuth" && !self.warned_machine_auth {
+            tracing::warn!(
+                target: "libations::tailnet",
+                "{hostname} is waiting for approval in the Tailscale admin console (Machines page)"
+            );
+            self.warned_machine_auth = true;
+        }
+        self.last = Some(st);
+    }
+
+    /// The error for a node still not running after `waited`, with what would help.
+    fn not_running(&self, waited: Duration) -> TailnetError {
+        let last = self.last.as_ref();
+        let state = last.map_or_else(|| "unknown".to_owned(), |s| s.backend_state.clone());
+        let mut hint = match last {
+            Some(s) if !s.auth_url.is_empty() => format!("; log in at {}", s.auth_url),
+            Some(s) if s.backend_state == "NeedsLogin" => {
+                "; provide an auth key or open the login URL".to_owned()
+            }
+            Some(s) if s.backend_state == "NeedsMachineAuth" => {
+                "; approve the machine in the admin console".to_owned()
+            }
+            _ => String::new(),
+        };
+        // Tailscale's own diagnosis, e.g. "You are logged out. The last login error was:
+        // invalid authkey".
+        if let Some(s) = last.filter(|s| !s.health.is_empty()) {
+            hint.push_str("; tailscale reports: ");
+            hint.push_str(&s.health.join("; "));
+        }
+        TailnetError::NotRunning {
+            state,
+            waited,
+            hint,
+        }
+    }
+}
+
 /// Calls `tailscale_loopback` and returns (address, LocalAPI credential).
 fn loopback(sd: sys::tailscale) -> Result<(String, String)> {
     let mut addr = [0 as c_char; 128];
@@ -465,8 +491,8 @@ fn loopback(sd: sys::tailscale) -> Result<(String, String)> {
         .to_string_lossy()
         .into_owned();
     if cred.len() != 32 {
-        return Err(TailnetError::InvalidConfig(format!(
-            "libtailscale returned a LocalAPI credential of length {}",
+        return Err(TailnetError::Loopback(format!(
+            "a credential of length {} (want 32)",
             cred.len()
         )));
     }

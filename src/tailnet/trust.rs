@@ -22,7 +22,7 @@ use std::path::Path;
 
 /// What the check found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The client socket is one of this process's descriptors.
     Ours,
     /// The client socket exists but another process holds it.
@@ -32,7 +32,7 @@ pub enum Verdict {
 }
 
 /// Checks the connection from `peer` to our listener at `local`.
-pub fn check(peer: SocketAddr, local: SocketAddr) -> io::Result<Verdict> {
+pub(crate) fn check(peer: SocketAddr, local: SocketAddr) -> io::Result<Verdict> {
     let inode = match diag::inode(peer, local) {
         Ok(inode) => inode,
         Err(e) => {
@@ -123,7 +123,7 @@ mod diag {
 
     /// The inode of the TCP socket whose local address is `from` and remote address `to`;
     /// `None` when there is none (closed meanwhile) or it holds no inode (TIME_WAIT).
-    pub fn inode(from: SocketAddr, to: SocketAddr) -> io::Result<Option<u64>> {
+    pub(crate) fn inode(from: SocketAddr, to: SocketAddr) -> io::Result<Option<u64>> {
         let socket = open()?;
         let request = request(from, to);
         // SAFETY: sending a buffer we own, of its length, on a socket we own.

@@ -8,8 +8,8 @@
 //! Requests for an address whose lookup is under way wait for that one lookup.
 
 use super::localapi::{LocalApi, WhoIs};
+use crate::connections::Peer;
 use crate::metrics::Metrics;
-use crate::serve::Peer;
 use crate::web::identity::{Capabilities, Identity, Resolve, Resolving};
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -18,16 +18,16 @@ use std::time::{Duration, Instant};
 use tokio::sync::OnceCell;
 
 /// How long an answer is used before asking again.
-pub const TTL: Duration = Duration::from_secs(5);
+pub(crate) const TTL: Duration = Duration::from_secs(5);
 /// How long a failed lookup is remembered, so a broken LocalAPI is not asked per request.
 const FAILED_TTL: Duration = Duration::from_secs(1);
 /// The longest a request waits for a lookup.
-pub const TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(2);
 /// Addresses remembered at most; beyond that the cache starts over.
 const MAX_ENTRIES: usize = 4096;
 
 /// [`Resolve`] through the node's WhoIs.
-pub struct WhoIsCache {
+pub(crate) struct WhoIsCache {
     api: LocalApi,
     capability: String,
     metrics: Arc<Metrics>,
@@ -44,7 +44,7 @@ struct Answer {
 }
 
 impl WhoIsCache {
-    pub fn new(api: LocalApi, capability: String, metrics: Arc<Metrics>) -> WhoIsCache {
+    pub(crate) fn new(api: LocalApi, capability: String, metrics: Arc<Metrics>) -> WhoIsCache {
         WhoIsCache {
             api,
             capability,

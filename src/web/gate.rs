@@ -13,7 +13,7 @@
 //! costs (measured: 29 % fewer searches and 82 % fewer recipe pages a second at 306
 //! recipes when everything went through the gate).
 
-use crate::serve::Share;
+use crate::connections::Share;
 use std::sync::Arc;
 use tokio::sync::Semaphore;
 

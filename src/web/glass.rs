@@ -4,7 +4,7 @@
 //! match folded keywords in a fixed order: the more specific words come first ("tiki mug"
 //! before "mug", "brandy balloon" before "wine"). Anything unknown gets the default icon.
 
-use crate::search::fold;
+use crate::text::fold;
 
 /// (keyword, symbol id in `static/glasses.svg` without the `glass-` prefix).
 const KEYWORDS: &[(&str, &str)] = &[

@@ -2,7 +2,7 @@
 //! lets them do.
 //!
 //! The connection layer puts the tailnet address a request came from into the request's
-//! extensions ([`crate::serve::Peer`]); nothing more happens until a handler asks for a
+//! extensions ([`crate::connections::Peer`]); nothing more happens until a handler asks for a
 //! [`Visitor`]. Then a [`Resolve`] turns the address into an [`Identity`]: on the tailnet
 //! that is a WhoIs on the node (cached, bounded in time), with `--local` a fixed identity
 //! from `--local-identity`, in tests whatever the test needs. Static files and cached pages
@@ -14,7 +14,7 @@
 //! merge theirs).
 
 use super::AppState;
-use crate::serve::Peer;
+use crate::connections::Peer;
 use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, header};

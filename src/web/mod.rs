@@ -20,9 +20,9 @@ pub use host::AllowedHosts;
 pub use identity::{Capabilities, Identity, Resolve, Visitor};
 pub use site::{Site, SiteError};
 
+use crate::connections::Share;
 use crate::metrics::Metrics;
-use crate::serve::Share;
-use crate::units::{Display, MAX_SERVINGS, Unit};
+use crate::units::{AmountView as Display, MAX_SERVINGS, Unit};
 use arc_swap::ArcSwap;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
@@ -263,13 +263,15 @@ fn html(body: String) -> ([(header::HeaderName, &'static str); 2], String) {
 }
 
 /// A per-request body, compressed cheaply and with an ETag of its own.
-/// Marked [`crate::serve::PerRequest`]: its bytes are this request's own, counted against
+/// Marked [`crate::connections::PerRequest`]: its bytes are this request's own, counted against
 /// the budget for unsent answers while a slow client holds them.
 fn dynamic(body: impl Into<bytes::Bytes>, content_type: &str, request: &HeaderMap) -> Response {
     let cached = Cached::new(body, content_type, site::HTML_CACHE);
     cached.compress_for(request, Effort::Fast);
     let mut response = cached.respond(request);
-    response.extensions_mut().insert(crate::serve::PerRequest);
+    response
+        .extensions_mut()
+        .insert(crate::connections::PerRequest);
     response
 }
 
@@ -299,7 +301,7 @@ async fn index(
     if q.trim().is_empty() {
         return site.list_page().respond(&headers);
     }
-    let query = match crate::search::Query::parse_bounded(&q) {
+    let query = match crate::search::SearchQuery::parse_bounded(&q) {
         Ok(query) => query,
         Err(e) => return WebError::from(e).page(&site),
     };
@@ -422,7 +424,7 @@ async fn api_list(
     if q.trim().is_empty() {
         return site.all_json().respond(&headers);
     }
-    let query = match crate::search::Query::parse_bounded(&q) {
+    let query = match crate::search::SearchQuery::parse_bounded(&q) {
         Ok(query) => query,
         Err(e) => return WebError::from(e).json(),
     };
@@ -565,7 +567,7 @@ mod tests {
 
     #[test]
     fn a_refused_search_is_a_bad_request_with_the_reason() {
-        let error = match crate::search::Query::parse_bounded(&"x".repeat(101)) {
+        let error = match crate::search::SearchQuery::parse_bounded(&"x".repeat(101)) {
             Err(e) => WebError::from(e),
             Ok(q) => panic!("a 101-character term was accepted: {q:?}"),
         };

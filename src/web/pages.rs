@@ -4,9 +4,9 @@
 
 use super::glass;
 pub use super::links::NotePart;
-use crate::ingredients::Ingredient as ShelfIngredient;
-use crate::recipes::{Ingredient, Recipe, Recipes};
-use crate::units::{self, Display, Unit};
+use crate::ingredients::ShelfIngredient;
+use crate::recipes::{IngredientLine as Ingredient, Recipe, Recipes};
+use crate::units::{self, AmountView as Display, Unit};
 use askama::Template;
 use std::time::SystemTime;
 
@@ -63,7 +63,7 @@ pub struct ListPage<'a> {
     pub q: &'a str,
     pub total: usize,
     pub rows: Vec<Row<'a>>,
-    /// Terms of `q` that only the phone can answer (see [`crate::search::Query::device`]).
+    /// Terms of `q` that only the phone can answer (see [`crate::search::SearchQuery::device`]).
     pub device: Vec<&'static str>,
 }
 

@@ -6,10 +6,10 @@ use super::cached::{Cached, Effort};
 use super::pages::{
     Amounts, ErrorPage, Footer, ListBody, ListPage, RecipePage, Row, ShelfPage, Urls,
 };
-use crate::ingredients::{self, Ingredient};
+use crate::ingredients::{self, ShelfIngredient as Ingredient};
 use crate::recipes::{Recipe, Recipes};
-use crate::search::{Index, Query};
-use crate::units::Display;
+use crate::search::{Index, SearchQuery as Query};
+use crate::units::AmountView as Display;
 use askama::Template;
 use std::ops::Range;
 

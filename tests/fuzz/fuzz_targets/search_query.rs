@@ -3,7 +3,8 @@
 #![no_main]
 
 use libations::recipes::Recipes;
-use libations::search::{Index, Query, fold};
+use libations::search::{Index, SearchQuery};
+use libations::text::fold;
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
@@ -18,7 +19,7 @@ fn sample() -> &'static (Recipes, Index) {
 
 fuzz_target!(|data: &[u8]| {
     let Ok(input) = std::str::from_utf8(data) else { return };
-    let query = Query::parse(input);
+    let query = SearchQuery::parse(input);
     for term in &query.terms {
         assert!(!term.text.is_empty());
         assert_eq!(fold(&term.text), term.text, "terms are already folded");

@@ -304,8 +304,10 @@ impl Budget {
         }
     }
 
-    /// Bytes of answers made and not yet handed to a connection, all connections together.
-    pub fn unsent(&self) -> usize {
+    /// Bytes of answers made and not yet handed to a connection, all connections together
+    /// (what the tests read to see every byte given back).
+    #[cfg(test)]
+    fn unsent(&self) -> usize {
         self.unsent.load(Ordering::Acquire)
     }
 

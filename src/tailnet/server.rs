@@ -9,8 +9,9 @@ use super::forward::{self, Forwarded};
 use super::whois::WhoIsCache;
 use super::{CertStore, Listener, Node, NodeConfig, Result, TailnetError};
 use crate::cli::TailnetListener;
+use crate::connections::{Budget, Connections, Limits};
 use crate::metrics::Metrics;
-use crate::serve::{Budget, Connections, Limits};
+use crate::tasks;
 use crate::web::AppState;
 use axum::Router;
 use axum::extract::State;
@@ -30,7 +31,7 @@ const CERT_RETRY: Duration = Duration::from_secs(60);
 const HSTS: &str = "max-age=31536000";
 
 /// Everything the tailnet side needs from the caller.
-pub struct TailnetServer {
+pub(crate) struct TailnetServer {
     pub node: NodeConfig,
     /// The app's state; the tailnet adds who sent each request (WhoIs).
     pub state: AppState,
@@ -49,7 +50,7 @@ pub struct TailnetServer {
 impl TailnetServer {
     /// Joins the tailnet and serves until `stopping` is cancelled; then drains, closes the
     /// node (its state is already saved) and returns.
-    pub async fn run(self) -> Result<()> {
+    pub(crate) async fn run(self) -> Result<()> {
         let node = Arc::new(Node::start(self.node.clone()).await?);
         let joined = self.join(&node).await;
         let result = match joined {
@@ -105,7 +106,7 @@ impl TailnetServer {
         let http_loop = tokio::spawn(http.serve(redirects.clone(), None, self.metrics.clone()));
 
         let Some(certs) = self.certificate(node).await else {
-            let _ = http_loop.await;
+            tasks::join("the tailnet :80 accept loop", http_loop).await;
             redirects.drain(self.drain).await;
             return Ok(());
         };
@@ -132,7 +133,10 @@ impl TailnetServer {
         self.stopping.cancelled().await;
         self.metrics.set_ready(false);
         refresher.abort();
-        let _ = tokio::join!(https_loop, http_loop);
+        tokio::join!(
+            tasks::join("the tailnet :443 accept loop", https_loop),
+            tasks::join("the tailnet :80 accept loop", http_loop)
+        );
         let (left_https, left_http) =
             tokio::join!(pages.drain(self.drain), redirects.drain(self.drain));
         if left_https + left_http > 0 {
@@ -350,7 +354,7 @@ does not offer one yet.</p><ol><li>Open the Tailscale admin console, DNS page.</
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::serve::{Budget, Connections, Limits};
+    use crate::connections::{Budget, Connections, Limits};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::net::TcpStream;
 
@@ -373,7 +377,7 @@ mod tests {
             .await
             .expect("bind");
         let addr = listener.local_addr().expect("addr");
-        tokio::spawn(crate::serve::accept_tcp(listener, connections));
+        tokio::spawn(crate::connections::accept_tcp(listener, connections));
         (addr, stopping)
     }
 

@@ -40,9 +40,6 @@ pub struct Limits {
     /// HTTP/2 flow-control windows: per stream and per connection.
     pub h2_stream_window: u32,
     pub h2_connection_window: u32,
-    /// Answer bytes waiting to be sent: per connection, and for all connections together.
-    pub max_unsent_bytes_per_connection: usize,
-    pub max_unsent_bytes: usize,
 }
 
 impl Default for Limits {
@@ -55,8 +52,6 @@ impl Default for Limits {
             h2_max_streams: 32,
             h2_stream_window: 64 * 1024,
             h2_connection_window: 1024 * 1024,
-            max_unsent_bytes_per_connection: 4 << 20,
-            max_unsent_bytes: 128 << 20,
         }
     }
 }
@@ -64,6 +59,7 @@ impl Default for Limits {
 /// Which protocol to speak on a connection: known from TLS's ALPN, or read from the first
 /// bytes (plain TCP, where a client may open with the HTTP/2 preface).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(feature = "tailnet"), allow(dead_code))] // only TLS's ALPN names one
 pub enum Protocol {
     Sniff,
     Http1,
@@ -177,6 +173,7 @@ impl Connections {
     /// Serves what `ready` yields: the caller's own preparation of a connection (reading a
     /// PROXY header, a TLS handshake), which runs inside the connection's first deadline
     /// (from accept to the first request head), so a client that stalls there is closed.
+    #[cfg(feature = "tailnet")]
     pub fn serve_with<I, F>(&self, ready: F)
     where
         I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -200,76 +197,87 @@ impl Connections {
         };
         let open = OpenGuard::new(self.metrics.clone());
         let progress = Arc::new(watch::Progress::new(Instant::now()));
+        let this = self.clone();
+        self.tracker.spawn(async move {
+            let _held = (admitted, open);
+            this.serve_one(ready, progress).await;
+        });
+    }
+
+    /// One admitted connection's life: waits for `ready` within the first deadline, then
+    /// speaks HTTP until the connection closes, a progress deadline passes, or shutdown
+    /// ends it.
+    async fn serve_one<I, F>(self, ready: F, progress: Arc<watch::Progress>)
+    where
+        I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+        F: Future<Output = Option<Ready<I>>> + Send + 'static,
+    {
         let deadlines = Deadlines {
             header: self.limits.header_read_timeout,
             write: self.limits.write_timeout,
         };
-        let (app, budget) = (self.app.clone(), self.budget.clone());
-        let (builder, stopping, metrics) = (
-            self.builder.clone(),
-            self.stopping.clone(),
-            self.metrics.clone(),
-        );
-        let write_timeout = self.limits.write_timeout;
-        self.tracker.spawn(async move {
-            let _held = (admitted, open);
-            let watchdog = watch::watchdog(progress.clone(), deadlines);
-            tokio::pin!(watchdog);
-            let Ready { io, protocol, peer } = tokio::select! {
-                ready = ready => match ready {
-                    Some(ready) => ready,
-                    None => return,
-                },
-                expired = &mut watchdog => {
-                    metrics.connection_expired(expired.label());
-                    return;
-                }
-            };
-            let dispatch = watch::Dispatch {
-                app,
-                progress: progress.clone(),
-                budget,
-                share: Share::new(),
-                peer,
-            };
-            let io = TokioIo::new(watch::Watched::new(io, progress));
-            let builder = match protocol {
-                Protocol::Sniff => (*builder).clone(),
-                Protocol::Http1 => (*builder).clone().http1_only(),
-                Protocol::Http2 => (*builder).clone().http2_only(),
-            };
-            let conn = builder.serve_connection(io, dispatch);
-            tokio::pin!(conn);
-            tokio::select! {
-                result = conn.as_mut() => {
-                    if let Err(e) = result {
-                        tracing::debug!(error = %e, "connection ended with an error");
-                    }
-                }
-                expired = &mut watchdog => {
-                    tracing::debug!(reason = expired.label(), "closing a connection that made no progress");
-                    if expired == Expired::Idle {
-                        // Idle is not misbehaviour: close politely (HTTP/2 GOAWAY, TLS
-                        // close_notify), so that a request racing the close is known to be
-                        // unprocessed, for as long as a write may take at most.
-                        conn.as_mut().graceful_shutdown();
-                        let _ = tokio::time::timeout(write_timeout, conn.as_mut()).await;
-                    }
-                    // Otherwise the connection is dropped (closed, HTTP/2 streams with it)
-                    // as this task ends.
-                    metrics.connection_expired(expired.label());
-                }
-                () = stopping.cancelled() => {
-                    conn.as_mut().graceful_shutdown();
-                    tokio::select! {
-                        result = conn.as_mut() => if let Err(e) = result {
-                            tracing::debug!(error = %e, "connection ended with an error while draining");
-                        },
-                        expired = &mut watchdog => metrics.connection_expired(expired.label()),
-                    }
+        let metrics = &self.metrics;
+        let watchdog = watch::watchdog(progress.clone(), deadlines);
+        tokio::pin!(watchdog);
+        let Ready { io, protocol, peer } = tokio::select! {
+            ready = ready => match ready {
+                Some(ready) => ready,
+                None => return,
+            },
+            expired = &mut watchdog => {
+                metrics.connection_expired(expired.label());
+                return;
+            }
+        };
+        let dispatch = watch::Dispatch {
+            app: self.app.clone(),
+            progress: progress.clone(),
+            budget: self.budget.clone(),
+            share: Share::new(),
+            peer,
+        };
+        let io = TokioIo::new(watch::Watched::new(io, progress));
+        let builder = self.builder_for(protocol);
+        let conn = builder.serve_connection(io, dispatch);
+        tokio::pin!(conn);
+        tokio::select! {
+            result = conn.as_mut() => {
+                if let Err(e) = result {
+                    tracing::debug!(error = %e, "connection ended with an error");
                 }
             }
-        });
+            expired = &mut watchdog => {
+                tracing::debug!(reason = expired.label(), "closing a connection that made no progress");
+                if expired == Expired::Idle {
+                    // Idle is not misbehaviour: close politely (HTTP/2 GOAWAY, TLS
+                    // close_notify), so that a request racing the close is known to be
+                    // unprocessed, for as long as a write may take at most.
+                    conn.as_mut().graceful_shutdown();
+                    let _ = tokio::time::timeout(self.limits.write_timeout, conn.as_mut()).await;
+                }
+                // Otherwise the connection is dropped (closed, HTTP/2 streams with it)
+                // as this task ends.
+                metrics.connection_expired(expired.label());
+            }
+            () = self.stopping.cancelled() => {
+                conn.as_mut().graceful_shutdown();
+                tokio::select! {
+                    result = conn.as_mut() => if let Err(e) = result {
+                        tracing::debug!(error = %e, "connection ended with an error while draining");
+                    },
+                    expired = &mut watchdog => metrics.connection_expired(expired.label()),
+                }
+            }
+        }
+    }
+
+    /// The HTTP server settings for a connection that speaks `protocol`.
+    fn builder_for(&self, protocol: Protocol) -> auto::Builder<TokioExecutor> {
+        match protocol {
+            Protocol::Sniff => (*self.builder).clone(),
+            Protocol::Http1 => (*self.builder).clone().http1_only(),
+            Protocol::Http2 => (*self.builder).clone().http2_only(),
+        }
     }
 
     /// Starts shutdown (if not yet started) and waits for open connections to finish their

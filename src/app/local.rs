@@ -1,0 +1,50 @@
+//! `--local`: plain HTTP on an ordinary TCP address.
+
+use super::serving::Shared;
+use super::{RunError, state};
+use crate::cli::ServeArgs;
+use crate::connections::{self, Connections};
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+use tokio::net::TcpListener;
+
+/// Serves `app` on `--addr` until shutdown, then drains the connections.
+pub(super) async fn serve_local(
+    args: &ServeArgs,
+    app: axum::Router,
+    shared: Shared,
+    started: Instant,
+) -> Result<(), RunError> {
+    let (listener, addr) = bind(args.addr).await?;
+    let connections = Connections::new(
+        app,
+        state::connection_limits(&args.limits),
+        shared.metrics.clone(),
+        shared.stopping,
+        shared.budget,
+    );
+    tracing::info!(
+        startup_ms = started.elapsed().as_millis() as u64,
+        "serving on http://{addr}/"
+    );
+    shared.metrics.set_ready(true);
+    connections::accept_tcp(listener, connections.clone()).await;
+    let left = connections
+        .drain(Duration::from_secs(args.limits.drain_timeout))
+        .await;
+    if left > 0 {
+        tracing::warn!(
+            connections = left,
+            "closed connections still open at the drain deadline"
+        );
+    }
+    Ok(())
+}
+
+/// Listens on `addr`; returns the listener and the address it got (port 0 → a free one).
+pub(super) async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), RunError> {
+    let bind_err = |source| RunError::Bind { addr, source };
+    let listener = TcpListener::bind(addr).await.map_err(bind_err)?;
+    let local = listener.local_addr().map_err(bind_err)?;
+    Ok((listener, local))
+}

@@ -1,0 +1,97 @@
+//! Serving: from loaded recipes to listeners, and the orderly stop.
+
+use super::startup::Loaded;
+use super::{RunError, local, monitoring, state, tailnet};
+use crate::cli::ServeArgs;
+use crate::connections::Budget;
+use crate::metrics::Metrics;
+use crate::recipes::Recipes;
+use crate::reload::Reloader;
+use crate::web::{self, Assets, Site};
+use crate::{memory, signals, tasks};
+use arc_swap::ArcSwap;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// What every listener of the process shares.
+pub(super) struct Shared {
+    pub metrics: Arc<Metrics>,
+    /// Answer bytes not yet sent, for all connections together.
+    pub budget: Arc<Budget>,
+    /// Cancelled when shutdown starts.
+    pub stopping: CancellationToken,
+}
+
+/// Serves until SIGINT or SIGTERM, then drains and returns.
+pub(super) async fn serve(
+    args: &ServeArgs,
+    loaded: Loaded,
+    started: Instant,
+) -> Result<(), RunError> {
+    // Signals first: from here on, SIGTERM means "drain and exit 0", never "die".
+    let stopping = stop_on_signal()?;
+    let metrics = Arc::new(Metrics::new());
+    metrics.loaded(loaded.recipes.len());
+    let site = start_site(loaded.recipes, &loaded.assets)?;
+    let state = state::app_state(args, site.clone(), loaded.assets.clone(), metrics.clone())?;
+    let reloader = Reloader::new(
+        args.recipes_file.clone(),
+        loaded.stamp,
+        site,
+        loaded.assets,
+        metrics.clone(),
+        args.limits.max_recipes_bytes,
+    );
+    let reloading = tokio::spawn(reloader.run(stopping.clone()));
+    let hosts = web::AllowedHosts::new(&args.allowed_hosts);
+    if let Some(addr) = args.metrics_addr {
+        monitoring::serve_metrics(addr, &metrics, hosts.clone(), &args.limits, &stopping).await?;
+    }
+    let shared = Shared {
+        metrics,
+        budget: Arc::new(Budget::new(
+            args.limits.max_unsent_bytes_per_connection,
+            args.limits.max_unsent_bytes,
+        )),
+        stopping,
+    };
+    if args.local {
+        let app = web::for_hosts(web::app(state), hosts);
+        local::serve_local(args, app, shared, started).await?;
+    } else {
+        tailnet::serve_tailnet(args, state, shared).await?;
+    }
+    tasks::join("the recipe reloader", reloading).await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// A token cancelled on the first SIGINT or SIGTERM.
+fn stop_on_signal() -> Result<CancellationToken, RunError> {
+    let stopping = CancellationToken::new();
+    let mut signals = signals::Shutdown::new().map_err(RunError::Signals)?;
+    tokio::spawn({
+        let stopping = stopping.clone();
+        async move {
+            let name = signals.recv().await;
+            tracing::info!("{name}: shutting down, finishing requests in flight");
+            stopping.cancel();
+        }
+    });
+    Ok(stopping)
+}
+
+/// The site to serve, swappable by reloads. Compression (brotli quality 11) waits until
+/// we serve: small assets first, then the large bodies. Until a body is compressed, it
+/// is sent as it is.
+fn start_site(recipes: Recipes, assets: &Arc<Assets>) -> Result<Arc<ArcSwap<Site>>, RunError> {
+    let site = Arc::new(Site::new(recipes, assets)?);
+    let compressing = (site.clone(), assets.clone());
+    tokio::task::spawn_blocking(move || {
+        compressing.1.compress();
+        compressing.0.compress();
+        memory::serving();
+    });
+    Ok(Arc::new(ArcSwap::new(site)))
+}

@@ -1,0 +1,84 @@
+//! Serving on the tailnet (feature `tailnet`): the node's settings from the flags.
+
+use super::RunError;
+use super::serving::Shared;
+use crate::cli::ServeArgs;
+use crate::web::AppState;
+
+/// Joins the tailnet and serves until shutdown.
+#[cfg(feature = "tailnet")]
+pub(super) async fn serve_tailnet(
+    args: &ServeArgs,
+    state: AppState,
+    shared: Shared,
+) -> Result<(), RunError> {
+    use crate::tailnet::{self, TailnetError, server::TailnetServer};
+    use std::time::Duration;
+    let t = &args.tailnet;
+    let auth_key = auth_key(t.auth_key_file.as_deref())?;
+    let node = tailnet::NodeConfig {
+        hostname: args.hostname.clone(),
+        state_dir: state_dir(t.state_dir.as_deref())?,
+        auth_key,
+        control_url: t.control_url.clone(),
+        ephemeral: t.ephemeral,
+        forward_logs: t.tsnet_logs,
+    };
+    // Before the node starts: with the Go version's state copied in, it is the same machine.
+    tailnet::adopt::adopt_go_state(&node.state_dir, &args.hostname).map_err(TailnetError::from)?;
+    let server = TailnetServer {
+        node,
+        state,
+        capability: t.app_capability.clone(),
+        listener: t.tailnet_listener,
+        limits: super::state::connection_limits(&args.limits),
+        metrics: shared.metrics,
+        budget: shared.budget,
+        stopping: shared.stopping,
+        drain: Duration::from_secs(args.limits.drain_timeout),
+    };
+    Ok(server.run().await?)
+}
+
+/// Without the feature there is no tailnet to serve on.
+#[cfg(not(feature = "tailnet"))]
+pub(super) async fn serve_tailnet(_: &ServeArgs, _: AppState, _: Shared) -> Result<(), RunError> {
+    Err(RunError::Usage(
+        "this build has no tailnet support (built without the `tailnet` feature); run with --local"
+            .into(),
+    ))
+}
+
+/// The auth key from `--auth-key-file`, else from `TS_AUTHKEY`; none when both are unset
+/// (a node with saved state needs none).
+#[cfg(feature = "tailnet")]
+fn auth_key(file: Option<&std::path::Path>) -> Result<Option<String>, RunError> {
+    match file {
+        Some(path) => Ok(Some(crate::credentials::read_auth_key(path)?)),
+        None => Ok(std::env::var("TS_AUTHKEY")
+            .ok()
+            .filter(|k| !k.trim().is_empty())),
+    }
+}
+
+/// `--state-dir`, else `$XDG_STATE_HOME/libations`, else `~/.local/state/libations`.
+#[cfg(feature = "tailnet")]
+fn state_dir(flag: Option<&std::path::Path>) -> Result<std::path::PathBuf, RunError> {
+    if let Some(dir) = flag {
+        return Ok(dir.to_owned());
+    }
+    let env = |name| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    };
+    if let Some(state) = env("XDG_STATE_HOME") {
+        return Ok(state.join("libations"));
+    }
+    match env("HOME") {
+        Some(home) => Ok(home.join(".local/state/libations")),
+        None => Err(RunError::Usage(
+            "no --state-dir given and neither XDG_STATE_HOME nor HOME is set".into(),
+        )),
+    }
+}
