@@ -1,4 +1,4 @@
-//! Search: one definition of matching, shared in spirit with `static/app.js`.
+//! Search: one definition of matching, shared in spirit with `static/js/rules.js`.
 //!
 //! Both sides fold text the same way (lower case, compatibility decomposition, marks
 //! removed, typographic quotes and dashes made plain, white space collapsed), split the
@@ -61,7 +61,7 @@ pub fn fold(text: &str) -> String {
         return fold_chars(text.len(), text.chars().map(|c| c.to_ascii_lowercase()));
     }
     // Decompose before and after lower-casing: "№" only becomes "No" once decomposed, and
-    // lower-casing can itself produce marks ("İ" → "i̇"). app.js does the same steps.
+    // lower-casing can itself produce marks ("İ" → "i̇"). rules.js does the same steps.
     let lowered = text.nfkd().collect::<String>().to_lowercase();
     fold_chars(text.len(), lowered.nfkd())
 }
@@ -105,13 +105,13 @@ pub struct Query {
     pub terms: Vec<Term>,
     /// Terms only the phone can answer (`can:make`, `missing:one`, `is:fav`: its shelf and
     /// favourites never leave it), in their canonical spelling. The server matches as if
-    /// they were not there; `static/app.js` filters by them.
+    /// they were not there; `static/js/list.js` filters by them.
     pub device: Vec<&'static str>,
 }
 
 /// The most distinct terms a query may have. Every term is a scan of every recipe, so a
 /// query of thousands of terms would hold a core for seconds; nobody at a bar types more
-/// than a handful. Keep in step with app.js (`tests/search-cases.json` holds the numbers).
+/// than a handful. Keep in step with rules.js (`tests/search-cases.json` holds the numbers).
 pub const MAX_TERMS: usize = 16;
 /// The longest term (or quoted phrase), in characters after folding.
 pub const MAX_TERM_CHARS: usize = 100;
@@ -125,7 +125,7 @@ pub enum QueryError {
     TermTooLong(usize),
 }
 
-/// Device terms as typed (folded) → their canonical spelling. Keep in step with app.js.
+/// Device terms as typed (folded) → their canonical spelling. Keep in step with rules.js.
 const DEVICE_TERMS: [(&str, &str); 7] = [
     ("can:make", "can:make"),
     ("missing:one", "missing:one"),
@@ -232,7 +232,7 @@ impl<'q> Needle<'q> {
         let is_word = |c: char| c.is_alphabetic() || c.is_numeric();
         let bytes = hay.as_bytes();
         let mut from = 0;
-        // Overlapping matches count ("aaa" in "aaaa" at 1), as in app.js. A match of UTF-8
+        // Overlapping matches count ("aaa" in "aaaa" at 1), as in rules.js. A match of UTF-8
         // text in UTF-8 text always starts on a character boundary, so slicing is safe.
         while let Some(found) = self.finder.find(&bytes[from..]) {
             let at = from + found;
