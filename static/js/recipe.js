@@ -80,7 +80,17 @@ export function startRecipes() {
   servings = Math.min(offered.max, Math.max(1, parseInt(here.get("serves"), 10) || 1));
   pageUnits = UNITS.includes(here.get("units")) ? here.get("units") : undefined;
   onChange(paintAll);
+  startControls();
+  const single = document.querySelector(".single");
+  if (single) {
+    wakeToggle(single);
+    const recipe = single.querySelector(".recipe");
+    if (recipe) paint(recipe);
+  }
+}
 
+// The units and servings links and the favourite button, of every recipe on the page.
+function startControls() {
   document.addEventListener("click", (event) => {
     const target = event.target.closest(".recipe [data-units], .recipe [data-serves], .recipe .star");
     if (!target || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
@@ -109,11 +119,4 @@ export function startRecipes() {
     event.target.querySelector("input.servings")?.blur();
     paintAll();
   });
-
-  const single = document.querySelector(".single");
-  if (single) {
-    wakeToggle(single);
-    const recipe = single.querySelector(".recipe");
-    if (recipe) paint(recipe);
-  }
 }
