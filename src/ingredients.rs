@@ -2,7 +2,7 @@
 //!
 //! "What can I make" compares the ingredients a phone's owner has ticked with what each
 //! recipe needs. Both sides of that comparison use [`key`]: the server to list every
-//! distinct ingredient of a collection (`/shelf`, `/api/ingredients`), `static/app.js` to
+//! distinct ingredient of a collection (`/shelf`, `/api/ingredients`), `static/js/rules.js` to
 //! read a recipe's needs. `tests/ingredient-cases.json` is the table both are tested against.
 //!
 //! The rules, in order:

@@ -1,4 +1,4 @@
-//! Search: one definition of matching, shared in spirit with `static/app.js`.
+//! Search: one definition of matching, shared in spirit with `static/js/rules.js`.
 //!
 //! Both sides fold text the same way (lower case, compatibility decomposition, marks
 //! removed, typographic quotes and dashes made plain, white space collapsed), split the
@@ -85,13 +85,13 @@ pub struct SearchQuery {
     pub terms: Vec<Term>,
     /// Terms only the phone can answer (`can:make`, `missing:one`, `is:fav`: its shelf and
     /// favourites never leave it), in their canonical spelling. The server matches as if
-    /// they were not there; `static/app.js` filters by them.
+    /// they were not there; `static/js/list.js` filters by them.
     pub device: Vec<&'static str>,
 }
 
 /// The most distinct terms a query may have. Every term is a scan of every recipe, so a
 /// query of thousands of terms would hold a core for seconds; nobody at a bar types more
-/// than a handful. Keep in step with app.js (`tests/search-cases.json` holds the numbers).
+/// than a handful. Keep in step with rules.js (`tests/search-cases.json` holds the numbers).
 pub(crate) const MAX_TERMS: usize = 16;
 /// The longest term (or quoted phrase), in characters after folding.
 pub(crate) const MAX_TERM_CHARS: usize = 100;
@@ -105,7 +105,7 @@ pub(crate) enum QueryError {
     TermTooLong(usize),
 }
 
-/// Device terms as typed (folded) → their canonical spelling. Keep in step with app.js.
+/// Device terms as typed (folded) → their canonical spelling. Keep in step with rules.js.
 const DEVICE_TERMS: [(&str, &str); 7] = [
     ("can:make", "can:make"),
     ("missing:one", "missing:one"),

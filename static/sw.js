@@ -38,7 +38,7 @@ async function fromCache(request, url) {
   let hit = await cache.match(request, { ignoreVary: true });
   if (!hit && request.mode === "navigate") hit = await cache.match("/", { ignoreVary: true });
   if (!hit) return null;
-  // Tells the page that what it shows may be old (app.js shows the offline hint).
+  // Tells the page that what it shows may be old (static/js/list.js shows the offline hint).
   const headers = new Headers(hit.headers);
   headers.set("X-Libations-Offline", "1");
   return new Response(hit.body, { status: hit.status, statusText: hit.statusText, headers });

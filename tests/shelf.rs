@@ -1,6 +1,6 @@
 //! "What can I make" on a real collection: `tests/shelf-cases.json` holds a fixed shelf and
 //! the recipes of ../shared/data/iba.json one can make with it, or is one ingredient short
-//! of, worked out by hand. `tests/js/bar.test.mjs` checks app.js against the same file.
+//! of, worked out by hand. `tests/js/bar.test.mjs` checks static/js/rules.js against the same file.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
 mod common;

@@ -4,8 +4,21 @@
 //! new build changes the name, so phones never keep a stale file. Debug builds read
 //! `static/` from disk on every request (rust-embed's debug behaviour) and send it with
 //! `no-cache`, so CSS and JS edits show on reload in `--local` mode.
+//!
+//! The JavaScript is a set of ES modules in `static/js/` that import each other by
+//! relative URL (`import … from "./rules.js"`). A hash in each file's own name would
+//! not survive that: an importer names the plain file, so its text would have to be
+//! rewritten with the hashed name, and its own hash would then depend on its imports'.
+//! Instead every module is served under one directory named by a hash over all of
+//! them — `/static/js.<hash>/app.js`, `/static/js.<hash>/rules.js` — and the browser
+//! resolves `./rules.js` inside it. Changing any module renames the directory, so a
+//! page only ever loads modules of one build: a page from an older build asks for a
+//! directory that is no longer served and gets a 404 for its entry module, and a
+//! module graph with a missing import runs none of its modules (the page stays the
+//! working no-JavaScript page until it is reloaded). The service worker caches the
+//! whole directory together (`Assets::module_urls`).
 
-use super::cached::{Cached, Effort};
+use super::cached::{Cached, Effort, content_hash};
 use axum::body::Body;
 use axum::http::{HeaderMap, Response};
 use rust_embed::RustEmbed;
@@ -16,6 +29,8 @@ use std::collections::HashMap;
 struct Static;
 
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+/// Where the ES modules are, in `static/`.
+const MODULES: &str = "js/";
 const REVALIDATE: &str = "no-cache";
 
 /// Every embedded file, by hashed and by plain name.
@@ -32,22 +47,28 @@ pub struct Assets {
 impl Assets {
     /// Reads and hashes every asset; [`Assets::compress`] compresses them.
     pub fn load() -> Assets {
+        let files: Vec<(String, Cached)> = Static::iter()
+            .filter_map(|name| {
+                let file = Static::get(&name)?;
+                let mime = text_charset(file.metadata.mimetype());
+                Some((
+                    name.to_string(),
+                    Cached::new(file.data.into_owned(), &mime, IMMUTABLE),
+                ))
+            })
+            .collect();
+        let modules = module_dir(&files);
         let mut assets = Assets {
             urls: HashMap::new(),
             hashed: HashMap::new(),
             plain: HashMap::new(),
         };
-        for name in Static::iter() {
-            let name = name.to_string();
-            let Some(file) = Static::get(&name) else {
-                continue;
-            };
-            let mime = file.metadata.mimetype().to_owned();
-            let mime = text_charset(&mime);
-            let data = file.data.into_owned();
-            let immutable = Cached::new(data, &mime, IMMUTABLE);
+        for (name, immutable) in files {
             let plain = immutable.with_cache_control(REVALIDATE);
-            let hashed = hashed_name(&name, immutable.hash());
+            let hashed = match name.strip_prefix(MODULES) {
+                Some(module) => format!("{modules}/{module}"),
+                None => hashed_name(&name, immutable.hash()),
+            };
             assets
                 .urls
                 .insert(name.clone(), format!("/static/{hashed}"));
@@ -75,17 +96,32 @@ impl Assets {
             .unwrap_or_else(|| format!("/static/{name}"))
     }
 
+    /// The URLs of every ES module (`static/js/`), for the service worker to keep together.
+    pub fn module_urls(&self) -> Vec<String> {
+        let mut urls: Vec<String> = self
+            .urls
+            .iter()
+            .filter(|(name, _)| name.starts_with(MODULES))
+            .map(|(_, url)| url.clone())
+            .collect();
+        urls.sort();
+        urls
+    }
+
     /// The bytes of an asset by its plain name, e.g. `source("sw.js")`.
     pub fn source(&self, name: &str) -> Option<bytes::Bytes> {
         self.plain.get(name).map(|c| c.bytes().clone())
     }
 
-    /// Serves `/static/<file>`, hashed or plain; `None` when there is no such asset.
+    /// Serves `/static/<file>` (`app.<hash>.css`, `js.<hash>/app.js`, or a plain name);
+    /// `None` when there is no such asset. Only names found at start are looked up, so no
+    /// path from a request reaches the file system.
     pub fn respond(&self, file: &str, request: &HeaderMap) -> Option<Response<Body>> {
         if cfg!(debug_assertions) {
             let name = match self.hashed.get(file) {
                 Some((name, _)) => name.as_str(),
-                None => file,
+                None if self.plain.contains_key(file) => file,
+                None => return None,
             };
             let fresh = Static::get(name)?;
             let mime = text_charset(fresh.metadata.mimetype());
@@ -98,6 +134,18 @@ impl Assets {
         }
         self.plain.get(file).map(|c| c.respond(request))
     }
+}
+
+/// `js.<hash>`: the directory the modules are served in, named by a hash over every
+/// module's name and content, so that a change to any of them renames it.
+fn module_dir(files: &[(String, Cached)]) -> String {
+    let mut lines: Vec<String> = files
+        .iter()
+        .filter(|(name, _)| name.starts_with(MODULES))
+        .map(|(name, body)| format!("{name} {}\n", body.hash()))
+        .collect();
+    lines.sort();
+    format!("js.{}", content_hash(lines.concat().as_bytes()))
 }
 
 /// `app.css` + `1a2b` → `app.1a2b.css`.
@@ -140,12 +188,67 @@ mod tests {
     #[test]
     fn every_asset_has_a_hashed_url() {
         let assets = Assets::load();
-        for name in ["app.css", "app.js", "glasses.svg"] {
+        for name in ["app.css", "js/app.js", "glasses.svg"] {
             let url = assets.url(name);
             let file = url.trim_start_matches("/static/");
             assert_ne!(file, name, "{name} is not hashed");
             assert!(assets.respond(file, &HeaderMap::new()).is_some(), "{url}");
         }
         assert_eq!(hashed_name("a.b.css", "ff"), "a.b.ff.css");
+    }
+
+    #[test]
+    fn modules_share_one_directory_named_by_all_of_them() {
+        let assets = Assets::load();
+        let urls = assets.module_urls();
+        assert!(urls.len() >= 2, "{urls:?}");
+        let dir = |url: &str| url.rsplit_once('/').map(|(dir, _)| dir.to_owned());
+        assert!(urls.iter().all(|u| dir(u) == dir(&urls[0])), "{urls:?}");
+        assert!(urls.iter().any(|u| u.ends_with("/app.js")), "{urls:?}");
+        for url in &urls {
+            let file = url.trim_start_matches("/static/");
+            assert!(assets.respond(file, &HeaderMap::new()).is_some(), "{url}");
+            let other = file.replacen("js.", "js.0", 1);
+            assert!(
+                assets.respond(&other, &HeaderMap::new()).is_none(),
+                "{other}"
+            );
+        }
+        // A change to one module, a module more or a renamed one renames the directory;
+        // other assets do not.
+        let dir = |files: &[(&str, &str)]| {
+            let files: Vec<(String, Cached)> = files
+                .iter()
+                .map(|(name, body)| {
+                    let body = Cached::new(body.to_string(), "text/javascript", IMMUTABLE);
+                    (name.to_string(), body)
+                })
+                .collect();
+            module_dir(&files)
+        };
+        let base = [("js/a.js", "a"), ("js/b.js", "b"), ("app.css", "x")];
+        let with = |at: usize, file: (&'static str, &'static str)| {
+            let mut files = base;
+            files[at] = file;
+            dir(&files)
+        };
+        assert_ne!(with(1, ("js/b.js", "b2")), dir(&base), "a module changed");
+        assert_ne!(with(2, ("js/c.js", "")), dir(&base), "a module more");
+        assert_ne!(with(0, ("js/a2.js", "a")), dir(&base), "a module renamed");
+        assert_eq!(with(2, ("app.css", "y")), dir(&base), "another asset");
+    }
+
+    #[test]
+    fn no_path_outside_the_embedded_files_is_served() {
+        let assets = Assets::load();
+        for path in [
+            "../Cargo.toml",
+            "js/../../Cargo.toml",
+            "js",
+            "nope.js",
+            "js.0/app.js",
+        ] {
+            assert!(assets.respond(path, &HeaderMap::new()).is_none(), "{path}");
+        }
     }
 }

@@ -125,7 +125,7 @@ pub fn app(state: AppState) -> Router {
         .route("/shelf", get(shelf))
         .route("/api/ingredients", get(api_ingredients))
         .route("/api/whoami", get(identity::whoami))
-        .route("/static/{file}", get(static_file))
+        .route("/static/{*file}", get(static_file))
         .route("/sw.js", get(service_worker))
         .route("/manifest.webmanifest", get(manifest))
         .fallback(not_found)

@@ -96,7 +96,7 @@ pub struct RecipePage<'a> {
 
 /// A recipe's ingredient lines as one reader asked to see them (`?units=oz&serves=4`),
 /// and the links that change that. Without JavaScript these links are how the page
-/// converts and scales; `static/app.js` follows the same links in place.
+/// converts and scales; `static/js/recipe.js` follows the same links in place.
 pub struct Amounts<'a> {
     pub lines: Vec<(&'a Ingredient, String)>,
     pub unit_links: Vec<Link>,

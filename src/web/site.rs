@@ -54,7 +54,7 @@ impl Site {
     pub fn new(recipes: Recipes, assets: &Assets) -> Result<Site, SiteError> {
         let urls = Urls {
             css: assets.url("app.css"),
-            js: assets.url("app.js"),
+            js: assets.url("js/app.js"),
             glasses: assets.url("glasses.svg"),
             icon: assets.url("icon.svg"),
             apple_touch: assets.url("apple-touch-icon.png"),
@@ -338,19 +338,20 @@ fn manifest(assets: &Assets) -> Result<Vec<u8>, SiteError> {
 /// recipes, the list page, the manifest or an asset does: browsers compare `/sw.js` byte for
 /// byte, so a new version installs a new worker, which fetches everything afresh.
 fn service_worker(assets: &Assets, urls: &Urls, bodies: &[&Cached]) -> Result<Vec<u8>, SiteError> {
-    let precache = [
+    let mut precache = vec![
         "/".to_owned(),
         "/api/recipes".to_owned(),
         "/shelf".to_owned(),
         "/api/ingredients".to_owned(),
         "/manifest.webmanifest".to_owned(),
         urls.css.clone(),
-        urls.js.clone(),
         urls.glasses.clone(),
         urls.icon.clone(),
         urls.apple_touch.clone(),
         assets.url("icon-192.png"),
     ];
+    // Every module, not just the entry: offline, the page needs all it imports.
+    precache.extend(assets.module_urls());
     let source = assets.source("sw.js").unwrap_or_default();
     let mut fingerprint = precache.join("\n");
     for body in bodies {

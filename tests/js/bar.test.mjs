@@ -1,16 +1,12 @@
-// Runs static/app.js's amounts and shelf rules against the tables src/units.rs and
+// Runs static/js/rules.js's amounts and shelf rules against the tables src/units.rs and
 // src/ingredients.rs are tested with, so the phone and the no-JS page never disagree.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import vm from "node:vm";
+import * as L from "../../static/js/rules.js";
 import { recordSkip } from "../skip-log.mjs";
 
 const root = new URL("../../", import.meta.url);
-const context = {};
-vm.createContext(context);
-vm.runInContext(readFileSync(new URL("static/app.js", root), "utf8"), context);
-const L = context.Libations;
 const read = (name) => JSON.parse(readFileSync(new URL(name, root), "utf8"));
 
 test("units table", () => {

@@ -1,12 +1,12 @@
 // Shared by the browser tests: start the real binary, open a phone-sized chromium page,
 // and collect everything a page should never print (console errors, CSP violations).
-import { spawn } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { recordSkip } from "../../skip-log.mjs";
+import { ROOT } from "./server.mjs";
 
-export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+export { ROOT, binary, startServer } from "./server.mjs";
 export const CHROMIUM = process.env.CHROME_PATH || "/usr/bin/chromium";
 // Without the background-networking flags chromium tries to reach Google's services.
 export const LAUNCH_ARGS = [
@@ -37,59 +37,6 @@ export async function wideContext(browser, size, options = {}) {
   return browser.newContext({
     viewport: { width: size.width, height: size.height },
     deviceScaleFactor: 1, hasTouch: size.touch, isMobile: false, ...options,
-  });
-}
-
-/** The libations binary: $LIBATIONS_BIN, else the newer of the release and debug builds. */
-export function binary() {
-  if (process.env.LIBATIONS_BIN) return process.env.LIBATIONS_BIN;
-  const candidates = ["target/release/libations", "target/debug/libations"]
-    .map((p) => ROOT + p)
-    .filter((p) => existsSync(p))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  if (candidates.length === 0) throw new Error("no libations binary: run `cargo build --release` first");
-  return candidates[0];
-}
-
-/**
- * Starts `libations --local --addr 127.0.0.1:0` (or `addr`) with `args`; resolves once it
- * logs the URL it serves.
- */
-export function startServer(args = [], { addr = "127.0.0.1:0" } = {}) {
-  const child = spawn(binary(), ["--local", "--addr", addr, "--log-level", "warn,libations=info", ...args], {
-    stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, RUST_LOG: "" },
-  });
-  let log = "";
-  let started = false;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error("libations did not start:\n" + log));
-    }, 60_000);
-    exited.then((code) => {
-      clearTimeout(timer);
-      if (!started) reject(new Error(`libations exited with ${code}:\n${log}`));
-    });
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk) => {
-      log += chunk;
-      const m = /serving on (http:\/\/127\.0\.0\.1:\d+)\//.exec(log);
-      if (m && !started) {
-        started = true;
-        clearTimeout(timer);
-        resolve({
-          base: m[1],
-          url: (path) => m[1] + path,
-          log: () => log,
-          stop: async () => {
-            if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-            await exited;
-          },
-        });
-      }
-    });
   });
 }
 

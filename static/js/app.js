@@ -1,0 +1,31 @@
+// Libations in the browser: search as you type, open recipes in place, keep the screen on,
+// work offline. Every page works without this (rows are links to recipe pages, search is
+// a form, amounts are links); these modules make it instant. No build step: the browser
+// loads them as they are, from one hashed directory (src/web/assets.rs).
+//
+//   rules.js    the rules shared with the server (search, amounts, shelf, links in notes)
+//   markup.js   markup as data: to DOM here, to HTML in the tests
+//   view.js     a recipe's markup, as templates/recipe_body.html writes it
+//   storage.js  this phone's units, shelf and favourites
+//   page.js     offline hint, service worker, who you are, keyboard help
+//   wake.js     keep the screen on
+//   recipe.js   a recipe's units, servings and favourite controls
+//   list.js     the list: search, filters, opening recipes, keys
+//   answer.js   showing a search's answer with few DOM changes
+//   pane.js     the recipe beside the list on a wide screen
+//   shelf.js    the /shelf page
+import { startPage } from "./page.js";
+import { startWake } from "./wake.js";
+import { startStorage } from "./storage.js";
+import { startRecipes } from "./recipe.js";
+import { startShelf } from "./shelf.js";
+import { startList } from "./list.js";
+
+// In this order: the stored choices before anything shows them; recipes painted before
+// the list adds its own reactions to a change of choices.
+startPage();
+startWake();
+startStorage();
+startRecipes();
+startShelf();
+startList();

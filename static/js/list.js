@@ -1,0 +1,332 @@
+// The list of recipes: search as you type (the same rules as the server, rules.js), the
+// phone-only filters (can make, missing one, favourites), recipes opened in their row on a
+// phone or in the pane beside the list on a wide screen (pane.js), and the keyboard.
+// Without this the rows are links to recipe pages and the search is a form.
+import { DEVICE, doc, fold, missing, needs, parse, rank, refusal } from "./rules.js";
+import { bar, onChange } from "./storage.js";
+import { el } from "./markup.js";
+import { Answer } from "./answer.js";
+import { Pane } from "./pane.js";
+import { showOffline } from "./page.js";
+import { addressOf, recipePanel } from "./recipe.js";
+import { releaseWithin, wakeToggle } from "./wake.js";
+
+let input, list, single, pane;
+// { recipes, byId, rows, docs, needs, ids, miss }: filled once the data has arrived.
+let state = null;
+let answer = null; // the rows on show (answer.js), once the data has arrived
+const indexOf = new Map(); // row → its place in name order
+let openRow = null;
+let urlTimer = 0;
+
+const finish = () => answer?.finish();
+const plainClick = (event) => event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey;
+
+export function startList() {
+  input = document.getElementById("q");
+  list = document.getElementById("recipes");
+  if (!input || !list) return;
+  single = document.querySelector(".single");
+  pane = new Pane(list, input, single);
+  // Offline, a search address is answered with the cached list: filter it here.
+  const asked = new URLSearchParams(location.search).get("q");
+  if (asked !== null && input.value === "") input.value = asked;
+  startRows();
+  startKeys();
+  startPane();
+  startSearch();
+  // A recipe's own page on a phone shows only the recipe: the list is not needed there.
+  if (!single || pane.wide()) load().catch(() => {
+    // Search stays with the server (the form), rows stay links.
+    state = null;
+  });
+}
+
+async function load() {
+  const response = await fetch("/api/recipes", { headers: { Accept: "application/json" } });
+  if (!response.ok) throw new Error("recipes: HTTP " + response.status);
+  if (response.headers.get("X-Libations-Offline")) showOffline(true);
+  const recipes = await response.json();
+  if ("filtered" in list.dataset) {
+    // The server sent only the matches; fetch the whole list once to filter locally.
+    const page = await fetch("/");
+    const html = new DOMParser().parseFromString(await page.text(), "text/html");
+    const full = html.getElementById("recipes");
+    if (!full) throw new Error("the full list is missing");
+    list.replaceChildren(...Array.from(full.children));
+    delete list.dataset.filtered;
+  }
+  const byDom = new Map();
+  for (const li of list.children) {
+    byDom.set(li.dataset.id, li);
+    li.firstElementChild.setAttribute("aria-expanded", "false");
+  }
+  const byId = new Map();
+  const rows = recipes.map((r) => { byId.set(String(r.id), r); return byDom.get(String(r.id)) || null; });
+  rows.forEach((li, i) => { if (li) indexOf.set(li, i); });
+  state = {
+    recipes, rows, byId,
+    docs: recipes.map(doc),
+    needs: recipes.map(needs),
+    ids: recipes.map((r) => Number(r.id)),
+    miss: [],
+  };
+  answer = new Answer(list, rows, indexOf, () => openRow);
+  decorate();
+  onChange(() => { decorate(); apply(); });
+  apply();
+  const path = /^\/recipes\/(\d+)$/.exec(location.pathname);
+  if (single && pane.id) {
+    pane.markCurrent(pane.id);
+    pane.currentRow?.scrollIntoView({ block: "center" });
+  } else if (path && byDom.has(path[1])) {
+    if (pane.wide()) showInPane(byDom.get(path[1]), { push: false }); else open(byDom.get(path[1]));
+  }
+}
+
+// ---- Searching --------------------------------------------------------------------------
+
+const passes = {
+  "can:make": (i) => state.miss[i].length === 0,
+  "missing:one": (i) => state.miss[i].length === 1,
+  "is:fav": (i) => bar.favourites.has(state.ids[i]),
+};
+
+function startSearch() {
+  const filters = document.querySelector(".filters");
+  filters?.addEventListener("click", (event) => {
+    const link = event.target.closest("a[data-term]");
+    if (!link || !state || !plainClick(event)) return;
+    event.preventDefault();
+    const term = link.dataset.term;
+    const words = input.value.split(/\s+/).filter(Boolean);
+    const isIt = (w) => DEVICE[fold(w)] === term;
+    input.value = (words.some(isIt) ? words.filter((w) => !isIt(w)) : [...words, term]).join(" ");
+    apply();
+  });
+  input.addEventListener("input", apply);
+  input.form.addEventListener("submit", (event) => {
+    if (!state) return; // not ready: let the server answer
+    event.preventDefault();
+    apply();
+    finish();
+    input.blur();
+  });
+  // Moving into a trimmed list, scrolling or a taller window: the whole answer, now. (Not on
+  // "scroll": the browser scrolls by itself as the list changes length.)
+  list.addEventListener("focusin", finish);
+  addEventListener("wheel", finish, { passive: true });
+  addEventListener("touchmove", finish, { passive: true });
+  addEventListener("resize", finish);
+  document.addEventListener("keydown", (event) => {
+    if (["PageDown", "End", "ArrowDown", " "].includes(event.key) && !event.target.closest("input, textarea, select")) finish();
+  });
+}
+
+// The matches of what is typed (their place and how many terms match the name), or null
+// for everything; the phone-only terms found.
+function matches(terms, refused) {
+  const device = terms.filter((t) => t.device).map((t) => t.device);
+  let hits = refused ? [] : terms.length > device.length ? rank(state.docs, terms)
+    : device.length ? state.rows.map((_, i) => [i, 0]) : null;
+  if (device.length) hits = hits.filter(([i]) => device.every((d) => passes[d](i)));
+  return { hits, device };
+}
+
+function apply() {
+  if (!state) return;
+  const { rows } = state;
+  const q = input.value;
+  const terms = parse(q);
+  const refused = refusal(terms);
+  const { hits, device } = matches(terms, refused);
+  for (const link of document.querySelectorAll(".filters a[data-term]")) {
+    if (device.includes(link.dataset.term)) link.setAttribute("aria-current", "true");
+    else link.removeAttribute("aria-current");
+  }
+  deviceHint(device);
+  const want = new Uint8Array(rows.length);
+  const promoted = [];
+  if (hits) {
+    for (const [i, inName] of hits) {
+      if (!rows[i]) continue;
+      want[i] = 1;
+      if (inName > 0) promoted.push(i);
+    }
+  } else want.fill(1);
+  if (openRow && !want[indexOf.get(openRow)]) close(openRow);
+  const n = want.reduce((a, b) => a + b, 0);
+  answer.show(want, promoted, n);
+  const total = Number(list.dataset.total) || 0;
+  document.getElementById("count").textContent = refused || (hits ? n + " of " + total : total + " recipes");
+  document.getElementById("empty").hidden = n !== 0;
+  document.getElementById("empty-q").textContent = q;
+  // Browsers limit how often the address may change: update it once typing pauses.
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(() => {
+    const search = q.trim() === "" ? "" : "?q=" + encodeURIComponent(q);
+    if (location.search !== search) history.replaceState(null, "", (pane.id ? location.pathname : "/") + search);
+  }, 400);
+}
+
+// Marks rows as favourites, makeable now, or missing one ingredient (named).
+function decorate() {
+  const { rows, ids } = state;
+  const stocked = bar.shelf.size > 0;
+  state.miss = state.needs.map((need) => missing(need, bar.shelf));
+  rows.forEach((li, i) => {
+    if (!li) return;
+    li.classList.toggle("fav", bar.favourites.has(ids[i]));
+    const gap = state.miss[i];
+    const have = !stocked ? null : gap.length === 0 ? "all" : gap.length === 1 ? "one" : null;
+    const row = li.firstElementChild;
+    let note = row.querySelector(".have");
+    if (!have) {
+      delete li.dataset.have;
+      if (note) note.remove();
+      return;
+    }
+    li.dataset.have = have;
+    if (!note) { note = el("span", { class: "have" }); row.append(note); }
+    note.textContent = have === "all" ? "can make now" : "missing " + gap[0];
+    note.classList.toggle("missing", have === "one");
+  });
+}
+
+// A line under the count when a phone-only filter cannot find anything yet.
+function deviceHint(device) {
+  let hint = document.getElementById("device-note");
+  let text = null;
+  if ((device.includes("can:make") || device.includes("missing:one")) && bar.shelf.size === 0) {
+    text = "Your shelf is empty: tick what you have in ";
+  } else if (device.includes("is:fav") && bar.favourites.size === 0) {
+    text = "No favourites yet: open a recipe and tap Favourite. Or import them in ";
+  }
+  if (text === null) { if (hint) hint.hidden = true; return; }
+  if (!hint) {
+    hint = el("p", { class: "device-note", id: "device-note" });
+    list.before(hint);
+  }
+  hint.replaceChildren(text, el("a", { href: "/shelf" }, "My bar"), ".");
+  hint.hidden = false;
+}
+
+// ---- Opening recipes --------------------------------------------------------------------
+
+function startRows() {
+  list.addEventListener("click", (event) => {
+    const link = event.target.closest("a.row");
+    if (!link || !state || !plainClick(event)) return;
+    event.preventDefault();
+    const li = link.parentElement;
+    // Enter on a row (a click without a pointer) takes the focus to the recipe beside it.
+    if (pane.wide()) { if (li.dataset.id !== pane.id || event.detail === 0) showInPane(li, { focus: event.detail === 0 }); return; }
+    if (li === openRow) close(li); else open(li);
+  });
+}
+
+function keepInView(li) {
+  const topBar = document.querySelector(".bar");
+  const top = topBar ? topBar.getBoundingClientRect().bottom : 0;
+  const box = li.getBoundingClientRect();
+  if (box.top < top || box.bottom > innerHeight) {
+    scrollBy({ top: box.top - top, behavior: matchMedia("(prefers-reduced-motion: reduce)").matches ? "instant" : "smooth" });
+  }
+}
+
+// Opens a recipe in its row (a phone).
+function open(li) {
+  finish(); // the whole list, so that the row keeps its place
+  if (openRow) close(openRow);
+  const recipe = state.byId.get(li.dataset.id);
+  if (!recipe) return;
+  const panel = recipePanel(recipe);
+  li.append(panel);
+  li.classList.add("open");
+  li.firstElementChild.setAttribute("aria-expanded", "true");
+  li.firstElementChild.setAttribute("aria-controls", panel.id);
+  wakeToggle(panel);
+  openRow = li;
+  keepInView(li);
+}
+
+function close(li) {
+  releaseWithin(li);
+  const panel = li.querySelector(".recipe");
+  if (panel) panel.remove();
+  li.classList.remove("open");
+  li.firstElementChild.setAttribute("aria-expanded", "false");
+  li.firstElementChild.removeAttribute("aria-controls");
+  if (openRow === li) openRow = null;
+}
+
+// Opens a recipe in the pane beside the list (a wide screen).
+function showInPane(li, options) {
+  const recipe = state.byId.get(li.dataset.id);
+  if (!recipe) return;
+  if (openRow) close(openRow);
+  pane.show(li, recipe, options);
+}
+
+function startPane() {
+  addEventListener("popstate", () => {
+    if (!state || !pane.pane) return;
+    const path = /^\/recipes\/(\d+)$/.exec(location.pathname);
+    const li = path && list.querySelector(':scope > li[data-id="' + path[1] + '"]');
+    if (li) showInPane(li, { push: false });
+    else if (pane.id) pane.close({ push: false });
+  });
+  // A recipe opened in its row moves to the pane when the window becomes wide.
+  pane.wideScreen.addEventListener("change", () => {
+    if (pane.wide() && openRow && state) {
+      const li = openRow;
+      close(li);
+      showInPane(li, { push: false });
+      history.replaceState(null, "", addressOf(pane.id));
+    }
+  });
+}
+
+// ---- Keyboard ---------------------------------------------------------------------------
+
+// The next (`step`: "nextElementSibling") or previous row shown.
+const shownRow = (li, step) => {
+  for (let at = li && li[step]; at; at = at[step]) if (!at.hidden) return at;
+  return null;
+};
+
+// Esc closes the recipe; ↓ from the search box to the first result, ↓ ↑ from row to row,
+// ↑ from the first back.
+function startKeys() {
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || event.defaultPrevented || event.target === input) return;
+    if (openRow) {
+      const link = openRow.firstElementChild;
+      close(openRow);
+      link.focus();
+    } else if (pane.id && pane.wide()) {
+      event.preventDefault();
+      const row = pane.close();
+      (row ? row.firstElementChild : input).focus();
+    }
+  });
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "ArrowDown" && state) {
+      finish();
+      const first = list.firstElementChild && (list.firstElementChild.hidden ? shownRow(list.firstElementChild, "nextElementSibling") : list.firstElementChild);
+      if (first) { event.preventDefault(); first.firstElementChild.focus(); }
+    } else if (event.key === "Escape") {
+      if (input.value !== "") { event.preventDefault(); input.value = ""; apply(); }
+      else if (pane.id && pane.wide()) { event.preventDefault(); pane.close(); }
+    }
+  });
+  list.addEventListener("keydown", (event) => {
+    const link = event.target.closest && event.target.closest("a.row");
+    if (!link || (event.key !== "ArrowDown" && event.key !== "ArrowUp") || event.altKey || event.ctrlKey || event.metaKey) return;
+    event.preventDefault();
+    finish();
+    const next = shownRow(link.parentElement, event.key === "ArrowDown" ? "nextElementSibling" : "previousElementSibling");
+    if (next) next.firstElementChild.focus();
+    else if (event.key === "ArrowUp") input.focus();
+  });
+}

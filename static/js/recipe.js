@@ -1,0 +1,122 @@
+// A recipe's controls, wherever it is shown (its own page, opened in the list, in the
+// pane): units, servings and favourite. Units and favourites are this phone's choices
+// (storage.js); servings last while the page does; `?units=&serves=` of a shared link win
+// for its page. Every recipe on the page is painted again when a choice changes.
+import { UNITS, amount } from "./rules.js";
+import { bar, changeBar, onChange } from "./storage.js";
+import { toDOM } from "./markup.js";
+import { caption, recipeArticle as recipeArticleOf, recipeBody, recipeHref, serveLink, unitLink } from "./view.js";
+import { wakeToggle } from "./wake.js";
+
+let servings = 1;
+let pageUnits; // undefined: the phone's choice
+// The servings offered as one tap and the most one may ask for, as the server's page
+// says (data-serves and data-max-serves on the list, from src/web/pages.rs and
+// src/units.rs).
+const offered = { serves: [], max: Infinity };
+
+const unitsNow = () => (pageUnits !== undefined ? pageUnits : bar.units);
+
+// How a recipe is to be shown now (see view.js).
+const choices = () => ({ units: unitsNow(), servings, serves: offered.serves, max: offered.max });
+
+// The address of recipe `id` as shown now; the units only when the page's address chose them.
+export const addressOf = (id) => recipeHref(id, pageUnits ?? null, servings);
+
+// A recipe's <div class="recipe">, as its page has it, ready to use.
+export function recipePanel(r) {
+  const panel = toDOM(recipeBody(r, choices()));
+  paint(panel);
+  return panel;
+}
+
+// A recipe's <article class="single"> (heading, base, recipe), for the pane; `glass` is the
+// icon to show in the heading.
+export function recipeArticle(r, glass) {
+  const article = toDOM(recipeArticleOf(r, glass, choices()));
+  paint(article.querySelector(".recipe"));
+  return article;
+}
+
+// Shows a recipe's amounts and tools as the current choices say.
+function paint(root) {
+  const now = choices(), id = root.dataset.id;
+  for (const td of root.querySelectorAll("td.amount[data-measure]")) {
+    td.textContent = amount(td.dataset.measure, td.dataset.unit, { unit: now.units, servings });
+  }
+  const mark = (a, link) => {
+    if (link.current) a.setAttribute("aria-current", "true"); else a.removeAttribute("aria-current");
+    a.href = link.href;
+  };
+  for (const a of root.querySelectorAll("[data-units]")) mark(a, unitLink(id, a.dataset.units, now));
+  for (const a of root.querySelectorAll("[data-serves]")) mark(a, serveLink(id, Number(a.dataset.serves), now));
+  const title = root.querySelector(".ingredients caption");
+  if (title) title.textContent = caption(servings);
+  const field = root.querySelector("input.servings");
+  if (field && parseInt(field.value, 10) !== servings) field.value = String(servings);
+  const hidden = root.querySelector("input[name=units]");
+  if (hidden) hidden.value = now.units || "";
+  const star = root.querySelector(".star");
+  if (star) {
+    star.hidden = false;
+    star.setAttribute("aria-pressed", String(bar.favourites.has(Number(id))));
+  }
+}
+const paintAll = () => document.querySelectorAll(".recipe[data-id]").forEach(paint);
+
+// A recipe's own page keeps its address in step, so that a reload shows the same.
+function keepAddress() {
+  const recipe = document.querySelector(".single .recipe[data-id]");
+  if (recipe) history.replaceState(null, "", recipeHref(recipe.dataset.id, unitsNow(), servings));
+}
+
+export function startRecipes() {
+  const list = document.getElementById("recipes");
+  if (list) {
+    offered.serves = list.dataset.serves.split(" ").map(Number);
+    offered.max = Number(list.dataset.maxServes);
+  }
+  const here = new URLSearchParams(location.search);
+  servings = Math.min(offered.max, Math.max(1, parseInt(here.get("serves"), 10) || 1));
+  pageUnits = UNITS.includes(here.get("units")) ? here.get("units") : undefined;
+  onChange(paintAll);
+  startControls();
+  const single = document.querySelector(".single");
+  if (single) {
+    wakeToggle(single);
+    const recipe = single.querySelector(".recipe");
+    if (recipe) paint(recipe);
+  }
+}
+
+// The units and servings links and the favourite button, of every recipe on the page.
+function startControls() {
+  document.addEventListener("click", (event) => {
+    const target = event.target.closest(".recipe [data-units], .recipe [data-serves], .recipe .star");
+    if (!target || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    if (target.dataset.units) {
+      const chosen = target.dataset.units === unitsNow() ? null : target.dataset.units;
+      pageUnits = undefined;
+      changeBar((b) => { b.units = chosen; });
+    } else if (target.dataset.serves) {
+      servings = Number(target.dataset.serves);
+      paintAll();
+    } else {
+      const id = Number(target.closest(".recipe").dataset.id);
+      changeBar((b) => { if (b.favourites.has(id)) b.favourites.delete(id); else b.favourites.add(id); });
+    }
+    keepAddress();
+  });
+  document.addEventListener("input", (event) => {
+    if (!event.target.matches(".recipe input.servings")) return;
+    const n = Number(event.target.value);
+    if (Number.isInteger(n) && n >= 1 && n <= offered.max) { servings = n; paintAll(); keepAddress(); }
+  });
+  document.addEventListener("submit", (event) => {
+    if (!event.target.matches(".recipe form.serves")) return;
+    event.preventDefault();
+    event.target.querySelector("input.servings")?.blur();
+    paintAll();
+  });
+}

@@ -1,0 +1,328 @@
+// The rules the phone and the server share, with no DOM: search matching, amounts in
+// other units and servings, what a recipe needs from a shelf, links in notes. Each part
+// names the Rust module it keeps in step with and the table in tests/ that both sides
+// are run against (tests/js/ imports this module directly).
+
+// ---- Matching: keep in step with src/search.rs -------------------------------------
+const MARKS = /\p{M}/gu;
+const SPACES = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
+const SINGLE_QUOTES = /[\u2018\u2019\u201a\u201b\u2032`\u00b4]/g;
+const DOUBLE_QUOTES = /[\u201c\u201d\u201e\u201f\u2033]/g;
+const DASHES = /[\u2010-\u2015\u2212]/g;
+const WORD_CHAR = /[\p{Alphabetic}\p{N}]/u;
+// Field prefixes → the place of the field in a `doc`.
+const PREFIXES = {
+  name: 0, base: 1, glass: 2, method: 3, ice: 4,
+  ingredient: 5, ingredients: 5, garnish: 6, note: 7, notes: 7,
+};
+
+// Terms only this phone can answer (its shelf and favourites): the server ignores them.
+export const DEVICE = {
+  "can:make": "can:make", "missing:one": "missing:one", "missing:1": "missing:one",
+  "is:fav": "is:fav", "is:favourite": "is:fav", "is:favorite": "is:fav", "is:starred": "is:fav",
+};
+
+// Trimming as Rust's str::trim does (the Unicode White_Space set): JavaScript's own trim
+// also removes U+FEFF and keeps U+0085, and the two sides must agree.
+const trimWS = (t) => t.replace(/^\p{White_Space}+|\p{White_Space}+$/gu, "");
+const trimEndWS = (t) => t.replace(/\p{White_Space}+$/u, "");
+const trimStartWS = (t) => t.replace(/^\p{White_Space}+/u, "");
+
+export function fold(text) {
+  return String(text)
+    .normalize("NFKD").toLowerCase().normalize("NFKD")
+    .replace(MARKS, "")
+    .replace(SPACES, " ").replace(/^ | $/g, "")
+    .replace(SINGLE_QUOTES, "'").replace(DOUBLE_QUOTES, "\"").replace(DASHES, "-");
+}
+
+export function parse(input) {
+  const chars = Array.from(fold(input));
+  const terms = [];
+  const seen = new Set();
+  let i = 0;
+  while (i < chars.length) {
+    if (chars[i] === " ") { i++; continue; }
+    const start = i;
+    while (i < chars.length && chars[i] !== " " && chars[i] !== "\"") i++;
+    const word = chars.slice(start, i).join("");
+    if (Object.hasOwn(DEVICE, word)) {
+      if (!terms.some((t) => t.device === DEVICE[word])) terms.push({ device: DEVICE[word] });
+      continue;
+    }
+    let field = null;
+    let rest = word;
+    const colon = word.indexOf(":");
+    if (colon !== -1 && Object.hasOwn(PREFIXES, word.slice(0, colon))) {
+      field = PREFIXES[word.slice(0, colon)];
+      rest = word.slice(colon + 1);
+    }
+    let text = rest;
+    if (i < chars.length && chars[i] === "\"" && rest === "") {
+      const open = ++i;
+      while (i < chars.length && chars[i] !== "\"") i++;
+      text = trimWS(chars.slice(open, i).join(""));
+      i++;
+    }
+    // The same term twice asks nothing more: it counts once.
+    const key = field + ":" + text;
+    if (text !== "" && !seen.has(key)) {
+      seen.add(key);
+      terms.push({ field, text });
+    }
+  }
+  return terms;
+}
+
+// Keep in step with src/search.rs (MAX_TERMS, MAX_TERM_CHARS; tests/search-cases.json).
+export const MAX_TERMS = 16;
+export const MAX_TERM_CHARS = 100;
+
+// Why parsed terms are too many or too long to run, word for word as the server says it;
+// null when they are fine.
+export function refusal(terms) {
+  const words = terms.filter((t) => !t.device);
+  if (words.length > MAX_TERMS) {
+    return "A search can have at most " + MAX_TERMS + " different words; this one has " + words.length + ".";
+  }
+  const longest = Math.max(0, ...words.map((t) => Array.from(t.text).length));
+  if (longest > MAX_TERM_CHARS) {
+    return "A search word can be at most " + MAX_TERM_CHARS + " characters long; one has " + longest + ".";
+  }
+  return null;
+}
+
+export function startsAWord(hay, needle) {
+  let at = hay.indexOf(needle);
+  while (at !== -1) {
+    if (at === 0) return true;
+    const c = hay.charCodeAt(at - 1);
+    const word = c < 128
+      ? (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90)
+      : WORD_CHAR.test(c >= 0xdc00 && c <= 0xdfff && at >= 2 ? hay.slice(at - 2, at) : hay[at - 1]);
+    if (!word) return true;
+    at = hay.indexOf(needle, at + 1);
+  }
+  return false;
+}
+
+// A recipe as the eight folded fields the rules look at: name, base, glass, method, ice,
+// ingredient, garnish, notes (src/search.rs, `Field`).
+export function doc(recipe) {
+  const join = (values) => (values || []).map(fold).join("\n");
+  return [
+    fold(recipe.name), join(recipe.base), join(recipe.glass), join(recipe.method),
+    join(recipe.ice), join((recipe.ingredients || []).map((i) => i.name)),
+    join(recipe.garnish), fold(recipe.notes || ""),
+  ];
+}
+
+// [position in `docs`, terms matching the name] of every match: more terms matching the
+// name first, then in the given order.
+export function rank(docs, all) {
+  const terms = all.filter((t) => !t.device);
+  const hits = [];
+  for (let i = 0; i < docs.length; i++) {
+    const d = docs[i];
+    let all = true;
+    for (const t of terms) {
+      if (t.field === null ? !d.some((f) => startsAWord(f, t.text)) : !startsAWord(d[t.field], t.text)) {
+        all = false;
+        break;
+      }
+    }
+    if (!all) continue;
+    let inName = 0;
+    for (const t of terms) if ((t.field === null || t.field === 0) && startsAWord(d[0], t.text)) inName++;
+    hits.push([i, inName]);
+  }
+  hits.sort((a, b) => b[1] - a[1]);
+  return hits;
+}
+
+// Positions in `docs` of the matches, best first.
+export function search(docs, terms) {
+  return rank(docs, terms).map((h) => h[0]);
+}
+
+// ---- Amounts: keep in step with src/units.rs (tests/units-cases.json) ------------------
+// 30 ml = 1 oz; oz to the nearest ¼ (⅛ below), ml to 5 above 20 ml (2.5, then 0.5 below),
+// cl to 0.5 (0.1 below); never rounded to nothing; text and ×1 in its own unit as written.
+const ML = { ml: 1, cl: 10, oz: 30 };
+// The units a reader can choose, in the order the server offers them (src/units.rs).
+export const UNITS = ["ml", "oz", "cl"];
+const VOLUME = {};
+for (const n of ["ml", "mls", "millilitre", "millilitres", "milliliter", "milliliters"]) VOLUME[n] = "ml";
+for (const n of ["cl", "cls", "centilitre", "centilitres", "centiliter", "centiliters"]) VOLUME[n] = "cl";
+for (const n of ["oz", "ozs", "fl oz", "fl. oz", "fl.oz", "ounce", "ounces", "fluid ounce", "fluid ounces"]) VOLUME[n] = "oz";
+const GLYPHS = { "¼": 0.25, "½": 0.5, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3, "⅛": 0.125, "⅜": 0.375, "⅝": 0.625, "⅞": 0.875, "⅕": 0.2, "⅙": 1 / 6 };
+const EIGHTHS = ["", "⅛", "¼", "⅜", "½", "⅝", "¾", "⅞"];
+const MAX_AMOUNT = 1e6; // anything larger is not an amount: shown as written
+
+function stepFor(unit, v) {
+  if (unit === "ml") return v > 20 ? 5 : v >= 2.5 ? 2.5 : 0.5;
+  if (unit === "cl") return v >= 0.5 ? 0.5 : 0.1;
+  return v >= 0.25 ? 0.25 : 0.125;
+}
+function roundIn(unit, v) {
+  const s = stepFor(unit, v);
+  const r = Math.floor(v / s + 0.5 + 1e-9) * s;
+  return r === 0 && v > 0 ? s : r;
+}
+function fraction(v) {
+  const e = v * 8;
+  if (Math.abs(e - Math.round(e)) > 1e-9 || e < 0) return null;
+  const n = Math.round(e), whole = Math.floor(n / 8), part = n % 8;
+  if (whole === 0) return part === 0 ? "0" : EIGHTHS[part];
+  return whole + EIGHTHS[part];
+}
+function decimal(v, places) {
+  let t = v.toFixed(places);
+  if (t.includes(".")) t = t.replace(/0+$/, "").replace(/\.$/, "");
+  return t;
+}
+const formatIn = (unit, v) => (unit === "oz" ? fraction(v) ?? decimal(v, 2) : decimal(v, 1));
+const exact = (v) => fraction(v) ?? decimal(v, 2);
+const isWhole = (t) => /^[0-9]+$/.test(t);
+function simpleFraction(t) {
+  const slash = t.indexOf("/");
+  if (slash === -1) return null;
+  const top = trimWS(t.slice(0, slash)), bottom = trimWS(t.slice(slash + 1));
+  if (!isWhole(top) || !isWhole(bottom) || Number(bottom) === 0) return null;
+  return Number(top) / Number(bottom);
+}
+function parseNumber(text) {
+  const t = trimWS(text);
+  if (t === "") return null;
+  const v = readNumber(t);
+  return v !== null && Number.isFinite(v) && v <= MAX_AMOUNT ? v : null;
+}
+function readNumber(t) {
+  const last = Array.from(t).pop();
+  if (Object.hasOwn(GLYPHS, last)) {
+    const whole = trimWS(t.slice(0, t.length - last.length));
+    if (whole === "") return GLYPHS[last];
+    return isWhole(whole) ? Number(whole) + GLYPHS[last] : null;
+  }
+  const space = t.indexOf(" ");
+  if (space !== -1) {
+    const whole = t.slice(0, space), part = simpleFraction(trimWS(t.slice(space + 1)));
+    return isWhole(whole) && part !== null ? Number(whole) + part : null;
+  }
+  if (t.includes("/")) return simpleFraction(t);
+  const d = t.replace(",", ".");
+  return /^[0-9]*\.?[0-9]*$/.test(d) && /[0-9]/.test(d) ? Number(d) : null;
+}
+// [low, high] (equal for one number), or null.
+function parseQuantity(text) {
+  const one = parseNumber(text);
+  if (one !== null) return [one, one, false];
+  let at = text.indexOf(" to "), len = 4;
+  if (at === -1) { at = text.search(/[-–—]/); len = 1; }
+  if (at === -1) return null;
+  const a = parseNumber(text.slice(0, at)), b = parseNumber(text.slice(at + len));
+  return a !== null && b !== null && a <= b ? [a, b, true] : null;
+}
+function asWritten(measure, unit) {
+  const m = trimWS(String(measure || "")), u = trimWS(String(unit || ""));
+  return m && u ? m + " " + u : m || u;
+}
+// "measure unit" of one ingredient shown in `display.unit` (null: the file's) for
+// `display.servings`.
+export function amount(measure, unit, display) {
+  let m = trimWS(String(measure || "")), u = trimWS(String(unit || ""));
+  if (u === "") {
+    const at = m.search(/\p{Alphabetic}/u);
+    if (at > 0) { u = trimWS(m.slice(at)); m = trimEndWS(m.slice(0, at)); }
+  }
+  const q = parseQuantity(m);
+  if (!q) return asWritten(measure, unit);
+  const to = display.unit || null, raw = display.servings, servings = Math.max(1, raw);
+  const named = trimWS(u).replace(/\.+$/, "").toLowerCase();
+  const from = Object.hasOwn(VOLUME, named) ? VOLUME[named] : null;
+  const show = (f, fmt) => {
+    const a = fmt(f(q[0])), b = fmt(f(q[1]));
+    return q[2] && a !== b ? a + "–" + b : a;
+  };
+  if (from && to && !(from === to && raw === 1)) {
+    return show((v) => roundIn(to, v * ML[from] / ML[to] * servings), (v) => formatIn(to, v)) + " " + to;
+  }
+  if (raw === 1) return asWritten(measure, unit);
+  if (from) return show((v) => roundIn(from, v * servings), (v) => formatIn(from, v)) + " " + u;
+  return asWritten(show((v) => v * servings, exact), u);
+}
+
+// ---- Shelf: keep in step with src/ingredients.rs (tests/ingredient-cases.json) ---------
+const COLOURS = ["white", "dark", "brown", "green", "red", "gold", "blanc", "clear", "black"];
+const STAPLES = new Set([
+  "water", "plain water", "still water", "tap water", "cold water", "chilled water", "warm water",
+  "hot water", "boiling water", "soda", "soda water", "club soda", "sparkling water",
+  "carbonated water", "mineral water", "sparkling mineral water", "seltzer", "seltzer water",
+  "ice", "crushed ice", "cracked ice", "ice cubes",
+]);
+const FRESH = ["freshly squeezed ", "fresh squeezed ", "freshly ", "fresh "];
+
+export function ingredientKey(name) {
+  let rest = fold(name), kept = "";
+  for (let open = rest.indexOf("("); open !== -1; open = rest.indexOf("(")) {
+    kept += rest.slice(0, open);
+    const after = rest.slice(open + 1), close = after.indexOf(")");
+    const inner = trimWS(close === -1 ? after : after.slice(0, close));
+    if (COLOURS.includes(inner)) kept += " (" + inner + ")";
+    kept += " ";
+    rest = close === -1 ? "" : after.slice(close + 1);
+  }
+  let key = (kept + rest).split(" ").filter(Boolean).join(" ");
+  // Until nothing changes, so that a key is its own key ("fresh fresh mint" → "mint").
+  for (let last = null; last !== key;) {
+    last = key;
+    key = trimWS(key.replace(/[,.;:\p{White_Space}]+$/u, ""));
+    const fresh = FRESH.find((p) => key.startsWith(p) && key.length > p.length);
+    if (fresh) key = key.slice(fresh.length);
+  }
+  return key;
+}
+export function isOptional(name) {
+  const f = fold(name);
+  for (let at = f.indexOf("("); at !== -1; at = f.indexOf("(", at + 1)) {
+    if (trimStartWS(f.slice(at + 1)).startsWith("optional")) return true;
+  }
+  return false;
+}
+export const isStaple = (key) => STAPLES.has(key);
+// What a recipe needs from a shelf: [key, name as written], each key once.
+export function needs(recipe) {
+  const out = new Map();
+  for (const i of recipe.ingredients || []) {
+    const key = ingredientKey(i.name);
+    if (key && !isStaple(key) && !isOptional(i.name) && !out.has(key)) out.set(key, i.name);
+  }
+  return Array.from(out);
+}
+// Names of the needs not on the shelf (a Set of keys).
+export const missing = (need, shelf) => need.filter(([key]) => !shelf.has(key)).map(([, name]) => name);
+
+// ---- Links in notes: keep in step with src/web/links.rs --------------------------------
+// [text, isLink] pieces of `notes`, in order: http:// and https:// addresses that start a
+// word, without a closing full stop, comma or bracket. Nothing else becomes a link.
+const ADDRESS = /https?:\/\//giu;
+const TRAILING = /[.,;:!?)\]'"]+$/u;
+export function noteParts(notes) {
+  const text = String(notes), parts = [];
+  let last = 0;
+  ADDRESS.lastIndex = 0;
+  for (let m = ADDRESS.exec(text); m !== null; m = ADDRESS.exec(text)) {
+    const at = m.index, prev = Array.from(text.slice(Math.max(0, at - 2), at)).pop();
+    if (prev !== undefined && WORD_CHAR.test(prev)) continue;
+    const space = text.slice(at).search(/\p{White_Space}/u);
+    const end = space === -1 ? text.length : at + space;
+    const address = text.slice(at, end).replace(TRAILING, "");
+    if (address.length <= m[0].length) { ADDRESS.lastIndex = end; continue; }
+    if (at > last) parts.push([text.slice(last, at), false]);
+    parts.push([address, true]);
+    last = at + address.length;
+    ADDRESS.lastIndex = last;
+  }
+  if (last < text.length) parts.push([text.slice(last), false]);
+  return parts;
+}
