@@ -211,6 +211,21 @@ impl Cached {
     }
 }
 
+/// A per-request body, compressed cheaply and with an ETag of its own.
+/// Marked [`crate::serve::PerRequest`]: its bytes are this request's own, counted against
+/// the budget for unsent answers while a slow client holds them.
+pub fn per_request(
+    body: impl Into<Bytes>,
+    content_type: &str,
+    request: &HeaderMap,
+) -> Response<Body> {
+    let cached = Cached::new(body, content_type, super::site::HTML_CACHE);
+    cached.compress_for(request, Effort::Fast);
+    let mut response = cached.respond(request);
+    response.extensions_mut().insert(crate::serve::PerRequest);
+    response
+}
+
 /// The first 16 hex digits of the SHA-256 of `bytes`: plenty to tell versions apart.
 pub fn content_hash(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);

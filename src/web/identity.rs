@@ -13,7 +13,7 @@
 //! adds a value, and a capability is on when any value turns it on (as golink and tsidp
 //! merge theirs).
 
-use super::AppState;
+use super::router::AppState;
 use crate::serve::Peer;
 use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;

@@ -3,7 +3,7 @@
 
 use super::assets::Assets;
 use super::cached::{Cached, Effort};
-use super::pages::{
+use super::templates::{
     Amounts, ErrorPage, Footer, ListBody, ListPage, RecipePage, Row, ShelfPage, Urls,
 };
 use crate::ingredients::{self, Ingredient};
