@@ -1,11 +1,28 @@
-//! What went wrong with a request: one error type, answered as an HTML page or as JSON.
+//! What went wrong with a request: one error type that is the response.
+//!
+//! Handlers return `Result<_, WebError>` and use `?`. A [`WebError`] answers as an HTML
+//! page; an API handler wraps it in [`Api`] (as its error, or around an extractor) and it
+//! answers as JSON, `{"error": "…"}`. Which one is decided by the handler's types, not by
+//! the path: an unknown `/api/…` address or a POST to one gets the HTML page, as browsers
+//! expect.
+//!
+//! The page needs the site's header and footer, which a response cannot reach: the error
+//! leaves its title and message on the response and [`pages`], a layer around every route,
+//! renders them into the page. Server errors (500) tell the visitor nothing of their cause;
+//! the cause goes to the log.
 
 use super::gate::GateError;
 use super::site::{self, Site, SiteError};
+use arc_swap::ArcSwap;
+use axum::body::Body;
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
 
-/// What went wrong with a request, mapped to a status code and a page.
+/// What went wrong with a request, mapped to a status code, a title and a message.
 #[derive(Debug, thiserror::Error)]
 pub enum WebError {
     #[error("{0}")]
@@ -17,7 +34,9 @@ pub enum WebError {
     #[error("The server is busy with other searches. Try again in a moment.")]
     Busy,
     #[error(transparent)]
-    Internal(#[from] SiteError),
+    Site(#[from] SiteError),
+    #[error("encoding a recipe as JSON failed: {0}")]
+    Json(#[from] serde_json::Error),
     #[error(transparent)]
     Task(tokio::task::JoinError),
 }
@@ -44,16 +63,21 @@ impl WebError {
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             WebError::Busy => StatusCode::SERVICE_UNAVAILABLE,
-            WebError::Internal(_) | WebError::Task(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            WebError::Site(_) | WebError::Json(_) | WebError::Task(_) => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
         }
+    }
+
+    /// A fault of ours rather than of the request: logged, never explained to the visitor.
+    fn is_internal(&self) -> bool {
+        self.status() == StatusCode::INTERNAL_SERVER_ERROR
     }
 
     /// What the visitor is told; internal details stay in the log.
     fn public_message(&self) -> String {
         match self {
-            WebError::Internal(_) | WebError::Task(_) => {
-                "Something went wrong on our side. Try again.".into()
-            }
+            _ if self.is_internal() => "Something went wrong on our side. Try again.".into(),
             WebError::MethodNotAllowed => "This address only answers GET and HEAD.".into(),
             other => other.to_string(),
         }
@@ -65,18 +89,8 @@ impl WebError {
             WebError::BadRequest(_) => "Bad request",
             WebError::MethodNotAllowed => "Method not allowed",
             WebError::Busy => "Busy",
-            WebError::Internal(_) | WebError::Task(_) => "Server error",
+            WebError::Site(_) | WebError::Json(_) | WebError::Task(_) => "Server error",
         }
-    }
-
-    /// An HTML error page built with the site's header and footer.
-    pub fn page(self, site: &Site) -> Response {
-        self.log();
-        let status = self.status();
-        let body = site
-            .render_error(self.title(), &self.public_message())
-            .unwrap_or_else(|_| format!("{} {}", status.as_u16(), self.title()));
-        self.with_headers((status, html(body)).into_response())
     }
 
     /// A JSON error for the API: `{"error": "…"}`.
@@ -87,7 +101,7 @@ impl WebError {
     }
 
     fn log(&self) {
-        if matches!(self, WebError::Internal(_) | WebError::Task(_)) {
+        if self.is_internal() {
             tracing::error!(error = %self, "request failed");
         }
     }
@@ -105,6 +119,84 @@ impl WebError {
             _ => {}
         }
         response
+    }
+}
+
+/// The HTML flavour: the status, its headers and a short stand-in body, with the title and
+/// message left for [`pages`] to render into the site's error page.
+impl IntoResponse for WebError {
+    fn into_response(self) -> Response {
+        self.log();
+        let status = self.status();
+        let text = ErrorText {
+            title: self.title(),
+            message: self.public_message(),
+        };
+        let stand_in = format!("{} {}", status.as_u16(), text.title);
+        let mut response = self.with_headers((status, html(stand_in)).into_response());
+        response.extensions_mut().insert(text);
+        response
+    }
+}
+
+/// What an HTML error page says, on its way from a handler to [`pages`].
+#[derive(Debug, Clone)]
+struct ErrorText {
+    title: &'static str,
+    message: String,
+}
+
+/// Middleware: renders the error page, in the site's own header and footer, for a response
+/// a [`WebError`] made. Should rendering fail, the short stand-in body is sent instead.
+pub async fn pages(
+    State(site): State<Arc<ArcSwap<Site>>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let mut response = next.run(request).await;
+    let Some(text) = response.extensions_mut().remove::<ErrorText>() else {
+        return response;
+    };
+    match site.load().render_error(text.title, &text.message) {
+        Ok(page) => *response.body_mut() = Body::from(page),
+        Err(e) => tracing::error!(error = %e, "rendering an error page failed"),
+    }
+    response
+}
+
+/// An API handler's error, or an extractor whose refusal the API answers: the same
+/// [`WebError`], answered as JSON.
+#[derive(Debug)]
+pub struct Api<T>(pub T);
+
+impl IntoResponse for Api<WebError> {
+    fn into_response(self) -> Response {
+        self.0.json()
+    }
+}
+
+/// `?` in an API handler: whatever becomes a [`WebError`] becomes its JSON answer.
+impl<E> From<E> for Api<WebError>
+where
+    WebError: From<E>,
+{
+    fn from(e: E) -> Api<WebError> {
+        Api(WebError::from(e))
+    }
+}
+
+impl<S, T> FromRequestParts<S> for Api<T>
+where
+    S: Send + Sync,
+    T: FromRequestParts<S, Rejection = WebError>,
+{
+    type Rejection = Api<WebError>;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Api<T>, Api<WebError>> {
+        T::from_request_parts(parts, state)
+            .await
+            .map(Api)
+            .map_err(Api)
     }
 }
 
@@ -140,5 +232,32 @@ mod tests {
         };
         assert_eq!(error.status(), StatusCode::BAD_REQUEST);
         assert!(error.public_message().contains("at most 100 characters"));
+    }
+
+    #[tokio::test]
+    async fn a_server_error_tells_the_visitor_nothing_of_its_cause() {
+        let cause = || match serde_json::from_str::<u8>("\"secret detail\"") {
+            Err(e) => WebError::from(e),
+            Ok(n) => panic!("parsed {n}"),
+        };
+        let json = cause().json();
+        assert_eq!(json.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let body = axum::body::to_bytes(json.into_body(), 1024)
+            .await
+            .expect("body");
+        let body = String::from_utf8_lossy(&body);
+        assert!(body.contains("Something went wrong on our side") && !body.contains("secret"));
+        let page = cause().into_response();
+        assert_eq!(page.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let text = page
+            .extensions()
+            .get::<ErrorText>()
+            .expect("left for the page");
+        assert_eq!(text.title, "Server error");
+        assert!(!text.message.contains("secret") && !text.message.contains("u8"));
+        assert!(
+            cause().to_string().contains("secret detail"),
+            "the log has it"
+        );
     }
 }

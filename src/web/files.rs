@@ -12,20 +12,20 @@ use std::sync::Arc;
 /// `/static/<file>`, by hashed or plain name (see [`Assets`]).
 pub async fn asset(
     State(assets): State<Arc<Assets>>,
-    State(site): State<Arc<Site>>,
     Path(file): Path<String>,
     headers: HeaderMap,
-) -> Response {
-    match assets.respond(&file, &headers) {
-        Some(response) => response,
-        None => WebError::NotFound("There is no such file.".into()).page(&site),
-    }
+) -> Result<Response, WebError> {
+    assets
+        .respond(&file, &headers)
+        .ok_or_else(|| WebError::NotFound("There is no such file.".into()))
 }
 
+/// `/sw.js`: the service worker, versioned by this build and this collection.
 pub async fn service_worker(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
     site.service_worker().respond(&headers)
 }
 
+/// `/manifest.webmanifest`: what an installed app is called and looks like.
 pub async fn manifest(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
     site.manifest().respond(&headers)
 }

@@ -1,45 +1,79 @@
-//! What an address asks for beyond its route: the search text (`?q=`), how a recipe shows
-//! its amounts (`?units=&serves=`) and which recipe a path names.
+//! What an address asks for beyond its route, read once for every handler that needs it:
+//! the search (`?q=`), how a recipe shows its amounts (`?units=&serves=`) and which recipe
+//! a path names. A request that asks for something unreadable is a 400 (or 404) that says
+//! what was wrong.
 
 use super::error::WebError;
 use super::site::Site;
 use crate::recipes::Recipe;
 use crate::units::{Display, MAX_SERVINGS, Unit};
-use axum::extract::Query;
-use axum::extract::rejection::QueryRejection;
+use axum::extract::{FromRequestParts, Query};
+use axum::http::request::Parts;
 use serde::Deserialize;
 
+/// `?q=`: every recipe, or those a query matches. Wrap it in [`super::error::Api`] for a
+/// JSON refusal.
+pub enum Search {
+    All,
+    Matching {
+        /// The search as typed, shown back in the search box.
+        text: String,
+        query: crate::search::Query,
+    },
+}
+
 #[derive(Debug, Deserialize)]
-pub struct SearchParams {
+struct SearchParams {
     #[serde(default)]
     q: String,
 }
 
-pub fn query_text(params: Result<Query<SearchParams>, QueryRejection>) -> Result<String, WebError> {
-    params
-        .map(|Query(p)| p.q)
-        .map_err(|_| WebError::BadRequest("The search could not be read from the address.".into()))
+impl<S: Send + Sync> FromRequestParts<S> for Search {
+    type Rejection = WebError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Search, WebError> {
+        let Query(SearchParams { q }) =
+            Query::from_request_parts(parts, state).await.map_err(|_| {
+                WebError::BadRequest("The search could not be read from the address.".into())
+            })?;
+        if q.trim().is_empty() {
+            return Ok(Search::All);
+        }
+        let query = crate::search::Query::parse_bounded(&q)?;
+        Ok(Search::Matching { text: q, query })
+    }
 }
 
-/// The recipe a path segment names; anything else (not a number, unknown id) is a 404.
-pub fn find_recipe<'s>(site: &'s Site, id: &str) -> Result<&'s Recipe, WebError> {
-    id.parse()
-        .ok()
-        .and_then(|n| site.recipes().get(n))
-        .ok_or_else(|| WebError::NotFound(format!("There is no recipe with id {id}.")))
-}
+/// `?units=oz&serves=4` (both optional): how a recipe page shows its amounts.
+pub struct Amounts(pub Display);
 
-/// How a recipe page shows amounts: `?units=oz&serves=4` (both optional).
 #[derive(Debug, Default, Deserialize)]
-pub struct AmountParams {
+struct AmountParams {
     #[serde(default)]
     units: String,
     #[serde(default)]
     serves: String,
 }
 
+impl<S: Send + Sync> FromRequestParts<S> for Amounts {
+    type Rejection = WebError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Amounts, WebError> {
+        let Query(params) = Query::<AmountParams>::from_request_parts(parts, state)
+            .await
+            .map_err(|rejection| {
+                // serde names the problem: "duplicate field `units`", "invalid UTF-8".
+                WebError::BadRequest(format!(
+                    "The address's units or servings could not be read: {}.",
+                    rejection.body_text()
+                ))
+            })?;
+        params.display().map(Amounts)
+    }
+}
+
 impl AmountParams {
-    pub fn display(&self) -> Result<Display, WebError> {
+    fn display(&self) -> Result<Display, WebError> {
         let unit = match self.units.trim() {
             "" => None,
             name => Some(Unit::from_name(name).ok_or_else(|| {
@@ -62,4 +96,12 @@ impl AmountParams {
         };
         Ok(Display { unit, servings })
     }
+}
+
+/// The recipe a path segment names; anything else (not a number, unknown id) is a 404.
+pub fn find_recipe<'s>(site: &'s Site, id: &str) -> Result<&'s Recipe, WebError> {
+    id.parse()
+        .ok()
+        .and_then(|n| site.recipes().get(n))
+        .ok_or_else(|| WebError::NotFound(format!("There is no recipe with id {id}.")))
 }

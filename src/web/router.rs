@@ -9,7 +9,7 @@ use super::gate::SearchGate;
 use super::host::{self, AllowedHosts};
 use super::identity::{self, Resolve};
 use super::site::Site;
-use super::{api, files, guard, pages, shelf};
+use super::{api, error, files, guard, pages, shelf};
 use crate::metrics::Metrics;
 use arc_swap::ArcSwap;
 use axum::Router;
@@ -115,7 +115,14 @@ pub fn app(state: AppState) -> Router {
         .route("/manifest.webmanifest", get(files::manifest))
         .fallback(pages::not_found)
         .method_not_allowed_fallback(pages::method_not_allowed)
-        .layer(axum::middleware::from_fn_with_state(state.limits, guard::guard))
+        .layer(axum::middleware::from_fn_with_state(
+            state.site.clone(),
+            error::pages,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.limits,
+            guard::guard,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.metrics.clone(),
             crate::metrics::track,

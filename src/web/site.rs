@@ -175,6 +175,12 @@ impl Site {
         &self.manifest
     }
 
+    /// What a search costs, in recipe scans: the gate runs it at once or on the blocking
+    /// pool by this ([`super::gate::INLINE_COST`]).
+    pub fn search_cost(&self, query: &Query) -> usize {
+        self.recipes.len() * query.terms.len().max(1)
+    }
+
     /// The recipes matching a query, best first.
     pub fn search(&self, query: &Query) -> Vec<&Recipe> {
         let all = self.recipes.all();
