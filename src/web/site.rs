@@ -4,7 +4,7 @@
 use super::assets::Assets;
 use super::cached::{Cached, Effort};
 use super::templates::{
-    Amounts, ErrorPage, Footer, ListBody, ListPage, RecipePage, Row, ShelfPage, Urls,
+    Amounts, Chrome, ErrorPage, Footer, ListBody, ListPage, RecipePage, Row, ShelfPage, Urls,
 };
 use crate::ingredients::{self, Ingredient};
 use crate::recipes::{Recipe, Recipes};
@@ -60,9 +60,14 @@ impl Site {
             apple_touch: assets.url("apple-touch-icon.png"),
         };
         let footer = Footer::new(&recipes);
+        let chrome = Chrome {
+            urls: &urls,
+            footer: &footer,
+            q: "",
+        };
         // The index, the JSON and the shelf do not depend on the list page: build them on
         // other threads while this one renders the list (start-up for thousands of recipes).
-        let (index, all_json, shelf, list_page) = std::thread::scope(|scope| {
+        let (index, all_json, shelf, list) = std::thread::scope(|scope| {
             let side = scope.spawn(|| {
                 let index = Index::new(&recipes);
                 let json = json_array(recipes.all()).map(|(json, spans)| {
@@ -70,37 +75,12 @@ impl Site {
                 });
                 (index, json)
             });
-            let shelf_job = scope.spawn(|| shelf(&recipes, &urls, &footer));
-            let page = ListPage {
-                urls: &urls,
-                footer: &footer,
-                q: "",
-                total: recipes.len(),
-                rows: recipes.all().iter().map(Row::new).collect(),
-                device: Vec::new(),
-            }
-            .render()
-            .map(|html| Cached::new(html, "text/html; charset=utf-8", HTML_CACHE));
-            let body = ListBody {
-                urls: &urls,
-                q: "",
-                total: recipes.len(),
-                rows: recipes.all().iter().map(Row::new).collect(),
-                device: Vec::new(),
-            }
-            .render();
+            let shelf_job = scope.spawn(|| shelf(&recipes, chrome));
+            let list = list(&recipes, chrome);
             let (index, json) = joined(side);
-            (
-                index,
-                json,
-                joined(shelf_job),
-                page.and_then(|p| Ok((p, body?))),
-            )
+            (index, json, joined(shelf_job), list)
         });
-        let (list_page, list_body) = list_page.map_err(|source| SiteError::Render {
-            page: "recipe list",
-            source,
-        })?;
+        let (list_page, list_body) = list?;
         let (shelf_page, ingredients_json) = shelf?;
         let (all_json, json_spans) = all_json?;
         let manifest = Cached::new(manifest(assets)?, "application/manifest+json", HTML_CACHE);
@@ -212,57 +192,84 @@ impl Site {
         out
     }
 
+    /// What every page shows around its own part, with `q` in the search box.
+    fn chrome<'a>(&'a self, q: &'a str) -> Chrome<'a> {
+        Chrome {
+            urls: &self.urls,
+            footer: &self.footer,
+            q,
+        }
+    }
+
     /// The list page for a search (rendered per request: queries are endless).
     pub fn render_search(&self, q: &str, query: Query) -> Result<String, SiteError> {
         let hits = self.search(&query);
-        ListPage {
+        let list = ListBody {
             urls: &self.urls,
-            footer: &self.footer,
             q,
             total: self.recipes.len(),
             rows: hits.into_iter().map(Row::new).collect(),
             device: query.device,
-        }
-        .render()
-        .map_err(|source| SiteError::Render {
-            page: "search results",
-            source,
-        })
+        };
+        let page = ListPage {
+            chrome: self.chrome(q),
+            list,
+        };
+        render("search results", &page)
     }
 
     /// A recipe's page, its amounts shown as `display` asks (`?units=oz&serves=2`).
     pub fn render_recipe(&self, r: &Recipe, display: Display) -> Result<String, SiteError> {
-        RecipePage {
-            urls: &self.urls,
-            footer: &self.footer,
-            q: "",
+        let page = RecipePage {
+            chrome: self.chrome(""),
             r,
             icon: super::glass::icon(&r.glass),
             amounts: Amounts::new(r, display),
             notes: super::links::note_parts(&r.notes),
             list: &self.list_body,
-        }
-        .render()
-        .map_err(|source| SiteError::Render {
-            page: "recipe page",
-            source,
-        })
+        };
+        render("recipe page", &page)
     }
 
     pub fn render_error(&self, title: &str, message: &str) -> Result<String, SiteError> {
-        ErrorPage {
-            urls: &self.urls,
-            footer: &self.footer,
-            q: "",
+        let page = ErrorPage {
+            chrome: self.chrome(""),
             title,
             message,
-        }
-        .render()
-        .map_err(|source| SiteError::Render {
-            page: "error page",
-            source,
-        })
+        };
+        render("error page", &page)
     }
+}
+
+/// Renders a page whole or not at all: askama renders into a string of its own, so a
+/// failure part way (a field's `Display` failing, say) leaves nothing to send but the error,
+/// which becomes a 500.
+fn render(page: &'static str, template: &impl Template) -> Result<String, SiteError> {
+    template
+        .render()
+        .map_err(|source| SiteError::Render { page, source })
+}
+
+/// The full list, rendered once: the list page (cached) and the list alone, which every
+/// recipe page shows beside the recipe.
+fn list(recipes: &Recipes, chrome: Chrome<'_>) -> Result<(Cached, String), SiteError> {
+    let body = ListBody {
+        urls: chrome.urls,
+        q: "",
+        total: recipes.len(),
+        rows: recipes.all().iter().map(Row::new).collect(),
+        device: Vec::new(),
+    };
+    let body = render("recipe list", &body)?;
+    let page = render(
+        "recipe list",
+        &ListPage {
+            chrome,
+            list: body.as_str(),
+        },
+    )?;
+    let page = Cached::new(page, "text/html; charset=utf-8", HTML_CACHE);
+    Ok((page, body))
 }
 
 /// What a start-up thread built; its panic, if it had one, goes on here.
@@ -275,19 +282,13 @@ fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
 
 /// `/shelf` and `/api/ingredients`. Staples are not offered on the page: they never block
 /// a recipe.
-fn shelf(recipes: &Recipes, urls: &Urls, footer: &Footer) -> Result<(Cached, Cached), SiteError> {
+fn shelf(recipes: &Recipes, chrome: Chrome<'_>) -> Result<(Cached, Cached), SiteError> {
     let all: Vec<Ingredient> = ingredients::distinct(recipes);
     let page = ShelfPage {
-        urls,
-        footer,
-        q: "",
+        chrome,
         ingredients: all.iter().filter(|i| !i.staple).collect(),
-    }
-    .render()
-    .map_err(|source| SiteError::Render {
-        page: "shelf page",
-        source,
-    })?;
+    };
+    let page = render("shelf page", &page)?;
     Ok((
         Cached::new(page, "text/html; charset=utf-8", HTML_CACHE),
         Cached::new(serde_json::to_vec(&all)?, "application/json", HTML_CACHE),

@@ -1,6 +1,7 @@
-//! The values each template in `templates/` is given: askama templates compiled into the binary.
+//! The values each template in `templates/` is given (askama, compiled into the binary).
 //!
-//! Rendering returns a `Result`, never a half page: a render error becomes a 500.
+//! Every full page extends `base.html` and is given its [`Chrome`]. Rendering returns a
+//! `Result`, never a half page: a render error becomes a 500 (see `Site`).
 
 use super::glass;
 pub use super::links::NotePart;
@@ -40,6 +41,16 @@ impl Footer {
     }
 }
 
+/// What every full page shows around its own part (`base.html`): the asset links, the
+/// search box and the footer.
+#[derive(Debug, Clone, Copy)]
+pub struct Chrome<'a> {
+    pub urls: &'a Urls,
+    pub footer: &'a Footer,
+    /// The search as typed, shown back in the search box ("" on other pages).
+    pub q: &'a str,
+}
+
 /// One row of the list.
 pub struct Row<'a> {
     pub recipe: &'a Recipe,
@@ -55,16 +66,13 @@ impl<'a> Row<'a> {
     }
 }
 
+/// The list page: all recipes, or a search's. `list` is a [`ListBody`], or the text of one
+/// already rendered (the full list, rendered once at load for this page and recipe pages).
 #[derive(Template)]
 #[template(path = "list.html")]
-pub struct ListPage<'a> {
-    pub urls: &'a Urls,
-    pub footer: &'a Footer,
-    pub q: &'a str,
-    pub total: usize,
-    pub rows: Vec<Row<'a>>,
-    /// Terms of `q` that only the phone can answer (see [`crate::search::Query::device`]).
-    pub device: Vec<&'static str>,
+pub struct ListPage<'a, L: std::fmt::Display> {
+    pub chrome: Chrome<'a>,
+    pub list: L,
 }
 
 /// The list without the page around it: the list page has it, and a recipe's page shows
@@ -76,15 +84,14 @@ pub struct ListBody<'a> {
     pub q: &'a str,
     pub total: usize,
     pub rows: Vec<Row<'a>>,
+    /// Terms of `q` that only the phone can answer (see [`crate::search::Query::device`]).
     pub device: Vec<&'static str>,
 }
 
 #[derive(Template)]
 #[template(path = "recipe.html")]
 pub struct RecipePage<'a> {
-    pub urls: &'a Urls,
-    pub footer: &'a Footer,
-    pub q: &'a str,
+    pub chrome: Chrome<'a>,
     pub r: &'a Recipe,
     pub icon: &'static str,
     pub amounts: Amounts<'a>,
@@ -174,9 +181,7 @@ impl<'a> Amounts<'a> {
 #[derive(Template)]
 #[template(path = "shelf.html")]
 pub struct ShelfPage<'a> {
-    pub urls: &'a Urls,
-    pub footer: &'a Footer,
-    pub q: &'a str,
+    pub chrome: Chrome<'a>,
     /// Every ingredient that can block a recipe (staples are left out).
     pub ingredients: Vec<&'a ShelfIngredient>,
 }
@@ -184,9 +189,7 @@ pub struct ShelfPage<'a> {
 #[derive(Template)]
 #[template(path = "error.html")]
 pub struct ErrorPage<'a> {
-    pub urls: &'a Urls,
-    pub footer: &'a Footer,
-    pub q: &'a str,
+    pub chrome: Chrome<'a>,
     pub title: &'a str,
     pub message: &'a str,
 }
@@ -249,12 +252,18 @@ mod tests {
     fn list(recipes: &Recipes, q: &str) -> String {
         let (urls, footer) = (urls(), Footer::new(recipes));
         ListPage {
-            urls: &urls,
-            footer: &footer,
-            q,
-            total: recipes.len(),
-            rows: recipes.all().iter().map(Row::new).collect(),
-            device: Vec::new(),
+            chrome: Chrome {
+                urls: &urls,
+                footer: &footer,
+                q,
+            },
+            list: ListBody {
+                urls: &urls,
+                q,
+                total: recipes.len(),
+                rows: recipes.all().iter().map(Row::new).collect(),
+                device: Vec::new(),
+            },
         }
         .render()
         .unwrap()
@@ -287,9 +296,11 @@ mod tests {
         let (urls, footer) = (urls(), Footer::new(recipes));
         let r = recipes.get(id).unwrap();
         RecipePage {
-            urls: &urls,
-            footer: &footer,
-            q: "",
+            chrome: Chrome {
+                urls: &urls,
+                footer: &footer,
+                q: "",
+            },
             r,
             icon: glass::icon(&r.glass),
             amounts: Amounts::new(r, Display::default()),
