@@ -158,11 +158,38 @@ impl Cached {
         });
     }
 
-    /// The response for a GET or HEAD with these request headers.
+    /// The response for a GET or HEAD with these request headers. Built from typed
+    /// headers, so that it cannot fail: there is no error to turn into an empty answer.
     pub fn respond(&self, request: &HeaderMap) -> Response<Body> {
-        let encoding = negotiate(request);
-        let compressed = self.compressed.get();
-        let (body, encoding) = match (encoding, compressed) {
+        let (body, encoding) = self.variant(negotiate(request));
+        let mut response = Response::new(Body::empty());
+        let headers = response.headers_mut();
+        headers.insert(header::CACHE_CONTROL, self.cache_control.clone());
+        headers.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+        // Each encoding is its own representation, so each gets its own strong ETag.
+        let etag = match encoding.token() {
+            Some(token) => format!("\"{}-{token}\"", self.hash),
+            None => format!("\"{}\"", self.hash),
+        };
+        if let Ok(etag) = HeaderValue::from_str(&etag) {
+            headers.insert(header::ETAG, etag);
+        }
+        if self.not_modified(request) {
+            *response.status_mut() = StatusCode::NOT_MODIFIED;
+            return response;
+        }
+        headers.insert(header::CONTENT_TYPE, self.content_type.clone());
+        if let Some(token) = encoding.token() {
+            headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
+        }
+        *response.body_mut() = Body::from(body);
+        response
+    }
+
+    /// The bytes to send for the encoding a client prefers: that variant if it has been
+    /// made, else gzip for a brotli client, else the identity body.
+    fn variant(&self, encoding: Encoding) -> (Bytes, Encoding) {
+        match (encoding, self.compressed.get()) {
             (
                 Encoding::Brotli,
                 Some(Compressed {
@@ -173,29 +200,7 @@ impl Cached {
                 (g.clone(), Encoding::Gzip)
             }
             _ => (self.identity.clone(), Encoding::Identity),
-        };
-        // Each encoding is its own representation, so each gets its own strong ETag.
-        let etag = match encoding.token() {
-            Some(token) => format!("\"{}-{token}\"", self.hash),
-            None => format!("\"{}\"", self.hash),
-        };
-        let mut builder = Response::builder()
-            .header(header::CACHE_CONTROL, self.cache_control.clone())
-            .header(header::VARY, "Accept-Encoding");
-        if let Ok(etag) = HeaderValue::from_str(&etag) {
-            builder = builder.header(header::ETAG, etag);
         }
-        if self.not_modified(request) {
-            return builder
-                .status(StatusCode::NOT_MODIFIED)
-                .body(Body::empty())
-                .unwrap_or_default();
-        }
-        builder = builder.header(header::CONTENT_TYPE, self.content_type.clone());
-        if let Some(token) = encoding.token() {
-            builder = builder.header(header::CONTENT_ENCODING, token);
-        }
-        builder.body(Body::from(body)).unwrap_or_default()
     }
 
     /// `If-None-Match` names any representation of this content (weak comparison, as
