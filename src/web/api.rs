@@ -15,7 +15,7 @@ use std::sync::Arc;
 const JSON: &str = "application/json";
 
 /// `/api/recipes`: every recipe, encoded at load; `?q=…`: a search's, encoded per request.
-pub async fn list(
+pub(crate) async fn list(
     State(site): State<Arc<Site>>,
     State(searches): State<SearchGate>,
     share: Option<Extension<Share>>,
@@ -35,7 +35,7 @@ pub async fn list(
 }
 
 /// `/api/recipes/{id}`: one recipe.
-pub async fn recipe(
+pub(crate) async fn recipe(
     State(site): State<Arc<Site>>,
     Path(id): Path<String>,
     headers: HeaderMap,

@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 /// What went wrong with a request, mapped to a status code, a title and a message.
 #[derive(Debug, thiserror::Error)]
-pub enum WebError {
+pub(crate) enum WebError {
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
@@ -94,7 +94,7 @@ impl WebError {
     }
 
     /// A JSON error for the API: `{"error": "…"}`.
-    pub fn json(self) -> Response {
+    pub(crate) fn json(self) -> Response {
         self.log();
         let body = serde_json::json!({ "error": self.public_message() });
         self.with_headers((self.status(), axum::Json(body)).into_response())
@@ -148,7 +148,7 @@ struct ErrorText {
 
 /// Middleware: renders the error page, in the site's own header and footer, for a response
 /// a [`WebError`] made. Should rendering fail, the short stand-in body is sent instead.
-pub async fn pages(
+pub(crate) async fn pages(
     State(site): State<Arc<ArcSwap<Site>>>,
     request: Request,
     next: Next,
@@ -167,7 +167,7 @@ pub async fn pages(
 /// An API handler's error, or an extractor whose refusal the API answers: the same
 /// [`WebError`], answered as JSON.
 #[derive(Debug)]
-pub struct Api<T>(pub T);
+pub(crate) struct Api<T>(pub(crate) T);
 
 impl IntoResponse for Api<WebError> {
     fn into_response(self) -> Response {

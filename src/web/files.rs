@@ -10,7 +10,7 @@ use axum::response::Response;
 use std::sync::Arc;
 
 /// `/static/<file>`, by hashed or plain name (see [`Assets`]).
-pub async fn asset(
+pub(crate) async fn asset(
     State(assets): State<Arc<Assets>>,
     Path(file): Path<String>,
     headers: HeaderMap,
@@ -21,11 +21,11 @@ pub async fn asset(
 }
 
 /// `/sw.js`: the service worker, versioned by this build and this collection.
-pub async fn service_worker(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
+pub(crate) async fn service_worker(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
     site.service_worker().respond(&headers)
 }
 
 /// `/manifest.webmanifest`: what an installed app is called and looks like.
-pub async fn manifest(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
+pub(crate) async fn manifest(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
     site.manifest().respond(&headers)
 }

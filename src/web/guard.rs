@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 /// Rejects what no page of ours can answer before any handler sees it: over-long targets
 /// (414), bodies on a GET-only app (413), and paths that try to smuggle a separator or NUL
 /// past routing (400).
-pub async fn guard(
+pub(crate) async fn guard(
     State(limits): State<RequestLimits>,
     request: axum::extract::Request,
     next: axum::middleware::Next,

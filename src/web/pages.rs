@@ -13,7 +13,7 @@ use axum::response::Response;
 use std::sync::Arc;
 
 /// `/`: the whole list, rendered at load; `/?q=…`: a search's, rendered per request.
-pub async fn index(
+pub(crate) async fn index(
     State(site): State<Arc<Site>>,
     State(searches): State<SearchGate>,
     share: Option<Extension<Share>>,
@@ -33,7 +33,7 @@ pub async fn index(
 /// `/recipes/{id}`. A recipe's page carries the whole list beside the recipe (for wide
 /// screens without JavaScript): with thousands of recipes that is a megabyte to render and
 /// compress per request, so it runs behind the same gate as searches.
-pub async fn recipe(
+pub(crate) async fn recipe(
     State(site): State<Arc<Site>>,
     State(searches): State<SearchGate>,
     share: Option<Extension<Share>>,
@@ -68,11 +68,11 @@ async fn gated_page(
 }
 
 /// Any address no route serves.
-pub async fn not_found() -> WebError {
+pub(crate) async fn not_found() -> WebError {
     WebError::NotFound("There is no page at this address.".into())
 }
 
 /// A route asked with a method other than GET or HEAD.
-pub async fn method_not_allowed() -> WebError {
+pub(crate) async fn method_not_allowed() -> WebError {
     WebError::MethodNotAllowed
 }

@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 /// `?q=`: every recipe, or those a query matches. Wrap it in [`super::error::Api`] for a
 /// JSON refusal.
-pub enum Search {
+pub(crate) enum Search {
     All,
     Matching {
         /// The search as typed, shown back in the search box.
@@ -45,7 +45,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Search {
 }
 
 /// `?units=oz&serves=4` (both optional): how a recipe page shows its amounts.
-pub struct Amounts(pub Display);
+pub(crate) struct Amounts(pub(crate) Display);
 
 #[derive(Debug, Default, Deserialize)]
 struct AmountParams {
@@ -99,7 +99,7 @@ impl AmountParams {
 }
 
 /// The recipe a path segment names; anything else (not a number, unknown id) is a 404.
-pub fn find_recipe<'s>(site: &'s Site, id: &str) -> Result<&'s Recipe, WebError> {
+pub(crate) fn find_recipe<'s>(site: &'s Site, id: &str) -> Result<&'s Recipe, WebError> {
     id.parse()
         .ok()
         .and_then(|n| site.recipes().get(n))

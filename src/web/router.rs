@@ -42,10 +42,10 @@ pub struct AppState {
 /// header size and timing).
 #[derive(Debug, Clone, Copy)]
 pub struct RequestLimits {
-    pub max_uri_bytes: usize,
-    pub max_body_bytes: usize,
+    pub(crate) max_uri_bytes: usize,
+    pub(crate) max_body_bytes: usize,
     /// How long a client may take to send a request body it announced.
-    pub body_timeout: std::time::Duration,
+    pub(crate) body_timeout: std::time::Duration,
 }
 
 impl Default for RequestLimits {
@@ -88,7 +88,7 @@ const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-
     frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
 
 /// `router` answering only requests for `allowed` hosts (see [`host`]).
-pub fn for_hosts(router: Router, allowed: AllowedHosts) -> Router {
+pub(crate) fn for_hosts(router: Router, allowed: AllowedHosts) -> Router {
     router.layer(axum::middleware::from_fn_with_state(
         Arc::new(allowed),
         host::check,

@@ -7,11 +7,11 @@ use axum::response::Response;
 use std::sync::Arc;
 
 /// `/shelf`: units, the ingredients to tick, export and import.
-pub async fn page(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
+pub(crate) async fn page(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
     site.shelf_page().respond(&headers)
 }
 
 /// `/api/ingredients`: every distinct ingredient, for the shelf's JavaScript.
-pub async fn ingredients(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
+pub(crate) async fn ingredients(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
     site.ingredients_json().respond(&headers)
 }

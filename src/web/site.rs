@@ -2,7 +2,7 @@
 //! page and the JSON of all recipes. Built once per load; requests only read it.
 
 use super::assets::Assets;
-use super::cached::{Cached, Effort};
+use super::cached::{Cached, Effort, content_hash};
 use super::templates::{
     Amounts, Chrome, ErrorPage, Footer, ListBody, ListPage, RecipePage, Row, ShelfPage, Urls,
 };
@@ -14,7 +14,7 @@ use askama::Template;
 use std::ops::Range;
 
 /// HTML changes whenever the recipes do, so browsers must revalidate (cheap: ETag → 304).
-pub const HTML_CACHE: &str = "no-cache";
+pub(crate) const HTML_CACHE: &str = "no-cache";
 
 #[derive(Debug, thiserror::Error)]
 pub enum SiteError {
@@ -123,41 +123,41 @@ impl Site {
         self.manifest.compress(Effort::Best);
     }
 
-    pub fn recipes(&self) -> &Recipes {
+    pub(crate) fn recipes(&self) -> &Recipes {
         &self.recipes
     }
 
-    pub fn list_page(&self) -> &Cached {
+    pub(crate) fn list_page(&self) -> &Cached {
         &self.list_page
     }
 
-    pub fn all_json(&self) -> &Cached {
+    pub(crate) fn all_json(&self) -> &Cached {
         &self.all_json
     }
 
     /// `/shelf`: units, the ingredients to tick, export and import.
-    pub fn shelf_page(&self) -> &Cached {
+    pub(crate) fn shelf_page(&self) -> &Cached {
         &self.shelf_page
     }
 
     /// `/api/ingredients`: every distinct ingredient (see [`crate::ingredients`]).
-    pub fn ingredients_json(&self) -> &Cached {
+    pub(crate) fn ingredients_json(&self) -> &Cached {
         &self.ingredients_json
     }
 
     /// `/sw.js`: the service worker, with this build's and this collection's version.
-    pub fn service_worker(&self) -> &Cached {
+    pub(crate) fn service_worker(&self) -> &Cached {
         &self.service_worker
     }
 
     /// `/manifest.webmanifest`: what an installed app is called and looks like.
-    pub fn manifest(&self) -> &Cached {
+    pub(crate) fn manifest(&self) -> &Cached {
         &self.manifest
     }
 
     /// What a search costs, in recipe scans: the gate runs it at once or on the blocking
     /// pool by this ([`super::gate::INLINE_COST`]).
-    pub fn search_cost(&self, query: &Query) -> usize {
+    pub(crate) fn search_cost(&self, query: &Query) -> usize {
         self.recipes.len() * query.terms.len().max(1)
     }
 
@@ -173,7 +173,7 @@ impl Site {
 
     /// The JSON array of the recipes matching a query, best first: the same bytes as
     /// serialising [`Site::search`]'s hits, copied from the JSON of all recipes.
-    pub fn search_json(&self, query: &Query) -> Vec<u8> {
+    pub(crate) fn search_json(&self, query: &Query) -> Vec<u8> {
         let hits = self.index.search(query);
         let all = self.all_json.bytes();
         let len = hits
@@ -219,7 +219,7 @@ impl Site {
     }
 
     /// A recipe's page, its amounts shown as `display` asks (`?units=oz&serves=2`).
-    pub fn render_recipe(&self, r: &Recipe, display: Display) -> Result<String, SiteError> {
+    pub(crate) fn render_recipe(&self, r: &Recipe, display: Display) -> Result<String, SiteError> {
         let page = RecipePage {
             chrome: self.chrome(""),
             r,
@@ -231,7 +231,7 @@ impl Site {
         render("recipe page", &page)
     }
 
-    pub fn render_error(&self, title: &str, message: &str) -> Result<String, SiteError> {
+    pub(crate) fn render_error(&self, title: &str, message: &str) -> Result<String, SiteError> {
         let page = ErrorPage {
             chrome: self.chrome(""),
             title,
@@ -363,10 +363,10 @@ fn service_worker(assets: &Assets, urls: &Urls, bodies: &[&Cached]) -> Result<Ve
     for body in bodies {
         fingerprint.push_str(body.hash());
     }
-    fingerprint.push_str(&super::content_hash(&source));
+    fingerprint.push_str(&content_hash(&source));
     let header = format!(
         "const VERSION = {};\nconst PRECACHE = {};\n",
-        serde_json::to_string(&super::content_hash(fingerprint.as_bytes()))?,
+        serde_json::to_string(&content_hash(fingerprint.as_bytes()))?,
         serde_json::to_string(&precache)?
     );
     let mut out = header.into_bytes();

@@ -4,7 +4,7 @@
 //! `Result`, never a half page: a render error becomes a 500 (see `Site`).
 
 use super::glass;
-pub use super::links::NotePart;
+pub(crate) use super::links::NotePart;
 use crate::ingredients::Ingredient as ShelfIngredient;
 use crate::recipes::{Ingredient, Recipe, Recipes};
 use crate::units::{self, Display, Unit};
@@ -13,24 +13,24 @@ use std::time::SystemTime;
 
 /// Asset URLs every page links to (content-hashed, resolved once).
 #[derive(Debug, Clone)]
-pub struct Urls {
-    pub css: String,
-    pub js: String,
-    pub glasses: String,
-    pub icon: String,
-    pub apple_touch: String,
+pub(crate) struct Urls {
+    pub(crate) css: String,
+    pub(crate) js: String,
+    pub(crate) glasses: String,
+    pub(crate) icon: String,
+    pub(crate) apple_touch: String,
 }
 
 /// The footer line: how many recipes and when the file last changed.
 #[derive(Debug, Clone)]
-pub struct Footer {
-    pub count: String,
-    pub updated_iso: String,
-    pub updated_human: String,
+pub(crate) struct Footer {
+    pub(crate) count: String,
+    pub(crate) updated_iso: String,
+    pub(crate) updated_human: String,
 }
 
 impl Footer {
-    pub fn new(recipes: &Recipes) -> Footer {
+    pub(crate) fn new(recipes: &Recipes) -> Footer {
         let (iso, human) = format_time(recipes.updated());
         let n = recipes.len();
         Footer {
@@ -44,21 +44,21 @@ impl Footer {
 /// What every full page shows around its own part (`base.html`): the asset links, the
 /// search box and the footer.
 #[derive(Debug, Clone, Copy)]
-pub struct Chrome<'a> {
-    pub urls: &'a Urls,
-    pub footer: &'a Footer,
+pub(crate) struct Chrome<'a> {
+    pub(crate) urls: &'a Urls,
+    pub(crate) footer: &'a Footer,
     /// The search as typed, shown back in the search box ("" on other pages).
-    pub q: &'a str,
+    pub(crate) q: &'a str,
 }
 
 /// One row of the list.
-pub struct Row<'a> {
-    pub recipe: &'a Recipe,
-    pub icon: &'static str,
+pub(crate) struct Row<'a> {
+    pub(crate) recipe: &'a Recipe,
+    pub(crate) icon: &'static str,
 }
 
 impl<'a> Row<'a> {
-    pub fn new(recipe: &'a Recipe) -> Row<'a> {
+    pub(crate) fn new(recipe: &'a Recipe) -> Row<'a> {
         Row {
             recipe,
             icon: glass::icon(&recipe.glass),
@@ -70,61 +70,61 @@ impl<'a> Row<'a> {
 /// already rendered (the full list, rendered once at load for this page and recipe pages).
 #[derive(Template)]
 #[template(path = "list.html")]
-pub struct ListPage<'a, L: std::fmt::Display> {
-    pub chrome: Chrome<'a>,
-    pub list: L,
+pub(crate) struct ListPage<'a, L: std::fmt::Display> {
+    pub(crate) chrome: Chrome<'a>,
+    pub(crate) list: L,
 }
 
 /// The list without the page around it: the list page has it, and a recipe's page shows
 /// the whole list beside the recipe on a wide screen (rendered once, see `Site`).
 #[derive(Template)]
 #[template(path = "list_body.html")]
-pub struct ListBody<'a> {
-    pub urls: &'a Urls,
-    pub q: &'a str,
-    pub total: usize,
-    pub rows: Vec<Row<'a>>,
+pub(crate) struct ListBody<'a> {
+    pub(crate) urls: &'a Urls,
+    pub(crate) q: &'a str,
+    pub(crate) total: usize,
+    pub(crate) rows: Vec<Row<'a>>,
     /// Terms of `q` that only the phone can answer (see [`crate::search::Query::device`]).
-    pub device: Vec<&'static str>,
+    pub(crate) device: Vec<&'static str>,
 }
 
 #[derive(Template)]
 #[template(path = "recipe.html")]
-pub struct RecipePage<'a> {
-    pub chrome: Chrome<'a>,
-    pub r: &'a Recipe,
-    pub icon: &'static str,
-    pub amounts: Amounts<'a>,
+pub(crate) struct RecipePage<'a> {
+    pub(crate) chrome: Chrome<'a>,
+    pub(crate) r: &'a Recipe,
+    pub(crate) icon: &'static str,
+    pub(crate) amounts: Amounts<'a>,
     /// The notes, their addresses as links.
-    pub notes: Vec<NotePart<'a>>,
+    pub(crate) notes: Vec<NotePart<'a>>,
     /// The whole list ([`ListBody`], already escaped), shown beside the recipe when wide.
-    pub list: &'a str,
+    pub(crate) list: &'a str,
 }
 
 /// A recipe's ingredient lines as one reader asked to see them (`?units=oz&serves=4`),
 /// and the links that change that. Without JavaScript these links are how the page
 /// converts and scales; `static/app.js` follows the same links in place.
-pub struct Amounts<'a> {
-    pub lines: Vec<(&'a Ingredient, String)>,
-    pub unit_links: Vec<Link>,
-    pub serve_links: Vec<Link>,
-    pub unit: Option<&'static str>,
-    pub servings: u32,
+pub(crate) struct Amounts<'a> {
+    pub(crate) lines: Vec<(&'a Ingredient, String)>,
+    pub(crate) unit_links: Vec<Link>,
+    pub(crate) serve_links: Vec<Link>,
+    pub(crate) unit: Option<&'static str>,
+    pub(crate) servings: u32,
 }
 
 /// One choice in a row of choices: where it leads and whether it is the current one.
-pub struct Link {
-    pub href: String,
-    pub value: String,
-    pub label: String,
-    pub current: bool,
+pub(crate) struct Link {
+    pub(crate) href: String,
+    pub(crate) value: String,
+    pub(crate) label: String,
+    pub(crate) current: bool,
 }
 
 /// The servings offered as one tap; any other number can be typed.
-pub const SERVINGS: [u32; 4] = [1, 2, 4, 8];
+pub(crate) const SERVINGS: [u32; 4] = [1, 2, 4, 8];
 
 impl<'a> Amounts<'a> {
-    pub fn new(r: &'a Recipe, display: Display) -> Amounts<'a> {
+    pub(crate) fn new(r: &'a Recipe, display: Display) -> Amounts<'a> {
         let href = |unit: Option<Unit>, servings: u32| {
             let mut query = Vec::new();
             if let Some(unit) = unit {
@@ -180,22 +180,22 @@ impl<'a> Amounts<'a> {
 /// `/shelf`: the ingredients one can tick, units, and moving a phone's choices.
 #[derive(Template)]
 #[template(path = "shelf.html")]
-pub struct ShelfPage<'a> {
-    pub chrome: Chrome<'a>,
+pub(crate) struct ShelfPage<'a> {
+    pub(crate) chrome: Chrome<'a>,
     /// Every ingredient that can block a recipe (staples are left out).
-    pub ingredients: Vec<&'a ShelfIngredient>,
+    pub(crate) ingredients: Vec<&'a ShelfIngredient>,
 }
 
 #[derive(Template)]
 #[template(path = "error.html")]
-pub struct ErrorPage<'a> {
-    pub chrome: Chrome<'a>,
-    pub title: &'a str,
-    pub message: &'a str,
+pub(crate) struct ErrorPage<'a> {
+    pub(crate) chrome: Chrome<'a>,
+    pub(crate) title: &'a str,
+    pub(crate) message: &'a str,
 }
 
 /// An ISO 8601 timestamp and a short human date ("30 Nov 2026"), both in UTC.
-pub fn format_time(t: SystemTime) -> (String, String) {
+pub(crate) fn format_time(t: SystemTime) -> (String, String) {
     let secs = t
         .duration_since(SystemTime::UNIX_EPOCH)
         .map(|d| d.as_secs())
