@@ -30,7 +30,7 @@ pub struct Assets {
 }
 
 impl Assets {
-    /// Reads and hashes every asset; [`Assets::compress`] compresses them.
+    /// Reads and hashes every asset; `Assets::compress` compresses them.
     pub fn load() -> Assets {
         let mut assets = Assets {
             urls: HashMap::new(),

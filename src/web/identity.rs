@@ -3,13 +3,13 @@
 //!
 //! The connection layer puts the tailnet address a request came from into the request's
 //! extensions ([`crate::serve::Peer`]); nothing more happens until a handler asks for a
-//! [`Visitor`]. Then a [`Resolve`] turns the address into an [`Identity`]: on the tailnet
+//! `Visitor`. Then a [`Resolve`] turns the address into an [`Identity`]: on the tailnet
 //! that is a WhoIs on the node (cached, bounded in time), with `--local` a fixed identity
 //! from `--local-identity`, in tests whatever the test needs. Static files and cached pages
 //! never pay for a lookup.
 //!
 //! Capabilities come from the tailnet policy's app grants, under one capability name
-//! ([`DEFAULT_CAPABILITY`] unless configured). Deny by default; each grant that applies
+//! (`DEFAULT_CAPABILITY` unless configured). Deny by default; each grant that applies
 //! adds a value, and a capability is on when any value turns it on (as golink and tsidp
 //! merge theirs).
 

@@ -1,6 +1,6 @@
 //! The web layer: the router, its handlers and what they render.
 //!
-//! - [`app`] ([`router`]): the one `Router` that `--local`, the tailnet and the tests all
+//! - [`app`] (`router`): the one `Router` that `--local`, the tailnet and the tests all
 //!   serve, and [`AppState`], what its handlers share.
 //! - Handlers by purpose: `pages` (list, search, recipe, not found), `api` (JSON),
 //!   `shelf`, `files` (assets, service worker, manifest), [`identity`] (`/api/whoami`).
@@ -10,7 +10,7 @@
 //! - [`Site`] (`site`): everything rendered from one loaded collection; `templates`: the
 //!   values each askama template is given; `cached`: fixed bodies with ETags and
 //!   compression; [`Assets`] (`assets`): embedded static files under hashed names.
-//! - [`SearchGate`] (`gate`): CPU-heavy work a few at a time; [`host`]: the `Host` check
+//! - [`SearchGate`] (`gate`): CPU-heavy work a few at a time; `host`: the `Host` check
 //!   for plain-HTTP listeners; `glass`, `links`: a recipe's glass icon and note links.
 
 mod api;
