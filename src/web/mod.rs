@@ -6,12 +6,16 @@
 //!   `shelf`, `files` (assets, service worker, manifest), [`identity`] (`/api/whoami`).
 //! - `params`: what an address asks for (`?q=`, `?units=&serves=`, a recipe id).
 //! - `error`: one error type, answered as an HTML page or as JSON.
-//! - `guard`: refuses malformed or oversized requests before routing.
+//! - `guard`: refuses malformed or oversized requests before any handler sees them.
 //! - [`Site`] (`site`): everything rendered from one loaded collection; `templates`: the
 //!   values each askama template is given; `cached`: fixed bodies with ETags and
 //!   compression; [`Assets`] (`assets`): embedded static files under hashed names.
 //! - [`SearchGate`] (`gate`): CPU-heavy work a few at a time; `host`: the `Host` check
 //!   for plain-HTTP listeners; `glass`, `links`: a recipe's glass icon and note links.
+//!
+//! A new page is a handler in `pages` returning `Result<Response, WebError>` (`?` does the
+//! rest), a template struct with a `Chrome` in `templates` rendered by a `Site` method, and
+//! a route in `router::app`. An API route wraps its error and extractors in `Api`.
 
 mod api;
 mod assets;
