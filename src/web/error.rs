@@ -7,8 +7,8 @@
 //! expect.
 //!
 //! The page needs the site's header and footer, which a response cannot reach: the error
-//! leaves its title and message on the response and [`pages`], a layer around every route,
-//! renders them into the page. Server errors (500) tell the visitor nothing of their cause;
+//! leaves its title and message on the response and [`render_page`], a layer around every
+//! route, renders them into the page. Server errors (500) tell the visitor nothing of their cause;
 //! the cause goes to the log.
 
 use super::gate::GateError;
@@ -37,7 +37,7 @@ pub(crate) enum WebError {
     Site(#[from] SiteError),
     #[error("encoding a recipe as JSON failed: {0}")]
     Json(#[from] serde_json::Error),
-    #[error(transparent)]
+    #[error("a search task failed: {0}")]
     Task(tokio::task::JoinError),
 }
 
@@ -123,7 +123,7 @@ impl WebError {
 }
 
 /// The HTML flavour: the status, its headers and a short stand-in body, with the title and
-/// message left for [`pages`] to render into the site's error page.
+/// message left for [`render_page`] to render into the site's error page.
 impl IntoResponse for WebError {
     fn into_response(self) -> Response {
         self.log();
@@ -139,7 +139,7 @@ impl IntoResponse for WebError {
     }
 }
 
-/// What an HTML error page says, on its way from a handler to [`pages`].
+/// What an HTML error page says, on its way from a handler to [`render_page`].
 #[derive(Debug, Clone)]
 struct ErrorText {
     title: &'static str,
@@ -148,7 +148,7 @@ struct ErrorText {
 
 /// Middleware: renders the error page, in the site's own header and footer, for a response
 /// a [`WebError`] made. Should rendering fail, the short stand-in body is sent instead.
-pub(crate) async fn pages(
+pub(crate) async fn render_page(
     State(site): State<Arc<ArcSwap<Site>>>,
     request: Request,
     next: Next,

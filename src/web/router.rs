@@ -117,7 +117,7 @@ pub fn app(state: AppState) -> Router {
         .method_not_allowed_fallback(pages::method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(
             state.site.clone(),
-            error::pages,
+            error::render_page,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.limits,
