@@ -45,7 +45,7 @@ pub struct Assets {
 }
 
 impl Assets {
-    /// Reads and hashes every asset; [`Assets::compress`] compresses them.
+    /// Reads and hashes every asset; `Assets::compress` compresses them.
     pub fn load() -> Assets {
         let files: Vec<(String, Cached)> = Static::iter()
             .filter_map(|name| {
@@ -81,7 +81,7 @@ impl Assets {
     /// Compresses every asset once (brotli at quality 11 takes tens of milliseconds for
     /// the few dozen KB of text: run it off the start-up path). Until then, assets are sent
     /// as they are.
-    pub fn compress(&self) {
+    pub(crate) fn compress(&self) {
         // The plain copies share their variants with the hashed ones.
         for (_, cached) in self.hashed.values() {
             cached.compress(Effort::Best);
@@ -89,7 +89,7 @@ impl Assets {
     }
 
     /// The URL to reference an asset by, e.g. `url("app.css")`.
-    pub fn url(&self, name: &str) -> String {
+    pub(crate) fn url(&self, name: &str) -> String {
         self.urls
             .get(name)
             .cloned()
@@ -109,14 +109,14 @@ impl Assets {
     }
 
     /// The bytes of an asset by its plain name, e.g. `source("sw.js")`.
-    pub fn source(&self, name: &str) -> Option<bytes::Bytes> {
+    pub(crate) fn source(&self, name: &str) -> Option<bytes::Bytes> {
         self.plain.get(name).map(|c| c.bytes().clone())
     }
 
     /// Serves `/static/<file>` (`app.<hash>.css`, `js.<hash>/app.js`, or a plain name);
     /// `None` when there is no such asset. Only names found at start are looked up, so no
     /// path from a request reaches the file system.
-    pub fn respond(&self, file: &str, request: &HeaderMap) -> Option<Response<Body>> {
+    pub(crate) fn respond(&self, file: &str, request: &HeaderMap) -> Option<Response<Body>> {
         if cfg!(debug_assertions) {
             let name = match self.hashed.get(file) {
                 Some((name, _)) => name.as_str(),

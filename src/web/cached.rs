@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 
 /// A content coding we can send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
+pub(crate) enum Encoding {
     Identity,
     Gzip,
     Brotli,
@@ -32,7 +32,7 @@ impl Encoding {
 
 /// Picks the coding to send from an `Accept-Encoding` header: brotli, then gzip, honouring
 /// q-values (`br;q=0` refuses brotli) and `*`.
-pub fn negotiate(headers: &HeaderMap) -> Encoding {
+pub(crate) fn negotiate(headers: &HeaderMap) -> Encoding {
     let (mut br, mut gzip, mut star) = (None, None, None);
     for value in headers.get_all(header::ACCEPT_ENCODING) {
         let Ok(value) = value.to_str() else { continue };
@@ -71,7 +71,7 @@ struct Compressed {
 
 /// A fixed body with its type, caching policy, ETag and compressed variants.
 #[derive(Debug)]
-pub struct Cached {
+pub(crate) struct Cached {
     identity: Bytes,
     content_type: HeaderValue,
     cache_control: HeaderValue,
@@ -83,13 +83,17 @@ pub struct Cached {
 /// How hard to compress: bodies served for a year deserve the best ratio; per-request
 /// bodies must stay cheap.
 #[derive(Debug, Clone, Copy)]
-pub enum Effort {
+pub(crate) enum Effort {
     Best,
     Fast,
 }
 
 impl Cached {
-    pub fn new(body: impl Into<Bytes>, content_type: &str, cache_control: &'static str) -> Cached {
+    pub(crate) fn new(
+        body: impl Into<Bytes>,
+        content_type: &str,
+        cache_control: &'static str,
+    ) -> Cached {
         let identity = body.into();
         let hash = content_hash(&identity);
         Cached {
@@ -104,7 +108,7 @@ impl Cached {
 
     /// The same content under another caching policy, sharing the bytes and the
     /// compressed variants, whenever they are made (so they are computed once).
-    pub fn with_cache_control(&self, cache_control: &'static str) -> Cached {
+    pub(crate) fn with_cache_control(&self, cache_control: &'static str) -> Cached {
         Cached {
             identity: self.identity.clone(),
             content_type: self.content_type.clone(),
@@ -115,22 +119,22 @@ impl Cached {
     }
 
     /// The hex content hash (also the ETag, quoted).
-    pub fn hash(&self) -> &str {
+    pub(crate) fn hash(&self) -> &str {
         &self.hash
     }
 
-    pub fn bytes(&self) -> &Bytes {
+    pub(crate) fn bytes(&self) -> &Bytes {
         &self.identity
     }
 
     /// Computes the gzip and brotli variants; later calls do nothing.
-    pub fn compress(&self, effort: Effort) {
+    pub(crate) fn compress(&self, effort: Effort) {
         self.compress_only(effort, true, true);
     }
 
     /// Computes only the variant that a request with these headers gets, for a body made
     /// for that one request: the other variant would never be sent.
-    pub fn compress_for(&self, request: &HeaderMap, effort: Effort) {
+    pub(crate) fn compress_for(&self, request: &HeaderMap, effort: Effort) {
         let encoding = negotiate(request);
         self.compress_only(
             effort,
@@ -158,11 +162,38 @@ impl Cached {
         });
     }
 
-    /// The response for a GET or HEAD with these request headers.
-    pub fn respond(&self, request: &HeaderMap) -> Response<Body> {
-        let encoding = negotiate(request);
-        let compressed = self.compressed.get();
-        let (body, encoding) = match (encoding, compressed) {
+    /// The response for a GET or HEAD with these request headers. Built from typed
+    /// headers, so that it cannot fail: there is no error to turn into an empty answer.
+    pub(crate) fn respond(&self, request: &HeaderMap) -> Response<Body> {
+        let (body, encoding) = self.variant(negotiate(request));
+        let mut response = Response::new(Body::empty());
+        let headers = response.headers_mut();
+        headers.insert(header::CACHE_CONTROL, self.cache_control.clone());
+        headers.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+        // Each encoding is its own representation, so each gets its own strong ETag.
+        let etag = match encoding.token() {
+            Some(token) => format!("\"{}-{token}\"", self.hash),
+            None => format!("\"{}\"", self.hash),
+        };
+        if let Ok(etag) = HeaderValue::from_str(&etag) {
+            headers.insert(header::ETAG, etag);
+        }
+        if self.not_modified(request) {
+            *response.status_mut() = StatusCode::NOT_MODIFIED;
+            return response;
+        }
+        headers.insert(header::CONTENT_TYPE, self.content_type.clone());
+        if let Some(token) = encoding.token() {
+            headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
+        }
+        *response.body_mut() = Body::from(body);
+        response
+    }
+
+    /// The bytes to send for the encoding a client prefers: that variant if it has been
+    /// made, else gzip for a brotli client, else the identity body.
+    fn variant(&self, encoding: Encoding) -> (Bytes, Encoding) {
+        match (encoding, self.compressed.get()) {
             (
                 Encoding::Brotli,
                 Some(Compressed {
@@ -173,29 +204,7 @@ impl Cached {
                 (g.clone(), Encoding::Gzip)
             }
             _ => (self.identity.clone(), Encoding::Identity),
-        };
-        // Each encoding is its own representation, so each gets its own strong ETag.
-        let etag = match encoding.token() {
-            Some(token) => format!("\"{}-{token}\"", self.hash),
-            None => format!("\"{}\"", self.hash),
-        };
-        let mut builder = Response::builder()
-            .header(header::CACHE_CONTROL, self.cache_control.clone())
-            .header(header::VARY, "Accept-Encoding");
-        if let Ok(etag) = HeaderValue::from_str(&etag) {
-            builder = builder.header(header::ETAG, etag);
         }
-        if self.not_modified(request) {
-            return builder
-                .status(StatusCode::NOT_MODIFIED)
-                .body(Body::empty())
-                .unwrap_or_default();
-        }
-        builder = builder.header(header::CONTENT_TYPE, self.content_type.clone());
-        if let Some(token) = encoding.token() {
-            builder = builder.header(header::CONTENT_ENCODING, token);
-        }
-        builder.body(Body::from(body)).unwrap_or_default()
     }
 
     /// `If-None-Match` names any representation of this content (weak comparison, as
@@ -211,8 +220,25 @@ impl Cached {
     }
 }
 
+/// A per-request body, compressed cheaply and with an ETag of its own.
+/// Marked [`crate::connections::PerRequest`]: its bytes are this request's own, counted against
+/// the budget for unsent answers while a slow client holds them.
+pub(crate) fn per_request(
+    body: impl Into<Bytes>,
+    content_type: &str,
+    request: &HeaderMap,
+) -> Response<Body> {
+    let cached = Cached::new(body, content_type, super::site::HTML_CACHE);
+    cached.compress_for(request, Effort::Fast);
+    let mut response = cached.respond(request);
+    response
+        .extensions_mut()
+        .insert(crate::connections::PerRequest);
+    response
+}
+
 /// The first 16 hex digits of the SHA-256 of `bytes`: plenty to tell versions apart.
-pub fn content_hash(bytes: &[u8]) -> String {
+pub(crate) fn content_hash(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     digest[..8].iter().map(|b| format!("{b:02x}")).collect()
 }

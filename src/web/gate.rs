@@ -19,7 +19,7 @@ use tokio::sync::Semaphore;
 
 /// Why a search could not be run.
 #[derive(Debug, thiserror::Error)]
-pub enum GateError {
+pub(crate) enum GateError {
     #[error("too many searches are running; try again in a moment")]
     Busy,
     #[error("a search task failed: {0}")]
@@ -27,7 +27,7 @@ pub enum GateError {
 }
 
 /// The largest work run on the async worker itself, in recipe scans: about a millisecond.
-pub const INLINE_COST: usize = 2048;
+pub(crate) const INLINE_COST: usize = 2048;
 
 /// Admission for CPU-heavy request work.
 #[derive(Debug, Clone)]
@@ -40,7 +40,7 @@ pub struct SearchGate {
 
 impl SearchGate {
     /// `running` searches at once, and up to `waiting` more queued behind them.
-    pub fn new(running: usize, waiting: usize) -> SearchGate {
+    pub(crate) fn new(running: usize, waiting: usize) -> SearchGate {
         let running = running.max(1);
         SearchGate {
             admitted: Arc::new(Semaphore::new(running + waiting)),
@@ -58,7 +58,7 @@ impl SearchGate {
     /// recipes for a page that lists them all): at once when that is at most
     /// [`INLINE_COST`], else on the blocking pool once a slot is free, or refused at once
     /// when the queue is full.
-    pub async fn run<T, F>(
+    pub(crate) async fn run<T, F>(
         &self,
         cost: usize,
         share: Option<&Share>,

@@ -48,7 +48,7 @@ const KEYWORDS: &[(&str, &str)] = &[
 ];
 
 /// The icon for a recipe's glasses; only the first entry counts.
-pub fn icon(glasses: &[String]) -> &'static str {
+pub(crate) fn icon(glasses: &[String]) -> &'static str {
     let Some(first) = glasses.first() else {
         return "default";
     };

@@ -18,13 +18,13 @@ use std::sync::Arc;
 
 /// The names a listener answers to besides `localhost` and IP addresses.
 #[derive(Debug, Clone, Default)]
-pub struct AllowedHosts {
+pub(crate) struct AllowedHosts {
     names: Vec<String>,
 }
 
 impl AllowedHosts {
     /// `names` as given on the command line (case and a trailing dot do not matter).
-    pub fn new(names: &[String]) -> AllowedHosts {
+    pub(crate) fn new(names: &[String]) -> AllowedHosts {
         AllowedHosts {
             names: names.iter().map(|n| normalise(n)).collect(),
         }
@@ -32,7 +32,7 @@ impl AllowedHosts {
 
     /// Whether a request naming `host` (as in the `Host` header, port included or not) is
     /// for us.
-    pub fn allows(&self, host: &str) -> bool {
+    pub(crate) fn allows(&self, host: &str) -> bool {
         let name = normalise(strip_port(host));
         if !name.contains('.') || name.ends_with(".localhost") {
             return !name.is_empty();
@@ -64,7 +64,7 @@ fn strip_port(host: &str) -> &str {
 
 /// Middleware: 421 for a request that names a host we do not answer to. A request with no
 /// host at all (HTTP/1.0 tools) is let through: browsers always send one.
-pub async fn check(
+pub(crate) async fn check(
     State(allowed): State<Arc<AllowedHosts>>,
     request: Request,
     next: Next,

@@ -3,17 +3,17 @@
 //!
 //! The connection layer puts the tailnet address a request came from into the request's
 //! extensions ([`crate::connections::Peer`]); nothing more happens until a handler asks for a
-//! [`Visitor`]. Then a [`Resolve`] turns the address into an [`Identity`]: on the tailnet
+//! `Visitor`. Then a [`Resolve`] turns the address into an [`Identity`]: on the tailnet
 //! that is a WhoIs on the node (cached, bounded in time), with `--local` a fixed identity
 //! from `--local-identity`, in tests whatever the test needs. Static files and cached pages
 //! never pay for a lookup.
 //!
 //! Capabilities come from the tailnet policy's app grants, under one capability name
-//! ([`DEFAULT_CAPABILITY`] unless configured). Deny by default; each grant that applies
+//! (`DEFAULT_CAPABILITY` unless configured). Deny by default; each grant that applies
 //! adds a value, and a capability is on when any value turns it on (as golink and tsidp
 //! merge theirs).
 
-use super::AppState;
+use super::router::AppState;
 use crate::connections::Peer;
 use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;
@@ -27,27 +27,27 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// The app capability Libations reads grants from unless told otherwise.
-pub const DEFAULT_CAPABILITY: &str = "libations.app/cap/libations";
+pub(crate) const DEFAULT_CAPABILITY: &str = "libations.app/cap/libations";
 
 /// A person (or a tagged device) on the tailnet.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Identity {
     /// The user's login (`alice@example.com`); `None` for a tagged device, which has tags
     /// instead of a user.
-    pub login: Option<String>,
+    pub(crate) login: Option<String>,
     /// The user's display name ("Alice"); `None` for a tagged device.
-    pub display_name: Option<String>,
+    pub(crate) display_name: Option<String>,
     /// The device's name on the tailnet ("iphone").
-    pub node: String,
+    pub(crate) node: String,
     /// The device's ACL tags (`tag:kiosk`), empty for a user's device.
-    pub tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
     /// What the policy grants under our capability name.
-    pub capabilities: Capabilities,
+    pub(crate) capabilities: Capabilities,
 }
 
 impl Identity {
     /// What the page shows: "Alice · iphone", or the tags for a tagged device.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         let who = match (&self.display_name, &self.login) {
             (Some(name), _) if !name.is_empty() => name.clone(),
             (_, Some(login)) => login.clone(),
@@ -63,16 +63,18 @@ impl Identity {
 
 /// What a visitor may do. Every field is off unless a grant turns it on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Capabilities {
+pub(crate) struct Capabilities {
     /// May change recipes (`{"edit": true}`).
-    pub edit: bool,
+    pub(crate) edit: bool,
 }
 
 impl Capabilities {
     /// Merges the values granted under our capability name: deny by default, OR over the
     /// grants. A value that is not a JSON object, or a known field that is not a boolean,
     /// grants nothing and is reported (it is a mistake in the tailnet policy file).
-    pub fn merge<'v>(
+    // Only the tailnet's WhoIs has grants to merge.
+    #[cfg_attr(not(feature = "tailnet"), allow(dead_code))]
+    pub(crate) fn merge<'v>(
         capability: &str,
         values: impl IntoIterator<Item = &'v serde_json::Value>,
     ) -> Capabilities {
@@ -96,7 +98,7 @@ impl Capabilities {
 
 /// Checks an app capability name: Tailscale wants `<domain>/cap/<name>`, and the
 /// `tailscale.com` domain is Tailscale's own.
-pub fn check_capability_name(name: &str) -> Result<(), String> {
+pub(crate) fn check_capability_name(name: &str) -> Result<(), String> {
     let bad = |why: &str| {
         Err(format!(
             "app capability {name:?}: {why}; expected <domain>/cap/<name>, e.g. {DEFAULT_CAPABILITY}"
@@ -138,12 +140,12 @@ pub trait Resolve: Send + Sync + 'static {
 
 /// Everyone is the same identity (`--local-identity`), or nobody is known.
 #[derive(Debug, Clone, Default)]
-pub struct Fixed(pub Option<Arc<Identity>>);
+pub struct Fixed(pub(crate) Option<Arc<Identity>>);
 
 impl Fixed {
     /// A local user for UI work: `login` with its part before `@` as the display name, on
     /// this machine, with `capabilities`.
-    pub fn local(login: &str, capabilities: Capabilities) -> Fixed {
+    pub(crate) fn local(login: &str, capabilities: Capabilities) -> Fixed {
         let name = login.split('@').next().unwrap_or(login);
         Fixed(Some(Arc::new(Identity {
             login: Some(login.to_owned()),
@@ -164,13 +166,7 @@ impl Resolve for Fixed {
 
 /// The extractor: who sent this request, if known.
 #[derive(Debug, Clone)]
-pub struct Visitor(pub Option<Arc<Identity>>);
-
-impl Visitor {
-    pub fn capabilities(&self) -> Capabilities {
-        self.0.as_ref().map(|i| i.capabilities).unwrap_or_default()
-    }
-}
+pub(crate) struct Visitor(pub(crate) Option<Arc<Identity>>);
 
 impl FromRequestParts<AppState> for Visitor {
     type Rejection = Infallible;
@@ -190,7 +186,7 @@ impl FromRequestParts<AppState> for Visitor {
 }
 
 /// `GET /api/whoami`: who the app thinks you are, and what you may do.
-pub async fn whoami(visitor: Visitor) -> Response {
+pub(crate) async fn whoami(visitor: Visitor) -> Response {
     let body = match &visitor.0 {
         Some(identity) => serde_json::json!({
             "known": true,
@@ -222,7 +218,7 @@ pub async fn whoami(visitor: Visitor) -> Response {
 
 /// Middleware for `--access-log`: one line per request with its method, path, status,
 /// time taken and login (never the query, which can hold what someone searched for).
-pub async fn access_log(
+pub(crate) async fn access_log(
     State(state): State<AppState>,
     request: axum::extract::Request,
     next: axum::middleware::Next,

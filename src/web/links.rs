@@ -6,16 +6,16 @@
 
 /// One piece of a note: text as written, or an address to link.
 #[derive(Debug, PartialEq, Eq)]
-pub struct NotePart<'a> {
-    pub text: &'a str,
-    pub link: bool,
+pub(crate) struct NotePart<'a> {
+    pub(crate) text: &'a str,
+    pub(crate) link: bool,
 }
 
 /// Characters that end a sentence rather than an address when they close one.
 const TRAILING: &[char] = &['.', ',', ';', ':', '!', '?', ')', ']', '\'', '"'];
 
 /// Splits `notes` into text and links, in order; joined, the parts are `notes` again.
-pub fn note_parts(notes: &str) -> Vec<NotePart<'_>> {
+pub(crate) fn note_parts(notes: &str) -> Vec<NotePart<'_>> {
     let mut parts = Vec::new();
     let (mut text_from, mut at) = (0, 0);
     while let Some(start) = next_address(&notes[at..]).map(|found| found + at) {

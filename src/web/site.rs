@@ -2,19 +2,19 @@
 //! page and the JSON of all recipes. Built once per load; requests only read it.
 
 use super::assets::Assets;
-use super::cached::{Cached, Effort};
-use super::pages::{
-    Amounts, ErrorPage, Footer, ListBody, ListPage, RecipePage, Row, ShelfPage, Urls,
+use super::cached::{Cached, Effort, content_hash};
+use super::templates::{
+    Amounts, Chrome, ErrorPage, Footer, ListBody, ListPage, RecipePage, Row, ShelfPage, Urls,
 };
-use crate::ingredients::{self, ShelfIngredient as Ingredient};
+use crate::ingredients::{self, ShelfIngredient};
 use crate::recipes::{Recipe, Recipes};
-use crate::search::{Index, SearchQuery as Query};
-use crate::units::AmountView as Display;
+use crate::search::{Index, SearchQuery};
+use crate::units::AmountView;
 use askama::Template;
 use std::ops::Range;
 
 /// HTML changes whenever the recipes do, so browsers must revalidate (cheap: ETag → 304).
-pub const HTML_CACHE: &str = "no-cache";
+pub(crate) const HTML_CACHE: &str = "no-cache";
 
 #[derive(Debug, thiserror::Error)]
 pub enum SiteError {
@@ -60,9 +60,14 @@ impl Site {
             apple_touch: assets.url("apple-touch-icon.png"),
         };
         let footer = Footer::new(&recipes);
+        let chrome = Chrome {
+            urls: &urls,
+            footer: &footer,
+            q: "",
+        };
         // The index, the JSON and the shelf do not depend on the list page: build them on
         // other threads while this one renders the list (start-up for thousands of recipes).
-        let (index, all_json, shelf, list_page) = std::thread::scope(|scope| {
+        let (index, all_json, shelf, list) = std::thread::scope(|scope| {
             let side = scope.spawn(|| {
                 let index = Index::new(&recipes);
                 let json = json_array(recipes.all()).map(|(json, spans)| {
@@ -70,37 +75,12 @@ impl Site {
                 });
                 (index, json)
             });
-            let shelf_job = scope.spawn(|| shelf(&recipes, &urls, &footer));
-            let page = ListPage {
-                urls: &urls,
-                footer: &footer,
-                q: "",
-                total: recipes.len(),
-                rows: recipes.all().iter().map(Row::new).collect(),
-                device: Vec::new(),
-            }
-            .render()
-            .map(|html| Cached::new(html, "text/html; charset=utf-8", HTML_CACHE));
-            let body = ListBody {
-                urls: &urls,
-                q: "",
-                total: recipes.len(),
-                rows: recipes.all().iter().map(Row::new).collect(),
-                device: Vec::new(),
-            }
-            .render();
+            let shelf_job = scope.spawn(|| shelf(&recipes, chrome));
+            let list = list(&recipes, chrome);
             let (index, json) = joined(side);
-            (
-                index,
-                json,
-                joined(shelf_job),
-                page.and_then(|p| Ok((p, body?))),
-            )
+            (index, json, joined(shelf_job), list)
         });
-        let (list_page, list_body) = list_page.map_err(|source| SiteError::Render {
-            page: "recipe list",
-            source,
-        })?;
+        let (list_page, list_body) = list?;
         let (shelf_page, ingredients_json) = shelf?;
         let (all_json, json_spans) = all_json?;
         let manifest = Cached::new(manifest(assets)?, "application/manifest+json", HTML_CACHE);
@@ -143,40 +123,46 @@ impl Site {
         self.manifest.compress(Effort::Best);
     }
 
-    pub fn recipes(&self) -> &Recipes {
+    pub(crate) fn recipes(&self) -> &Recipes {
         &self.recipes
     }
 
-    pub fn list_page(&self) -> &Cached {
+    pub(crate) fn list_page(&self) -> &Cached {
         &self.list_page
     }
 
-    pub fn all_json(&self) -> &Cached {
+    pub(crate) fn all_json(&self) -> &Cached {
         &self.all_json
     }
 
     /// `/shelf`: units, the ingredients to tick, export and import.
-    pub fn shelf_page(&self) -> &Cached {
+    pub(crate) fn shelf_page(&self) -> &Cached {
         &self.shelf_page
     }
 
     /// `/api/ingredients`: every distinct ingredient (see [`crate::ingredients`]).
-    pub fn ingredients_json(&self) -> &Cached {
+    pub(crate) fn ingredients_json(&self) -> &Cached {
         &self.ingredients_json
     }
 
     /// `/sw.js`: the service worker, with this build's and this collection's version.
-    pub fn service_worker(&self) -> &Cached {
+    pub(crate) fn service_worker(&self) -> &Cached {
         &self.service_worker
     }
 
     /// `/manifest.webmanifest`: what an installed app is called and looks like.
-    pub fn manifest(&self) -> &Cached {
+    pub(crate) fn manifest(&self) -> &Cached {
         &self.manifest
     }
 
+    /// What a search costs, in recipe scans: the gate runs it at once or on the blocking
+    /// pool by this ([`super::gate::INLINE_COST`]).
+    pub(crate) fn search_cost(&self, query: &SearchQuery) -> usize {
+        self.recipes.len() * query.terms.len().max(1)
+    }
+
     /// The recipes matching a query, best first.
-    pub fn search(&self, query: &Query) -> Vec<&Recipe> {
+    pub fn search(&self, query: &SearchQuery) -> Vec<&Recipe> {
         let all = self.recipes.all();
         self.index
             .search(query)
@@ -187,7 +173,7 @@ impl Site {
 
     /// The JSON array of the recipes matching a query, best first: the same bytes as
     /// serialising [`Site::search`]'s hits, copied from the JSON of all recipes.
-    pub fn search_json(&self, query: &Query) -> Vec<u8> {
+    pub(crate) fn search_json(&self, query: &SearchQuery) -> Vec<u8> {
         let hits = self.index.search(query);
         let all = self.all_json.bytes();
         let len = hits
@@ -206,57 +192,88 @@ impl Site {
         out
     }
 
-    /// The list page for a search (rendered per request: queries are endless).
-    pub fn render_search(&self, q: &str, query: Query) -> Result<String, SiteError> {
-        let hits = self.search(&query);
-        ListPage {
+    /// What every page shows around its own part, with `q` in the search box.
+    fn chrome<'a>(&'a self, q: &'a str) -> Chrome<'a> {
+        Chrome {
             urls: &self.urls,
             footer: &self.footer,
+            q,
+        }
+    }
+
+    /// The list page for a search (rendered per request: queries are endless).
+    pub fn render_search(&self, q: &str, query: SearchQuery) -> Result<String, SiteError> {
+        let hits = self.search(&query);
+        let list = ListBody {
+            urls: &self.urls,
             q,
             total: self.recipes.len(),
             rows: hits.into_iter().map(Row::new).collect(),
             device: query.device,
-        }
-        .render()
-        .map_err(|source| SiteError::Render {
-            page: "search results",
-            source,
-        })
+        };
+        let page = ListPage {
+            chrome: self.chrome(q),
+            list,
+        };
+        render("search results", &page)
     }
 
     /// A recipe's page, its amounts shown as `display` asks (`?units=oz&serves=2`).
-    pub fn render_recipe(&self, r: &Recipe, display: Display) -> Result<String, SiteError> {
-        RecipePage {
-            urls: &self.urls,
-            footer: &self.footer,
-            q: "",
+    pub(crate) fn render_recipe(
+        &self,
+        r: &Recipe,
+        display: AmountView,
+    ) -> Result<String, SiteError> {
+        let page = RecipePage {
+            chrome: self.chrome(""),
             r,
             icon: super::glass::icon(&r.glass),
             amounts: Amounts::new(r, display),
             notes: super::links::note_parts(&r.notes),
             list: &self.list_body,
-        }
-        .render()
-        .map_err(|source| SiteError::Render {
-            page: "recipe page",
-            source,
-        })
+        };
+        render("recipe page", &page)
     }
 
-    pub fn render_error(&self, title: &str, message: &str) -> Result<String, SiteError> {
-        ErrorPage {
-            urls: &self.urls,
-            footer: &self.footer,
-            q: "",
+    pub(crate) fn render_error(&self, title: &str, message: &str) -> Result<String, SiteError> {
+        let page = ErrorPage {
+            chrome: self.chrome(""),
             title,
             message,
-        }
-        .render()
-        .map_err(|source| SiteError::Render {
-            page: "error page",
-            source,
-        })
+        };
+        render("error page", &page)
     }
+}
+
+/// Renders a page whole or not at all: askama renders into a string of its own, so a
+/// failure part way (a field's `Display` failing, say) leaves nothing to send but the error,
+/// which becomes a 500.
+fn render(page: &'static str, template: &impl Template) -> Result<String, SiteError> {
+    template
+        .render()
+        .map_err(|source| SiteError::Render { page, source })
+}
+
+/// The full list, rendered once: the list page (cached) and the list alone, which every
+/// recipe page shows beside the recipe.
+fn list(recipes: &Recipes, chrome: Chrome<'_>) -> Result<(Cached, String), SiteError> {
+    let body = ListBody {
+        urls: chrome.urls,
+        q: "",
+        total: recipes.len(),
+        rows: recipes.all().iter().map(Row::new).collect(),
+        device: Vec::new(),
+    };
+    let body = render("recipe list", &body)?;
+    let page = render(
+        "recipe list",
+        &ListPage {
+            chrome,
+            list: body.as_str(),
+        },
+    )?;
+    let page = Cached::new(page, "text/html; charset=utf-8", HTML_CACHE);
+    Ok((page, body))
 }
 
 /// What a start-up thread built; its panic, if it had one, goes on here.
@@ -269,19 +286,13 @@ fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
 
 /// `/shelf` and `/api/ingredients`. Staples are not offered on the page: they never block
 /// a recipe.
-fn shelf(recipes: &Recipes, urls: &Urls, footer: &Footer) -> Result<(Cached, Cached), SiteError> {
-    let all: Vec<Ingredient> = ingredients::distinct(recipes);
+fn shelf(recipes: &Recipes, chrome: Chrome<'_>) -> Result<(Cached, Cached), SiteError> {
+    let all: Vec<ShelfIngredient> = ingredients::distinct(recipes);
     let page = ShelfPage {
-        urls,
-        footer,
-        q: "",
+        chrome,
         ingredients: all.iter().filter(|i| !i.staple).collect(),
-    }
-    .render()
-    .map_err(|source| SiteError::Render {
-        page: "shelf page",
-        source,
-    })?;
+    };
+    let page = render("shelf page", &page)?;
     Ok((
         Cached::new(page, "text/html; charset=utf-8", HTML_CACHE),
         Cached::new(serde_json::to_vec(&all)?, "application/json", HTML_CACHE),
@@ -357,10 +368,10 @@ fn service_worker(assets: &Assets, urls: &Urls, bodies: &[&Cached]) -> Result<Ve
     for body in bodies {
         fingerprint.push_str(body.hash());
     }
-    fingerprint.push_str(&super::content_hash(&source));
+    fingerprint.push_str(&content_hash(&source));
     let header = format!(
         "const VERSION = {};\nconst PRECACHE = {};\n",
-        serde_json::to_string(&super::content_hash(fingerprint.as_bytes()))?,
+        serde_json::to_string(&content_hash(fingerprint.as_bytes()))?,
         serde_json::to_string(&precache)?
     );
     let mut out = header.into_bytes();
@@ -379,7 +390,7 @@ mod tests {
         let all = serde_json::to_vec(recipes.all()).expect("recipes serialise");
         assert_eq!(site.all_json().bytes().as_ref(), all.as_slice());
         for q in ["", "gin", "lime juice", "base:rum", "zzz", "e"] {
-            let query = Query::parse(q);
+            let query = SearchQuery::parse(q);
             let hits = serde_json::to_vec(&site.search(&query)).expect("hits serialise");
             assert_eq!(site.search_json(&query), hits, "query {q:?}");
         }

@@ -1,0 +1,45 @@
+//! Handlers for the JSON API: all recipes or a search's, and one recipe. Errors answer as
+//! JSON ([`Api`]).
+
+use super::cached::per_request;
+use super::error::{Api, WebError};
+use super::gate::SearchGate;
+use super::params::{Search, find_recipe};
+use super::site::Site;
+use crate::connections::Share;
+use axum::extract::{Extension, Path, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use std::sync::Arc;
+
+const JSON: &str = "application/json";
+
+/// `/api/recipes`: every recipe, encoded at load; `?q=…`: a search's, encoded per request.
+pub(crate) async fn list(
+    State(site): State<Arc<Site>>,
+    State(searches): State<SearchGate>,
+    share: Option<Extension<Share>>,
+    Api(search): Api<Search>,
+    headers: HeaderMap,
+) -> Result<Response, Api<WebError>> {
+    let Search::Matching { query, .. } = search else {
+        return Ok(site.all_json().respond(&headers));
+    };
+    let cost = site.search_cost(&query);
+    let answer = searches
+        .run(cost, share.as_deref(), move || {
+            per_request(site.search_json(&query), JSON, &headers)
+        })
+        .await?;
+    Ok(answer)
+}
+
+/// `/api/recipes/{id}`: one recipe.
+pub(crate) async fn recipe(
+    State(site): State<Arc<Site>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, Api<WebError>> {
+    let body = serde_json::to_vec(find_recipe(&site, &id)?)?;
+    Ok(per_request(body, JSON, &headers))
+}

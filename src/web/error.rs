@@ -1,0 +1,263 @@
+//! What went wrong with a request: one error type that is the response.
+//!
+//! Handlers return `Result<_, WebError>` and use `?`. A [`WebError`] answers as an HTML
+//! page; an API handler wraps it in [`Api`] (as its error, or around an extractor) and it
+//! answers as JSON, `{"error": "…"}`. Which one is decided by the handler's types, not by
+//! the path: an unknown `/api/…` address or a POST to one gets the HTML page, as browsers
+//! expect.
+//!
+//! The page needs the site's header and footer, which a response cannot reach: the error
+//! leaves its title and message on the response and [`render_page`], a layer around every
+//! route, renders them into the page. Server errors (500) tell the visitor nothing of their cause;
+//! the cause goes to the log.
+
+use super::gate::GateError;
+use super::site::{self, Site, SiteError};
+use arc_swap::ArcSwap;
+use axum::body::Body;
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+
+/// What went wrong with a request, mapped to a status code, a title and a message.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum WebError {
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    #[error("The server is busy with other searches. Try again in a moment.")]
+    Busy,
+    #[error(transparent)]
+    Site(#[from] SiteError),
+    #[error("encoding a recipe as JSON failed: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("a search task failed: {0}")]
+    Task(tokio::task::JoinError),
+}
+
+impl From<GateError> for WebError {
+    fn from(e: GateError) -> WebError {
+        match e {
+            GateError::Busy => WebError::Busy,
+            GateError::Task(e) => WebError::Task(e),
+        }
+    }
+}
+
+impl From<crate::search::QueryError> for WebError {
+    fn from(e: crate::search::QueryError) -> WebError {
+        WebError::BadRequest(e.to_string())
+    }
+}
+
+impl WebError {
+    fn status(&self) -> StatusCode {
+        match self {
+            WebError::NotFound(_) => StatusCode::NOT_FOUND,
+            WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            WebError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            WebError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            WebError::Site(_) | WebError::Json(_) | WebError::Task(_) => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
+        }
+    }
+
+    /// A fault of ours rather than of the request: logged, never explained to the visitor.
+    fn is_internal(&self) -> bool {
+        self.status() == StatusCode::INTERNAL_SERVER_ERROR
+    }
+
+    /// What the visitor is told; internal details stay in the log.
+    fn public_message(&self) -> String {
+        match self {
+            _ if self.is_internal() => "Something went wrong on our side. Try again.".into(),
+            WebError::MethodNotAllowed => "This address only answers GET and HEAD.".into(),
+            other => other.to_string(),
+        }
+    }
+
+    fn title(&self) -> &'static str {
+        match self {
+            WebError::NotFound(_) => "Not found",
+            WebError::BadRequest(_) => "Bad request",
+            WebError::MethodNotAllowed => "Method not allowed",
+            WebError::Busy => "Busy",
+            WebError::Site(_) | WebError::Json(_) | WebError::Task(_) => "Server error",
+        }
+    }
+
+    /// A JSON error for the API: `{"error": "…"}`.
+    pub(crate) fn json(self) -> Response {
+        self.log();
+        let body = serde_json::json!({ "error": self.public_message() });
+        self.with_headers((self.status(), axum::Json(body)).into_response())
+    }
+
+    fn log(&self) {
+        if self.is_internal() {
+            tracing::error!(error = %self, "request failed");
+        }
+    }
+
+    /// Headers the status calls for: what is allowed after a 405, when to retry a 503.
+    fn with_headers(&self, mut response: Response) -> Response {
+        let headers = response.headers_mut();
+        match self {
+            WebError::MethodNotAllowed => {
+                headers.insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+            }
+            WebError::Busy => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            _ => {}
+        }
+        response
+    }
+}
+
+/// The HTML flavour: the status, its headers and a short stand-in body, with the title and
+/// message left for [`render_page`] to render into the site's error page.
+impl IntoResponse for WebError {
+    fn into_response(self) -> Response {
+        self.log();
+        let status = self.status();
+        let text = ErrorText {
+            title: self.title(),
+            message: self.public_message(),
+        };
+        let stand_in = format!("{} {}", status.as_u16(), text.title);
+        let mut response = self.with_headers((status, html(stand_in)).into_response());
+        response.extensions_mut().insert(text);
+        response
+    }
+}
+
+/// What an HTML error page says, on its way from a handler to [`render_page`].
+#[derive(Debug, Clone)]
+struct ErrorText {
+    title: &'static str,
+    message: String,
+}
+
+/// Middleware: renders the error page, in the site's own header and footer, for a response
+/// a [`WebError`] made. Should rendering fail, the short stand-in body is sent instead.
+pub(crate) async fn render_page(
+    State(site): State<Arc<ArcSwap<Site>>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let mut response = next.run(request).await;
+    let Some(text) = response.extensions_mut().remove::<ErrorText>() else {
+        return response;
+    };
+    match site.load().render_error(text.title, &text.message) {
+        Ok(page) => *response.body_mut() = Body::from(page),
+        Err(e) => tracing::error!(error = %e, "rendering an error page failed"),
+    }
+    response
+}
+
+/// An API handler's error, or an extractor whose refusal the API answers: the same
+/// [`WebError`], answered as JSON.
+#[derive(Debug)]
+pub(crate) struct Api<T>(pub(crate) T);
+
+impl IntoResponse for Api<WebError> {
+    fn into_response(self) -> Response {
+        self.0.json()
+    }
+}
+
+/// `?` in an API handler: whatever becomes a [`WebError`] becomes its JSON answer.
+impl<E> From<E> for Api<WebError>
+where
+    WebError: From<E>,
+{
+    fn from(e: E) -> Api<WebError> {
+        Api(WebError::from(e))
+    }
+}
+
+impl<S, T> FromRequestParts<S> for Api<T>
+where
+    S: Send + Sync,
+    T: FromRequestParts<S, Rejection = WebError>,
+{
+    type Rejection = Api<WebError>;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Api<T>, Api<WebError>> {
+        T::from_request_parts(parts, state)
+            .await
+            .map(Api)
+            .map_err(Api)
+    }
+}
+
+fn html(body: String) -> ([(header::HeaderName, &'static str); 2], String) {
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, site::HTML_CACHE),
+        ],
+        body,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shed_search_says_when_to_retry() {
+        let json = WebError::from(GateError::Busy).json();
+        assert_eq!(json.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(json.headers()[header::RETRY_AFTER], "1");
+        let not_allowed = WebError::MethodNotAllowed.json();
+        assert_eq!(not_allowed.headers()[header::ALLOW], "GET, HEAD");
+        assert!(!not_allowed.headers().contains_key(header::RETRY_AFTER));
+    }
+
+    #[test]
+    fn a_refused_search_is_a_bad_request_with_the_reason() {
+        let error = match crate::search::SearchQuery::parse_bounded(&"x".repeat(101)) {
+            Err(e) => WebError::from(e),
+            Ok(q) => panic!("a 101-character term was accepted: {q:?}"),
+        };
+        assert_eq!(error.status(), StatusCode::BAD_REQUEST);
+        assert!(error.public_message().contains("at most 100 characters"));
+    }
+
+    #[tokio::test]
+    async fn a_server_error_tells_the_visitor_nothing_of_its_cause() {
+        let cause = || match serde_json::from_str::<u8>("\"secret detail\"") {
+            Err(e) => WebError::from(e),
+            Ok(n) => panic!("parsed {n}"),
+        };
+        let json = cause().json();
+        assert_eq!(json.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let body = axum::body::to_bytes(json.into_body(), 1024)
+            .await
+            .expect("body");
+        let body = String::from_utf8_lossy(&body);
+        assert!(body.contains("Something went wrong on our side") && !body.contains("secret"));
+        let page = cause().into_response();
+        assert_eq!(page.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let text = page
+            .extensions()
+            .get::<ErrorText>()
+            .expect("left for the page");
+        assert_eq!(text.title, "Server error");
+        assert!(!text.message.contains("secret") && !text.message.contains("u8"));
+        assert!(
+            cause().to_string().contains("secret detail"),
+            "the log has it"
+        );
+    }
+}

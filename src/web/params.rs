@@ -1,0 +1,107 @@
+//! What an address asks for beyond its route, read once for every handler that needs it:
+//! the search (`?q=`), how a recipe shows its amounts (`?units=&serves=`) and which recipe
+//! a path names. A request that asks for something unreadable is a 400 (or 404) that says
+//! what was wrong.
+
+use super::error::WebError;
+use super::site::Site;
+use crate::recipes::Recipe;
+use crate::units::{AmountView, MAX_SERVINGS, Unit};
+use axum::extract::{FromRequestParts, Query};
+use axum::http::request::Parts;
+use serde::Deserialize;
+
+/// `?q=`: every recipe, or those a query matches. Wrap it in [`super::error::Api`] for a
+/// JSON refusal.
+pub(crate) enum Search {
+    All,
+    Matching {
+        /// The search as typed, shown back in the search box.
+        text: String,
+        query: crate::search::SearchQuery,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+struct SearchParams {
+    #[serde(default)]
+    q: String,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Search {
+    type Rejection = WebError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Search, WebError> {
+        let Query(SearchParams { q }) =
+            Query::from_request_parts(parts, state).await.map_err(|_| {
+                WebError::BadRequest("The search could not be read from the address.".into())
+            })?;
+        if q.trim().is_empty() {
+            return Ok(Search::All);
+        }
+        let query = crate::search::SearchQuery::parse_bounded(&q)?;
+        Ok(Search::Matching { text: q, query })
+    }
+}
+
+/// `?units=oz&serves=4` (both optional): how a recipe page shows its amounts.
+pub(crate) struct Amounts(pub(crate) AmountView);
+
+#[derive(Debug, Default, Deserialize)]
+struct AmountParams {
+    #[serde(default)]
+    units: String,
+    #[serde(default)]
+    serves: String,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Amounts {
+    type Rejection = WebError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Amounts, WebError> {
+        let Query(params) = Query::<AmountParams>::from_request_parts(parts, state)
+            .await
+            .map_err(|rejection| {
+                // serde names the problem: "duplicate field `units`", "invalid UTF-8".
+                WebError::BadRequest(format!(
+                    "The address's units or servings could not be read: {}.",
+                    rejection.body_text()
+                ))
+            })?;
+        params.display().map(Amounts)
+    }
+}
+
+impl AmountParams {
+    fn display(&self) -> Result<AmountView, WebError> {
+        let unit = match self.units.trim() {
+            "" => None,
+            name => Some(Unit::from_name(name).ok_or_else(|| {
+                WebError::BadRequest(format!(
+                    "units must be ml, oz or cl, not \u{201c}{name}\u{201d}."
+                ))
+            })?),
+        };
+        let servings = match self.serves.trim() {
+            "" => 1,
+            text => text
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=MAX_SERVINGS).contains(n))
+                .ok_or_else(|| {
+                    WebError::BadRequest(format!(
+                        "serves must be a whole number from 1 to {MAX_SERVINGS}, not \u{201c}{text}\u{201d}."
+                    ))
+                })?,
+        };
+        Ok(AmountView { unit, servings })
+    }
+}
+
+/// The recipe a path segment names; anything else (not a number, unknown id) is a 404.
+pub(crate) fn find_recipe<'s>(site: &'s Site, id: &str) -> Result<&'s Recipe, WebError> {
+    id.parse()
+        .ok()
+        .and_then(|n| site.recipes().get(n))
+        .ok_or_else(|| WebError::NotFound(format!("There is no recipe with id {id}.")))
+}

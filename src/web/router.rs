@@ -1,0 +1,142 @@
+//! The one router that `--local`, the tailnet and the tests all serve, and the state its
+//! handlers share.
+//!
+//! [`app`] knows nothing about where a connection came from: the connection layer
+//! ([`crate::connections`]) and the host check ([`for_hosts`]) sit around it.
+
+use super::assets::Assets;
+use super::gate::SearchGate;
+use super::host::{self, AllowedHosts};
+use super::identity::{self, Resolve};
+use super::site::Site;
+use super::{api, error, files, guard, pages, shelf};
+use crate::metrics::Metrics;
+use arc_swap::ArcSwap;
+use axum::Router;
+use axum::extract::FromRef;
+use axum::http::{HeaderValue, header};
+use axum::routing::get;
+use std::sync::Arc;
+use tower_http::set_header::SetResponseHeaderLayer;
+
+/// What every handler can reach. Cheap to clone.
+///
+/// The site sits behind an [`ArcSwap`] so that a reload can replace it atomically: each
+/// request takes the current `Arc<Site>` once and finishes on it, even if a reload lands
+/// meanwhile.
+#[derive(Clone)]
+pub struct AppState {
+    pub site: Arc<ArcSwap<Site>>,
+    pub assets: Arc<Assets>,
+    pub metrics: Arc<Metrics>,
+    pub limits: RequestLimits,
+    pub searches: SearchGate,
+    /// Who sent a request ([`identity`]): WhoIs on the tailnet, a fixed identity with
+    /// `--local`, nobody when unknown.
+    pub who: Arc<dyn Resolve>,
+    /// Log one line per request with the visitor's login (`--access-log`).
+    pub access_log: bool,
+}
+
+/// Bounds on a single request that the router enforces (the connection layer enforces
+/// header size and timing).
+#[derive(Debug, Clone, Copy)]
+pub struct RequestLimits {
+    pub(crate) max_uri_bytes: usize,
+    pub(crate) max_body_bytes: usize,
+    /// How long a client may take to send a request body it announced.
+    pub(crate) body_timeout: std::time::Duration,
+}
+
+impl Default for RequestLimits {
+    fn default() -> Self {
+        RequestLimits {
+            max_uri_bytes: 8192,
+            max_body_bytes: 1024,
+            body_timeout: std::time::Duration::from_secs(10),
+        }
+    }
+}
+
+impl FromRef<AppState> for Arc<Site> {
+    fn from_ref(state: &AppState) -> Arc<Site> {
+        state.site.load_full()
+    }
+}
+
+impl FromRef<AppState> for Arc<Metrics> {
+    fn from_ref(state: &AppState) -> Arc<Metrics> {
+        state.metrics.clone()
+    }
+}
+
+impl FromRef<AppState> for SearchGate {
+    fn from_ref(state: &AppState) -> SearchGate {
+        state.searches.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<Assets> {
+    fn from_ref(state: &AppState) -> Arc<Assets> {
+        state.assets.clone()
+    }
+}
+
+/// The strict policy the UI is written for: no inline script or style, nothing external.
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+    connect-src 'self'; manifest-src 'self'; worker-src 'self'; form-action 'self'; \
+    frame-ancestors 'none'; base-uri 'none'; object-src 'none'";
+
+/// `router` answering only requests for `allowed` hosts (see [`host`]).
+pub(crate) fn for_hosts(router: Router, allowed: AllowedHosts) -> Router {
+    router.layer(axum::middleware::from_fn_with_state(
+        Arc::new(allowed),
+        host::check,
+    ))
+}
+
+/// The application router, shared by every way of serving it.
+pub fn app(state: AppState) -> Router {
+    let header =
+        |name, value| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
+    let access_log = state
+        .access_log
+        .then(|| axum::middleware::from_fn_with_state(state.clone(), identity::access_log));
+    let router = Router::new()
+        .route("/", get(pages::index))
+        .route("/recipes/{id}", get(pages::recipe))
+        .route("/api/recipes", get(api::list))
+        .route("/api/recipes/{id}", get(api::recipe))
+        .route("/shelf", get(shelf::page))
+        .route("/api/ingredients", get(shelf::ingredients))
+        .route("/api/whoami", get(identity::whoami))
+        .route("/static/{*file}", get(files::asset))
+        .route("/sw.js", get(files::service_worker))
+        .route("/manifest.webmanifest", get(files::manifest))
+        .fallback(pages::not_found)
+        .method_not_allowed_fallback(pages::method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            state.site.clone(),
+            error::render_page,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.limits,
+            guard::guard,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.metrics.clone(),
+            crate::metrics::track,
+        ))
+        .layer(header(header::CONTENT_SECURITY_POLICY, CSP))
+        .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .layer(header(header::REFERRER_POLICY, "no-referrer"))
+        .layer(header(
+            header::HeaderName::from_static("permissions-policy"),
+            "camera=(), microphone=(), geolocation=(), payment=(), usb=(), screen-wake-lock=(self)",
+        ));
+    let router = match access_log {
+        Some(layer) => router.layer(layer),
+        None => router,
+    };
+    router.with_state(state)
+}
