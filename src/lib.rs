@@ -17,6 +17,7 @@
 //! - [`metrics`]: Prometheus metrics and health checks on their own listener.
 //! - [`memory`]: allocator settings for start-up and for serving.
 //! - [`profile`]: CPU profiles in pprof's format, on the metrics listener.
+//! - [`store`]: adding, editing, deleting and undoing recipes, safely on disk.
 //! - [`tasks`]: waiting for background tasks without losing their panics.
 
 pub(crate) mod app;
@@ -31,6 +32,7 @@ pub mod recipes;
 pub(crate) mod reload;
 pub mod search;
 pub(crate) mod signals;
+pub mod store;
 #[cfg(feature = "tailnet")]
 pub mod tailnet;
 pub(crate) mod tasks;

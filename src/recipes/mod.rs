@@ -13,7 +13,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-pub use validate::{Problem, RecipeRef};
+pub use validate::{INGREDIENT_FIELDS, MAX_ID, Problem, RECIPE_FIELDS, RecipeRef};
 
 /// The sample collection compiled into the binary, used when no recipes file is given.
 pub const SAMPLE_JSON: &str = include_str!("../../recipes/sample.json");
@@ -103,6 +103,55 @@ fn also(warnings: &[Problem]) -> String {
     lines.concat()
 }
 
+/// Reads a recipes file's text and modification time, refusing one larger than `max`
+/// bytes before reading it (and one that grows past `max` while it is read).
+pub fn read_at_most(path: &Path, max: u64) -> Result<(String, SystemTime), LoadError> {
+    use std::io::Read;
+    let read_err = |source| LoadError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let too_large = |size| LoadError::TooLarge {
+        path: path.to_owned(),
+        size,
+        max,
+    };
+    let file = std::fs::File::open(path).map_err(read_err)?;
+    let meta = file.metadata().map_err(read_err)?;
+    if meta.len() > max {
+        return Err(too_large(meta.len()));
+    }
+    let updated = meta.modified().map_err(read_err)?;
+    let mut text = String::with_capacity(meta.len() as usize);
+    file.take(max.saturating_add(1))
+        .read_to_string(&mut text)
+        .map_err(read_err)?;
+    if text.len() as u64 > max {
+        return Err(too_large(text.len() as u64));
+    }
+    Ok((text, updated))
+}
+
+/// Validates one recipe object (as a form or the API sends it) with the loader's rules.
+/// Returns the recipe, or every problem as (field path, message); what a file would load
+/// with a warning (an unknown key, a key in another case) is a problem here.
+pub fn check_one(object: &serde_json::Value) -> Result<Recipe, Vec<(String, String)>> {
+    let text = serde_json::to_string(&[object]).unwrap_or_default();
+    let as_problem = |p: &Problem| (p.field.clone().unwrap_or_default(), p.message.clone());
+    match validate::parse(&text, &Origin::Embedded) {
+        Ok(parsed) if parsed.warnings.is_empty() => parsed
+            .recipes
+            .into_iter()
+            .next()
+            .ok_or_else(|| vec![(String::new(), "expected one recipe".to_owned())]),
+        Ok(parsed) => Err(parsed.warnings.iter().map(as_problem).collect()),
+        Err(LoadError::Invalid {
+            problems, warnings, ..
+        }) => Err(problems.iter().chain(&warnings).map(as_problem).collect()),
+        Err(other) => Err(vec![(String::new(), other.to_string())]),
+    }
+}
+
 /// A validated, immutable collection, sorted by name (case- and accent-insensitive).
 #[derive(Debug, Clone)]
 pub struct Recipes {
@@ -122,29 +171,7 @@ impl Recipes {
     /// Loads and validates a recipes file, refusing one larger than `max` bytes before
     /// reading it (and one that grows past `max` while it is read).
     pub(crate) fn from_file_at_most(path: &Path, max: u64) -> Result<Self, LoadError> {
-        use std::io::Read;
-        let read_err = |source| LoadError::Read {
-            path: path.to_owned(),
-            source,
-        };
-        let too_large = |size| LoadError::TooLarge {
-            path: path.to_owned(),
-            size,
-            max,
-        };
-        let file = std::fs::File::open(path).map_err(read_err)?;
-        let meta = file.metadata().map_err(read_err)?;
-        if meta.len() > max {
-            return Err(too_large(meta.len()));
-        }
-        let updated = meta.modified().map_err(read_err)?;
-        let mut text = String::with_capacity(meta.len() as usize);
-        file.take(max.saturating_add(1))
-            .read_to_string(&mut text)
-            .map_err(read_err)?;
-        if text.len() as u64 > max {
-            return Err(too_large(text.len() as u64));
-        }
+        let (text, updated) = read_at_most(path, max)?;
         Self::parse(&text, Origin::File(path.to_owned()), updated)
     }
 

@@ -1,0 +1,186 @@
+//! What a recipe sent to be saved must be: the loader's rules, no unknown fields, and size
+//! caps generous for any real drink and small enough that a form cannot grow the file
+//! without bound.
+//!
+//! | field | at most |
+//! | --- | --- |
+//! | `name` | 120 characters |
+//! | `base`, `glass`, `method`, `ice`, `garnish` | 12 entries of 80 characters |
+//! | `ingredients` | 40 rows; name 120, measure 24, unit 24 characters |
+//! | `notes` | 5,000 characters |
+//!
+//! Text is counted in characters (Unicode scalar values), not bytes. List entries and
+//! ingredient names must not be blank.
+
+use super::document::{Object, key_like};
+use super::{FieldError, StoreError};
+use crate::recipes::{RECIPE_FIELDS, Recipe};
+use serde_json::Value;
+
+pub const NAME_CHARS: usize = 120;
+pub const LIST_ENTRIES: usize = 12;
+pub const LIST_ENTRY_CHARS: usize = 80;
+pub const INGREDIENT_ROWS: usize = 40;
+pub const INGREDIENT_NAME_CHARS: usize = 120;
+pub const MEASURE_CHARS: usize = 24;
+pub const UNIT_CHARS: usize = 24;
+pub const NOTES_CHARS: usize = 5_000;
+
+/// The recipe object to store for `draft` as recipe `id`: validated and capped, with the
+/// schema's fields from the draft and any unknown keys the file had for this recipe
+/// (`before`) kept as they were.
+pub(crate) fn checked(
+    draft: &Value,
+    id: u64,
+    before: Option<&Object>,
+) -> Result<Object, StoreError> {
+    let fields = draft.as_object().ok_or_else(|| {
+        invalid(vec![error(
+            "",
+            "expected a recipe: a JSON object with its fields",
+        )])
+    })?;
+    let mut problems = Vec::new();
+    let mut candidate = Object::new();
+    candidate.insert("id".into(), Value::from(id));
+    for (key, value) in fields {
+        if key == "id" {
+            if value.as_u64() != Some(id) {
+                problems.push(error(
+                    "id",
+                    &format!("must be {id}, the id of the recipe being saved"),
+                ));
+            }
+        } else if RECIPE_FIELDS.contains(&key.as_str()) {
+            candidate.insert(key.clone(), value.clone());
+        } else {
+            problems.push(error(
+                key,
+                &format!(
+                    "unknown field; the fields are {}",
+                    RECIPE_FIELDS[1..].join(", ")
+                ),
+            ));
+        }
+    }
+    let recipe = match crate::recipes::check_one(&Value::Object(candidate)) {
+        Ok(recipe) => Some(recipe),
+        Err(found) => {
+            problems.extend(
+                found
+                    .into_iter()
+                    .map(|(field, message)| FieldError { field, message }),
+            );
+            None
+        }
+    };
+    if let Some(recipe) = &recipe {
+        problems.extend(over_caps(recipe));
+    }
+    match recipe {
+        Some(recipe) if problems.is_empty() => Ok(stored(&recipe, before)),
+        _ => Err(invalid(problems)),
+    }
+}
+
+/// Every cap the recipe goes past, and every blank entry.
+pub fn over_caps(r: &Recipe) -> Vec<FieldError> {
+    let mut out = Vec::new();
+    text(&mut out, "name", &r.name, NAME_CHARS);
+    for (field, list) in [
+        ("base", &r.base),
+        ("glass", &r.glass),
+        ("method", &r.method),
+        ("ice", &r.ice),
+        ("garnish", &r.garnish),
+    ] {
+        if list.len() > LIST_ENTRIES {
+            out.push(error(
+                field,
+                &format!("at most {LIST_ENTRIES} entries, found {}", list.len()),
+            ));
+        }
+        for (i, entry) in list.iter().enumerate() {
+            let path = format!("{field}[{i}]");
+            text(&mut out, &path, entry, LIST_ENTRY_CHARS);
+            blank(&mut out, &path, entry);
+        }
+    }
+    if r.ingredients.len() > INGREDIENT_ROWS {
+        out.push(error(
+            "ingredients",
+            &format!(
+                "at most {INGREDIENT_ROWS} ingredients, found {}",
+                r.ingredients.len()
+            ),
+        ));
+    }
+    for (i, row) in r.ingredients.iter().enumerate() {
+        text(
+            &mut out,
+            &format!("ingredients[{i}].name"),
+            &row.name,
+            INGREDIENT_NAME_CHARS,
+        );
+        blank(&mut out, &format!("ingredients[{i}].name"), &row.name);
+        text(
+            &mut out,
+            &format!("ingredients[{i}].measure"),
+            &row.measure,
+            MEASURE_CHARS,
+        );
+        text(
+            &mut out,
+            &format!("ingredients[{i}].unit"),
+            &row.unit,
+            UNIT_CHARS,
+        );
+    }
+    text(&mut out, "notes", &r.notes, NOTES_CHARS);
+    out
+}
+
+fn text(out: &mut Vec<FieldError>, field: &str, value: &str, max: usize) {
+    let chars = value.chars().count();
+    if chars > max {
+        out.push(error(
+            field,
+            &format!("at most {max} characters, found {chars}"),
+        ));
+    }
+}
+
+fn blank(out: &mut Vec<FieldError>, field: &str, value: &str) {
+    if value.trim().is_empty() {
+        out.push(error(field, "is blank; fill it in or remove it"));
+    }
+}
+
+/// The validated recipe as a file object, followed by the keys of `before` that are not
+/// schema fields (in any case), which the Go original ignored and we keep.
+fn stored(recipe: &Recipe, before: Option<&Object>) -> Object {
+    let mut object = match serde_json::to_value(recipe) {
+        Ok(Value::Object(o)) => o,
+        _ => Object::new(),
+    };
+    if let Some(before) = before {
+        for (key, value) in before {
+            let known = RECIPE_FIELDS.iter().any(|f| f.eq_ignore_ascii_case(key));
+            if !known && key_like(&object, key).is_none() {
+                object.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    object
+}
+
+fn error(field: &str, message: &str) -> FieldError {
+    FieldError {
+        field: field.to_owned(),
+        message: message.to_owned(),
+    }
+}
+
+fn invalid(problems: Vec<FieldError>) -> StoreError {
+    StoreError::Invalid(problems)
+}

@@ -1,0 +1,366 @@
+//! Changing the collection: add, edit, delete and undo, without ever losing a recipe.
+//!
+//! The recipes file stays the source of truth, in the same schema and still editable by
+//! hand. Every change
+//! 1. reads the file as it is now (so a hand edit made while the app runs is seen),
+//! 2. checks the recipe's version against the one the editor started from (a stale one is
+//!    a [`StoreError::Conflict`] carrying both versions, never a silent overwrite),
+//! 3. validates the new recipe with the loader's own rules plus the size caps in [`caps`],
+//! 4. appends the change to the [journal](journal) and syncs it, then
+//! 5. replaces the file atomically ([`durable::replace`]).
+//!
+//! Only then is the change acknowledged. A crash between 4 and 5 leaves a journal line the
+//! file does not reflect; [`Store::open`] drops it. Ids come from the highest id the file
+//! or the journal has ever seen, so a deleted recipe's id is never given to another (a
+//! favourite on a phone never points at a different drink).
+//!
+//! Changes are serialised by one lock; each runs on a blocking thread (the web layer calls
+//! it through `spawn_blocking`).
+
+pub mod caps;
+mod document;
+mod durable;
+pub mod journal;
+
+pub use document::version;
+pub use journal::{Action, Entry, JournalError};
+
+use crate::recipes::{LoadError, Origin, Recipe, Recipes};
+use document::{Document, Object, key_like};
+use journal::Journal;
+use serde::Serialize;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// One problem with a submitted recipe, named by its field path (`name`,
+/// `ingredients[2].unit`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+/// Two versions of one recipe that disagree: what the store has now and what the editor
+/// wanted it to become. Either may be absent (deleted, or a delete was asked for).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Conflict {
+    pub id: u64,
+    /// The version the editor started from.
+    pub expected: String,
+    /// The recipe as it is now, and its version.
+    pub current: Option<Recipe>,
+    pub current_version: Option<String>,
+    /// What the editor asked for.
+    pub yours: Option<Value>,
+}
+
+/// Why a change was not made. Nothing was written in any of these cases.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "{path} cannot be written ({source}), so editing is off; point --recipes at a writable copy (the NixOS module does this with editing.enable)"
+    )]
+    NotWritable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the recipes file no longer loads, so it cannot be changed until it is fixed: {0}")]
+    FileInvalid(#[source] LoadError),
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("there is no recipe with id {0}")]
+    NoRecipe(u64),
+    #[error("change {0} is not in the journal (it may be older than the journal keeps)")]
+    NoChange(u64),
+    #[error("recipe {} changed since it was opened", .0.id)]
+    Conflict(Box<Conflict>),
+    #[error("the recipe has {} problem(s)", .0.len())]
+    Invalid(Vec<FieldError>),
+}
+
+/// A change to make.
+#[derive(Debug, Clone)]
+pub enum Edit {
+    /// A new recipe from its fields (without an id; one is given).
+    Create(Value),
+    /// Replaces recipe `id`, which must still be at version `expected`.
+    Update {
+        id: u64,
+        expected: String,
+        draft: Value,
+    },
+    /// Removes recipe `id`, which must still be at version `expected`.
+    Delete { id: u64, expected: String },
+    /// Undoes change `n` from the journal, if its recipe is still as that change left it.
+    Undo(u64),
+}
+
+/// What a change left behind.
+#[derive(Debug)]
+pub struct Saved {
+    /// The whole collection after the change, validated, to serve from now on.
+    pub recipes: Recipes,
+    /// The change as journaled; `None` when the edit changed nothing.
+    pub entry: Option<Entry>,
+}
+
+/// The recipes file and its journal, open for changes.
+#[derive(Debug)]
+pub struct Store {
+    path: PathBuf,
+    max_bytes: u64,
+    journal: Mutex<Journal>,
+}
+
+impl Store {
+    /// Opens the file at `path` for editing: it must be writable in place (not a Nix store
+    /// path or a systemd credential), and its journal readable. Drops a journal line that
+    /// a crash left unapplied.
+    pub fn open(path: &Path, max_bytes: u64) -> Result<Store, StoreError> {
+        durable::check_writable(path).map_err(|source| StoreError::NotWritable {
+            path: path.to_owned(),
+            source,
+        })?;
+        let mut journal = Journal::open(Journal::path_for(path))?;
+        let (_, doc) = read(path, max_bytes)?;
+        if let Some(last) = journal.last()
+            && doc.get(last.id) != last.after.as_ref()
+            && doc.get(last.id) == last.before.as_ref()
+        {
+            tracing::warn!(
+                change = last.n,
+                "dropping the last journaled change: a crash came before the recipes file was written, so it was never made"
+            );
+            journal.drop_last()?;
+        }
+        Ok(Store {
+            path: path.to_owned(),
+            max_bytes,
+            journal: Mutex::new(journal),
+        })
+    }
+
+    /// The file being edited.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The journaled changes, newest first.
+    pub fn changes(&self) -> Vec<Entry> {
+        self.lock().entries().iter().rev().cloned().collect()
+    }
+
+    /// One journaled change.
+    pub fn change(&self, n: u64) -> Option<Entry> {
+        self.lock().get(n).cloned()
+    }
+
+    /// Makes a change on behalf of `who`; see the module docs for the steps.
+    pub fn apply(&self, edit: Edit, who: &str) -> Result<Saved, StoreError> {
+        let mut journal = self.lock();
+        let (recipes, mut doc) = read(&self.path, self.max_bytes)?;
+        let planned = plan(&edit, &recipes, &doc, &journal)?;
+        let fields = changed_fields(planned.before.as_ref(), planned.after.as_ref());
+        if fields.is_empty() && planned.before.is_some() && planned.after.is_some() {
+            return Ok(Saved {
+                recipes,
+                entry: None,
+            });
+        }
+        match &planned.after {
+            Some(object) => doc.put(object.clone()),
+            None => {
+                doc.remove(planned.id);
+            }
+        }
+        let bytes = doc.to_pretty();
+        let recipes = self.validate_whole(&bytes)?;
+        let entry = Entry {
+            n: journal.next_n(),
+            at: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            who: who.to_owned(),
+            action: match (&planned.before, &planned.after) {
+                (None, _) => Action::Created,
+                (_, None) => Action::Deleted,
+                _ => Action::Changed,
+            },
+            id: planned.id,
+            name: name_of(planned.after.as_ref().or(planned.before.as_ref())),
+            fields,
+            undoes: planned.undoes,
+            max_id: journal.max_id().max(doc.max_id()).max(planned.id),
+            before: planned.before,
+            after: planned.after,
+        };
+        journal.append(entry.clone())?;
+        durable::replace(&self.path, &bytes).map_err(|source| StoreError::Write {
+            path: self.path.clone(),
+            source,
+        })?;
+        Ok(Saved {
+            recipes,
+            entry: Some(entry),
+        })
+    }
+
+    /// The whole file as it is on disk now (for `/api/recipes/download`).
+    pub fn download(&self) -> Result<Vec<u8>, StoreError> {
+        let _journal = self.lock();
+        std::fs::read(&self.path).map_err(|source| {
+            StoreError::FileInvalid(LoadError::Read {
+                path: self.path.clone(),
+                source,
+            })
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Journal> {
+        // A panic while holding the lock left the journal as it was on disk before the
+        // failed change (appends happen last), so the state is still good to use.
+        self.journal.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs the loader over the file about to be written: what the app writes must load.
+    fn validate_whole(&self, bytes: &[u8]) -> Result<Recipes, StoreError> {
+        let text = String::from_utf8_lossy(bytes);
+        Recipes::parse(&text, Origin::File(self.path.clone()), SystemTime::now()).map_err(|e| {
+            StoreError::Invalid(vec![FieldError {
+                field: String::new(),
+                message: e.to_string(),
+            }])
+        })
+    }
+}
+
+/// The file as it is now: validated, and as written.
+fn read(path: &Path, max_bytes: u64) -> Result<(Recipes, Document), StoreError> {
+    let (text, updated) =
+        crate::recipes::read_at_most(path, max_bytes).map_err(StoreError::FileInvalid)?;
+    let origin = Origin::File(path.to_owned());
+    let recipes =
+        Recipes::parse(&text, origin.clone(), updated).map_err(StoreError::FileInvalid)?;
+    let doc = Document::parse(&text).map_err(|e| {
+        StoreError::FileInvalid(LoadError::Syntax {
+            origin,
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })
+    })?;
+    Ok((recipes, doc))
+}
+
+/// What a change will do to one recipe.
+struct Planned {
+    id: u64,
+    before: Option<Object>,
+    after: Option<Object>,
+    undoes: Option<u64>,
+}
+
+fn plan(
+    edit: &Edit,
+    recipes: &Recipes,
+    doc: &Document,
+    journal: &Journal,
+) -> Result<Planned, StoreError> {
+    let planned = |id, after, undoes| Planned {
+        id,
+        before: doc.get(id).cloned(),
+        after,
+        undoes,
+    };
+    match edit {
+        Edit::Create(draft) => {
+            let id = journal.max_id().max(doc.max_id()) + 1;
+            let after = caps::checked(draft, id, None)?;
+            Ok(planned(id, Some(after), None))
+        }
+        Edit::Update {
+            id,
+            expected,
+            draft,
+        } => {
+            current_at(recipes, *id, expected, Some(draft))?;
+            let after = caps::checked(draft, *id, doc.get(*id))?;
+            Ok(planned(*id, Some(after), None))
+        }
+        Edit::Delete { id, expected } => {
+            current_at(recipes, *id, expected, None)?;
+            Ok(planned(*id, None, None))
+        }
+        Edit::Undo(n) => {
+            let entry = journal.get(*n).ok_or(StoreError::NoChange(*n))?;
+            if doc.get(entry.id) != entry.after.as_ref() {
+                let current = recipes.get(entry.id).cloned();
+                return Err(StoreError::Conflict(Box::new(Conflict {
+                    id: entry.id,
+                    expected: String::new(),
+                    current_version: current.as_ref().map(version),
+                    current,
+                    yours: entry.before.clone().map(Value::Object),
+                })));
+            }
+            Ok(planned(entry.id, entry.before.clone(), Some(*n)))
+        }
+    }
+}
+
+/// Checks that recipe `id` exists and is still at version `expected`.
+fn current_at(
+    recipes: &Recipes,
+    id: u64,
+    expected: &str,
+    yours: Option<&Value>,
+) -> Result<(), StoreError> {
+    let current = recipes.get(id).ok_or(StoreError::NoRecipe(id))?;
+    let now = version(current);
+    if now == expected.trim_matches('"') {
+        return Ok(());
+    }
+    Err(StoreError::Conflict(Box::new(Conflict {
+        id,
+        expected: expected.to_owned(),
+        current: Some(current.clone()),
+        current_version: Some(now),
+        yours: yours.cloned(),
+    })))
+}
+
+fn name_of(object: Option<&Object>) -> String {
+    object
+        .and_then(|o| key_like(o, "name"))
+        .and_then(|(_, v)| v.as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The schema fields whose values differ between two versions of a recipe. A missing key,
+/// `null`, `[]` and `""` are all "empty", as the loader reads them.
+fn changed_fields(before: Option<&Object>, after: Option<&Object>) -> Vec<String> {
+    let value = |o: Option<&Object>, f: &str| match o.and_then(|o| key_like(o, f)).map(|(_, v)| v) {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(a)) if a.is_empty() => None,
+        Some(Value::String(s)) if s.is_empty() => None,
+        Some(v) => Some(v.clone()),
+    };
+    crate::recipes::RECIPE_FIELDS
+        .iter()
+        .filter(|f| **f != "id" && value(before, f) != value(after, f))
+        .map(|f| (*f).to_owned())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,303 @@
+use super::*;
+use serde_json::json;
+
+const FILE: &str = r#"[
+  {"id": 1, "name": "Negroni", "base": ["Gin"], "ingredients": [{"name": "Gin", "measure": "25", "unit": "ml"}], "ZZ": "kept"},
+  {"id": 5, "name": "Daiquiri", "base": ["Rum"]}
+]"#;
+
+fn store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("recipes.json");
+    std::fs::write(&path, FILE).unwrap();
+    let store = Store::open(&path, 1 << 20).unwrap();
+    (dir, store)
+}
+
+fn on_disk(store: &Store) -> Recipes {
+    Recipes::from_file(store.path()).expect("the file on disk always loads")
+}
+
+fn drink(name: &str) -> Value {
+    json!({"name": name, "base": ["Gin"], "ingredients": [
+        {"name": "Gin", "measure": "50", "unit": "ml"},
+        {"name": "Lime Juice", "measure": "25", "unit": "ml"},
+        {"name": "Sugar Syrup", "measure": "15", "unit": "ml"}]})
+}
+
+fn version_of(store: &Store, id: u64) -> String {
+    version(on_disk(store).get(id).unwrap())
+}
+
+#[test]
+fn create_gives_the_next_id_and_writes_a_pretty_loadable_file() {
+    let (_dir, store) = store();
+    let saved = store
+        .apply(Edit::Create(drink("Gimlet")), "alice@example.com")
+        .unwrap();
+    let entry = saved.entry.unwrap();
+    assert_eq!((entry.n, entry.id, entry.action), (1, 6, Action::Created));
+    assert_eq!(entry.who, "alice@example.com");
+    let text = std::fs::read_to_string(store.path()).unwrap();
+    assert!(
+        text.starts_with("[\n  {\n    \"id\": 1,\n    \"name\": \"Negroni\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"ZZ\": \"kept\""),
+        "unknown keys of other recipes stay"
+    );
+    let disk = on_disk(&store);
+    assert_eq!(disk.get(6).unwrap().ingredients.len(), 3);
+    assert_eq!(saved.recipes.len(), disk.len());
+}
+
+#[test]
+fn ids_are_never_reused_after_a_delete() {
+    let (_dir, store) = store();
+    store.apply(Edit::Create(drink("Gimlet")), "a").unwrap();
+    let v = version_of(&store, 6);
+    store
+        .apply(Edit::Delete { id: 6, expected: v }, "a")
+        .unwrap();
+    let v = version_of(&store, 5);
+    store
+        .apply(Edit::Delete { id: 5, expected: v }, "a")
+        .unwrap();
+    let saved = store.apply(Edit::Create(drink("Southside")), "a").unwrap();
+    assert_eq!(saved.entry.unwrap().id, 7);
+    // Also after the store is opened again, from the journal's high-water mark.
+    let again = Store::open(store.path(), 1 << 20).unwrap();
+    let saved = again.apply(Edit::Create(drink("Gin Rickey")), "a").unwrap();
+    assert_eq!(saved.entry.unwrap().id, 8);
+}
+
+#[test]
+fn a_stale_version_is_a_conflict_with_both_versions_and_nothing_written() {
+    let (_dir, store) = store();
+    let old = version_of(&store, 1);
+    let mut first = drink("Negroni");
+    first["notes"] = json!("stirred, not shaken");
+    store
+        .apply(
+            Edit::Update {
+                id: 1,
+                expected: old.clone(),
+                draft: first,
+            },
+            "a",
+        )
+        .unwrap();
+    let before = std::fs::read(store.path()).unwrap();
+    let err = store
+        .apply(
+            Edit::Update {
+                id: 1,
+                expected: old.clone(),
+                draft: drink("Negroni Sbagliato"),
+            },
+            "b",
+        )
+        .unwrap_err();
+    let StoreError::Conflict(c) = err else {
+        panic!("{err}")
+    };
+    assert_eq!(c.current.unwrap().notes, "stirred, not shaken");
+    assert_eq!(c.yours.unwrap()["name"], "Negroni Sbagliato");
+    assert_ne!(c.current_version.unwrap(), old);
+    assert_eq!(std::fs::read(store.path()).unwrap(), before);
+    assert!(matches!(
+        store.apply(
+            Edit::Delete {
+                id: 1,
+                expected: old
+            },
+            "b"
+        ),
+        Err(StoreError::Conflict(_))
+    ));
+}
+
+#[test]
+fn a_hand_edit_made_meanwhile_is_a_conflict_not_overwritten() {
+    let (_dir, store) = store();
+    let old = version_of(&store, 5);
+    let hand = FILE.replace("\"Daiquiri\"", "\"Daiquiri No. 1\"");
+    std::fs::write(store.path(), hand).unwrap();
+    let err = store
+        .apply(
+            Edit::Update {
+                id: 5,
+                expected: old,
+                draft: drink("Daiquiri"),
+            },
+            "a",
+        )
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Conflict(_)), "{err}");
+    assert_eq!(on_disk(&store).get(5).unwrap().name, "Daiquiri No. 1");
+}
+
+#[test]
+fn an_edit_keeps_unknown_keys_and_names_the_changed_fields() {
+    let (_dir, store) = store();
+    let v = version_of(&store, 1);
+    let mut draft = drink("Negroni");
+    draft["ingredients"] = json!([{"name": "Gin", "measure": "30", "unit": "ml"}]);
+    let entry = store
+        .apply(
+            Edit::Update {
+                id: 1,
+                expected: v,
+                draft,
+            },
+            "a",
+        )
+        .unwrap()
+        .entry
+        .unwrap();
+    assert_eq!(entry.fields, ["ingredients"]);
+    assert_eq!(entry.before.unwrap()["ZZ"], "kept");
+    assert!(
+        std::fs::read_to_string(store.path())
+            .unwrap()
+            .contains("\"ZZ\": \"kept\"")
+    );
+}
+
+#[test]
+fn saving_the_same_content_writes_nothing() {
+    let (_dir, store) = store();
+    let v = version_of(&store, 5);
+    let saved = store
+        .apply(
+            Edit::Update {
+                id: 5,
+                expected: v,
+                draft: json!({"name": "Daiquiri", "base": ["Rum"]}),
+            },
+            "a",
+        )
+        .unwrap();
+    assert!(saved.entry.is_none());
+    assert!(store.changes().is_empty());
+}
+
+#[test]
+fn every_problem_is_named_by_field_and_nothing_is_saved() {
+    let (_dir, store) = store();
+    let draft = json!({
+        "name": "",
+        "colour": "red",
+        "glass": ["Coupe", ""],
+        "ingredients": [{"measure": "1"}, {"name": "Gin", "unit": "x".repeat(30)}],
+        "notes": "n".repeat(NOTES + 1),
+    });
+    let err = store.apply(Edit::Create(draft), "a").unwrap_err();
+    let StoreError::Invalid(problems) = err else {
+        panic!("{err}")
+    };
+    let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
+    for field in ["name", "colour", "ingredients[0].name"] {
+        assert!(fields.contains(&field), "{field} not named in {problems:?}");
+    }
+    assert!(store.changes().is_empty());
+    assert_eq!(std::fs::read_to_string(store.path()).unwrap(), FILE);
+    // Caps are checked on a draft that passes the loader's rules.
+    let draft = json!({"name": "Long", "glass": ["Coupe", " "], "ingredients": [{"name": "Gin", "unit": "x".repeat(30)}], "notes": "n".repeat(NOTES + 1)});
+    let StoreError::Invalid(problems) = store.apply(Edit::Create(draft), "a").unwrap_err() else {
+        panic!()
+    };
+    let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
+    assert_eq!(fields, ["glass[1]", "ingredients[0].unit", "notes"]);
+}
+
+const NOTES: usize = caps::NOTES_CHARS;
+
+#[test]
+fn undo_reverses_create_change_and_delete_and_is_itself_undoable() {
+    let (_dir, store) = store();
+    let created = store
+        .apply(Edit::Create(drink("Gimlet")), "a")
+        .unwrap()
+        .entry
+        .unwrap();
+    let v = version_of(&store, 5);
+    let deleted = store
+        .apply(Edit::Delete { id: 5, expected: v }, "a")
+        .unwrap()
+        .entry
+        .unwrap();
+    assert!(on_disk(&store).get(5).is_none());
+    let undo = store
+        .apply(Edit::Undo(deleted.n), "b")
+        .unwrap()
+        .entry
+        .unwrap();
+    assert_eq!(
+        (undo.action, undo.undoes),
+        (Action::Created, Some(deleted.n))
+    );
+    assert_eq!(on_disk(&store).get(5).unwrap().name, "Daiquiri");
+    store.apply(Edit::Undo(created.n), "b").unwrap();
+    assert!(on_disk(&store).get(6).is_none());
+    store.apply(Edit::Undo(undo.n), "b").unwrap();
+    assert!(on_disk(&store).get(5).is_none());
+    assert_eq!(store.changes().len(), 5);
+    assert_eq!(store.changes()[0].n, 5, "newest first");
+}
+
+#[test]
+fn undo_of_a_recipe_changed_since_is_a_conflict() {
+    let (_dir, store) = store();
+    let created = store
+        .apply(Edit::Create(drink("Gimlet")), "a")
+        .unwrap()
+        .entry
+        .unwrap();
+    let v = version_of(&store, 6);
+    store
+        .apply(
+            Edit::Update {
+                id: 6,
+                expected: v,
+                draft: drink("Gimlet No. 2"),
+            },
+            "b",
+        )
+        .unwrap();
+    let err = store.apply(Edit::Undo(created.n), "a").unwrap_err();
+    let StoreError::Conflict(c) = err else {
+        panic!("{err}")
+    };
+    assert_eq!(c.current.unwrap().name, "Gimlet No. 2");
+    assert!(matches!(
+        store.apply(Edit::Undo(99), "a"),
+        Err(StoreError::NoChange(99))
+    ));
+}
+
+#[test]
+fn opening_drops_a_journaled_change_the_file_never_got() {
+    let (_dir, store) = store();
+    store.apply(Edit::Create(drink("Gimlet")), "a").unwrap();
+    let file = std::fs::read(store.path()).unwrap();
+    store.apply(Edit::Create(drink("Southside")), "a").unwrap();
+    // As if the process died after the journal line and before the rename.
+    std::fs::write(store.path(), file).unwrap();
+    let again = Store::open(store.path(), 1 << 20).unwrap();
+    let names: Vec<String> = again.changes().into_iter().map(|e| e.name).collect();
+    assert_eq!(names, ["Gimlet"]);
+    let saved = again.apply(Edit::Create(drink("Bramble")), "a").unwrap();
+    assert_eq!(saved.entry.unwrap().n, 2);
+}
+
+#[test]
+fn a_read_only_file_cannot_be_opened_for_editing() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_dir, store) = store();
+    std::fs::set_permissions(store.path(), std::fs::Permissions::from_mode(0o444)).unwrap();
+    let err = Store::open(store.path(), 1 << 20).unwrap_err();
+    assert!(matches!(err, StoreError::NotWritable { .. }), "{err}");
+    assert!(err.to_string().contains("recipes.json"), "{err}");
+}
