@@ -29,6 +29,8 @@ let
     in
     if m == null then null else lib.toInt (builtins.elemAt m 2);
 
+  recipesArg = if cfg.recipesFileIsSecret then "recipes.json" else toString cfg.recipesFile;
+
   # Credential names are fixed: the binary resolves relative --auth-key-file and
   # --recipes-file names against $CREDENTIALS_DIRECTORY.
   args =
@@ -42,10 +44,22 @@ let
       "--auth-key-file"
       "auth-key"
     ]
-    ++ lib.optionals (cfg.recipesFile != null) [
+    ++ lib.optionals (cfg.recipesFile != null && !cfg.editing.enable) [
       "--recipes-file"
-      (if cfg.recipesFileIsSecret then "recipes.json" else toString cfg.recipesFile)
+      recipesArg
     ]
+    # With editing, the collection lives in the state directory (--recipes-file is
+    # written into ExecStart below, since %S must stay unescaped); recipesFile, or the
+    # sample, only seeds it on the first start.
+    ++ lib.optionals cfg.editing.enable [ "--allow-edits" ]
+    ++ lib.optionals (cfg.editing.enable && cfg.recipesFile != null) [
+      "--seed-recipes-file"
+      recipesArg
+    ]
+    ++ lib.concatMap (login: [
+      "--editor"
+      login
+    ]) cfg.editing.editors
     ++ lib.optionals (cfg.controlUrl != null) [
       "--control-url"
       cfg.controlUrl
@@ -146,6 +160,30 @@ in
       '';
     };
 
+    editing.enable = mkOption {
+      type = types.bool;
+      default = false;
+      description = ''
+        Let the people the tailnet grants it add, edit and delete recipes from the app.
+        The collection then lives in the state directory (/var/lib/libations/recipes.json,
+        with its history in recipes.json.journal beside it), seeded once from recipesFile
+        (or the built-in sample) on the first start and never overwritten by a later
+        deploy. Who may edit: grants of {"edit": true} under the app capability in the
+        tailnet policy, or editing.editors. To take the edits back into your configuration,
+        download /api/recipes/download and commit it as your recipesFile.
+      '';
+    };
+
+    editing.editors = mkOption {
+      type = types.listOf types.str;
+      default = [ ];
+      example = [ "alice@example.com" ];
+      description = ''
+        Tailnet logins that may edit even without a grant in the tailnet policy (for
+        tailnets without app grants). Tagged devices never edit. Needs editing.enable.
+      '';
+    };
+
     extraArgs = mkOption {
       type = types.listOf types.str;
       default = [ ];
@@ -195,6 +233,10 @@ in
         message = "services.libations.metrics.address must be IP:PORT, such as \"127.0.0.1:9090\" or \"[::]:9090\", got \"${toString cfg.metrics.address}\".";
       }
       {
+        assertion = cfg.editing.editors == [ ] || cfg.editing.enable;
+        message = "services.libations.editing.editors needs services.libations.editing.enable = true.";
+      }
+      {
         assertion = !cfg.metrics.openFirewall || cfg.metrics.address != null;
         message = "services.libations.metrics.openFirewall needs services.libations.metrics.address: there is no metrics port to open.";
       }
@@ -209,14 +251,22 @@ in
       after = [ "network-online.target" ];
       # A credential is a copy made at start, immutable while the service runs: a new
       # secret needs a restart. A plain file is re-read in place: a reload is enough.
-      restartTriggers = lib.optional (cfg.recipesFile != null && cfg.recipesFileIsSecret) cfg.recipesFile;
-      reloadTriggers = lib.optional (cfg.recipesFile != null && !cfg.recipesFileIsSecret) cfg.recipesFile;
+      # With editing, recipesFile only seeds the state directory once: a change to it
+      # needs neither.
+      restartTriggers = lib.optional (
+        cfg.recipesFile != null && cfg.recipesFileIsSecret && !cfg.editing.enable
+      ) cfg.recipesFile;
+      reloadTriggers = lib.optional (
+        cfg.recipesFile != null && !cfg.recipesFileIsSecret && !cfg.editing.enable
+      ) cfg.recipesFile;
 
       serviceConfig = {
         # %S/libations is StateDirectory below: /var/lib/libations (a link into
         # /var/lib/private with DynamicUser). Written unescaped: escapeSystemdExecArgs
         # would turn the % into %%.
-        ExecStart = "${lib.getExe cfg.package} --state-dir %S/libations ${utils.escapeSystemdExecArgs args}";
+        ExecStart = "${lib.getExe cfg.package} --state-dir %S/libations ${
+          lib.optionalString cfg.editing.enable "--recipes-file %S/libations/recipes.json "
+        }${utils.escapeSystemdExecArgs args}";
         # SIGHUP: re-read the recipes; a bad file is rejected and the old recipes stay.
         ExecReload = "${pkgs.coreutils}/bin/kill -HUP $MAINPID";
         Restart = "always";

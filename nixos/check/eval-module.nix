@@ -43,6 +43,8 @@ let
     toInt = s: builtins.fromJSON s;
     optionals = c: xs: if c then xs else [ ];
     optionalAttrs = c: a: if c then a else { };
+    optionalString = c: s: if c then s else "";
+    inherit (builtins) concatMap;
     getExe = p: "${p.outPath}/bin/${p.meta.mainProgram}";
     types = {
       bool = mkType "bool" builtins.isBool;
@@ -164,6 +166,20 @@ let
     memoryMax = "192M";
     tasksMax = 64;
   };
+  editing = eval {
+    enable = true;
+    recipesFile = "/run/agenix/libations-recipes";
+    editing.enable = true;
+    editing.editors = [ "alice@example.com" ];
+  };
+  editingSample = eval {
+    enable = true;
+    editing.enable = true;
+  };
+  editorsWithoutEditing = eval {
+    enable = true;
+    editing.editors = [ "alice@example.com" ];
+  };
   relativeKey = eval {
     enable = true;
     tailscaleKeyFile = "key";
@@ -224,6 +240,8 @@ check "every option has a type, a default and a description" (
 ++ check "options are exactly the documented set" (
   attrNames minimal.flatDecls == [
     "controlUrl"
+    "editing.editors"
+    "editing.enable"
     "enable"
     "extraArgs"
     "hostname"
@@ -355,4 +373,25 @@ check "every option has a type, a default and a description" (
 )
 ++ check "metrics.openFirewall without metrics.address is refused" (
   firewallWithoutAddress.failedAssertions != [ ] && firewallWithoutAddress.firewall == [ ]
+)
+++ check "editing is off by default" (!(contains minimal.exec "--allow-edits"))
+++ check "editing: the collection lives in the state directory, seeded from recipesFile" (
+  editing.typeErrors == [ ] && editing.failedAssertions == [ ]
+  && contains editing.exec (q "--recipes-file %S/libations/recipes.json ")
+  && contains editing.exec (q ''"--allow-edits"'')
+  && contains editing.exec (q ''"--seed-recipes-file" "recipes.json"'')
+  && contains editing.exec (q ''"--editor" "alice@example.com"'')
+  && !(contains editing.exec (q ''"--recipes-file" "recipes.json"''))
+  && editing.creds == [ "recipes.json:/run/agenix/libations-recipes" ]
+)
+++ check "editing: a later deploy of recipesFile neither restarts nor reloads" (
+  editing.unit.restartTriggers == [ ] && editing.unit.reloadTriggers == [ ]
+)
+++ check "editing without recipesFile seeds from the sample" (
+  editingSample.failedAssertions == [ ]
+  && contains editingSample.exec (q "--recipes-file %S/libations/recipes.json ")
+  && !(contains editingSample.exec "--seed-recipes-file")
+)
+++ check "editing.editors without editing.enable is refused" (
+  editorsWithoutEditing.failedAssertions != [ ]
 )
