@@ -240,6 +240,9 @@ pub(crate) struct ServeArgs {
     pub tailnet: TailnetArgs,
 
     #[command(flatten)]
+    pub editing: EditArgs,
+
+    #[command(flatten)]
     pub limits: LimitArgs,
 
     /// Serve Prometheus metrics (/metrics), health checks (/healthz, /readyz) and CPU
@@ -252,6 +255,38 @@ pub(crate) struct ServeArgs {
     /// visitor's tailnet login (target `libations::access`).
     #[arg(long, env = "LIBATIONS_ACCESS_LOG", help_heading = "Monitoring")]
     pub access_log: bool,
+}
+
+/// Who may change recipes, and where changes go.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Editing")]
+pub struct EditArgs {
+    /// Let visitors the tailnet grants `{"edit": true}` (or listed with --editor) add, edit
+    /// and delete recipes in --recipes-file, which must be writable; every change is kept
+    /// in <file>.journal beside it and can be undone. With --local, --local-edit grants it.
+    #[arg(long, env = "LIBATIONS_ALLOW_EDITS")]
+    pub allow_edits: bool,
+
+    /// A tailnet login that may edit without a grant in the policy file (repeat or separate
+    /// with commas), for tailnets without app grants. Tagged devices never edit.
+    #[arg(
+        long = "editor",
+        env = "LIBATIONS_EDITORS",
+        value_delimiter = ',',
+        value_name = "LOGIN"
+    )]
+    pub editors: Vec<String>,
+
+    /// With --allow-edits: when --recipes-file does not exist yet, create it from this file
+    /// (a relative name is looked up in $CREDENTIALS_DIRECTORY when set), or from the
+    /// embedded sample without this flag. An existing file is never overwritten.
+    #[arg(long, env = "LIBATIONS_SEED_RECIPES_FILE", value_name = "PATH")]
+    pub seed_recipes_file: Option<PathBuf>,
+
+    /// Changes one visitor may make per minute (a burst of up to this many, then one every
+    /// 60/N seconds); more get 429.
+    #[arg(long, env = "LIBATIONS_EDITS_PER_MINUTE", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
+    pub edits_per_minute: u32,
 }
 
 /// Limits on what one client can make the server hold.

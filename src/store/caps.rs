@@ -5,7 +5,7 @@
 //! | field | at most |
 //! | --- | --- |
 //! | `name` | 120 characters |
-//! | `base`, `glass`, `method`, `ice`, `garnish` | 12 entries of 80 characters |
+//! | `base`, `glass`, `method`, `ice`, `garnish` | 12 entries of 300 characters |
 //! | `ingredients` | 40 rows; name 120, measure 24, unit 24 characters |
 //! | `notes` | 5,000 characters |
 //!
@@ -19,7 +19,7 @@ use serde_json::Value;
 
 pub const NAME_CHARS: usize = 120;
 pub const LIST_ENTRIES: usize = 12;
-pub const LIST_ENTRY_CHARS: usize = 80;
+pub const LIST_ENTRY_CHARS: usize = 300;
 pub const INGREDIENT_ROWS: usize = 40;
 pub const INGREDIENT_NAME_CHARS: usize = 120;
 pub const MEASURE_CHARS: usize = 24;
