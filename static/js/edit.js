@@ -1,0 +1,270 @@
+// The recipe form, made better with JavaScript: ingredient rows added, removed and moved
+// in place, problems shown next to their fields without a reload, a draft kept on the phone
+// (so that a lost connection or a closed tab never loses typing), and a conflict shown as
+// both versions to choose from. Without JavaScript the same form posts and the server
+// renders all of this itself.
+
+const DRAFTS = "libations:draft:";
+const LISTS = ["base", "glass", "method", "ice", "garnish"];
+
+/** The recipe the form holds, in the API's shape. */
+export function readForm(form) {
+  const lines = (name) =>
+    (form.elements[name]?.value ?? "").split("\n").map((s) => s.trim()).filter(Boolean);
+  const recipe = { name: form.elements.name.value.trim() };
+  for (const list of LISTS) recipe[list] = lines(list);
+  recipe.ingredients = [...form.querySelectorAll(".row")]
+    .map((row) => ({
+      name: row.querySelector("[name=ing-name]").value.trim(),
+      measure: row.querySelector("[name=ing-measure]").value.trim(),
+      unit: row.querySelector("[name=ing-unit]").value.trim(),
+    }))
+    .filter((i) => i.name || i.measure || i.unit);
+  recipe.notes = form.elements.notes.value.trim();
+  return recipe;
+}
+
+/** Puts a recipe (API shape) into the form. */
+export function fillForm(form, recipe) {
+  form.elements.name.value = recipe.name ?? "";
+  for (const list of LISTS) form.elements[list].value = (recipe[list] ?? []).join("\n");
+  form.elements.notes.value = recipe.notes ?? "";
+  const rows = form.querySelector(".rows");
+  const template = rows.querySelector(".row");
+  const wanted = [...(recipe.ingredients ?? []), { name: "", measure: "", unit: "" }];
+  rows.replaceChildren(
+    ...wanted.map((i) => {
+      const row = template.cloneNode(true);
+      row.querySelector("[name=ing-name]").value = i.name ?? "";
+      row.querySelector("[name=ing-measure]").value = i.measure ?? "";
+      row.querySelector("[name=ing-unit]").value = i.unit ?? "";
+      return row;
+    }),
+  );
+  renumber(form);
+}
+
+/** Row buttons carry their row's index (`up:2`) for the server; keep them true. */
+function renumber(form) {
+  form.querySelectorAll(".row").forEach((row, i) => {
+    for (const button of row.querySelectorAll("button[name=op]")) {
+      button.value = button.value.replace(/:\d+$/, `:${i}`);
+    }
+    const label = row.querySelector(".row-n");
+    if (label) label.textContent = String(i + 1);
+  });
+}
+
+/** Add, remove, up, down: done in place instead of a round trip. */
+function rowOp(form, op) {
+  const rows = form.querySelector(".rows");
+  const all = [...rows.querySelectorAll(".row")];
+  const [verb, n] = op.split(":");
+  const row = all[Number(n)];
+  if (verb === "add") {
+    const fresh = all[0].cloneNode(true);
+    for (const input of fresh.querySelectorAll("input")) input.value = "";
+    rows.append(fresh);
+    renumber(form);
+    fresh.querySelector("input").focus();
+    return true;
+  }
+  if (!row) return false;
+  if (verb === "remove") {
+    if (all.length > 1) row.remove();
+    else for (const input of row.querySelectorAll("input")) input.value = "";
+  } else if (verb === "up" && row.previousElementSibling) {
+    row.previousElementSibling.before(row);
+  } else if (verb === "down" && row.nextElementSibling) {
+    row.nextElementSibling.after(row);
+  }
+  renumber(form);
+  return true;
+}
+
+function clearProblems(form) {
+  for (const p of form.querySelectorAll(".field-error[data-js]")) p.remove();
+  for (const el of form.querySelectorAll("[aria-invalid]")) {
+    el.removeAttribute("aria-invalid");
+    el.removeAttribute("aria-describedby");
+  }
+  const summary = form.querySelector(".problems");
+  summary.hidden = true;
+  summary.replaceChildren();
+}
+
+/** The input a field path (`name`, `garnish[1]`, `ingredients[2].unit`) is about. */
+function fieldInput(form, field) {
+  const ing = /^ingredients\[(\d+)\]\.(\w+)$/.exec(field);
+  if (ing) {
+    const row = form.querySelectorAll(".row")[Number(ing[1])];
+    return row?.querySelector(`[name=ing-${ing[2]}]`) ?? null;
+  }
+  const base = field.replace(/\[\d+\]$/, "");
+  return form.elements[base] instanceof Element ? form.elements[base] : form.querySelector(".rows");
+}
+
+function showProblems(form, problems) {
+  clearProblems(form);
+  const summary = form.querySelector(".problems");
+  const heading = document.createElement("p");
+  heading.textContent = problems.length === 1 ? "One thing to fix:" : `${problems.length} things to fix:`;
+  const list = document.createElement("ul");
+  problems.forEach((problem, i) => {
+    const item = document.createElement("li");
+    item.textContent = problem.field ? `${problem.field}: ${problem.message}` : problem.message;
+    list.append(item);
+    const input = fieldInput(form, problem.field);
+    if (!input) return;
+    const note = document.createElement("p");
+    note.className = "field-error";
+    note.dataset.js = "";
+    note.id = `js-error-${i}`;
+    note.textContent = problem.message;
+    input.after(note);
+    input.setAttribute("aria-invalid", "true");
+    input.setAttribute("aria-describedby", note.id);
+  });
+  summary.append(heading, list);
+  summary.hidden = false;
+  (form.querySelector("[aria-invalid]") ?? summary).focus?.();
+}
+
+function say(form, text) {
+  const status = form.querySelector(".form-status");
+  status.textContent = text;
+  status.hidden = !text;
+}
+
+/** The other version, side by side with the form, and the two ways out. */
+function showConflict(form, conflict) {
+  const box = form.querySelector(".conflict-js");
+  const theirs = conflict.current;
+  box.replaceChildren();
+  const h = document.createElement("h2");
+  h.textContent = theirs ? "Someone changed this recipe while you were editing" : "This recipe was deleted while you were editing";
+  box.append(h);
+  if (theirs) {
+    const dl = document.createElement("dl");
+    const add = (term, value) => {
+      if (!value) return;
+      const dt = document.createElement("dt");
+      dt.textContent = term;
+      const dd = document.createElement("dd");
+      dd.textContent = value;
+      dl.append(dt, dd);
+    };
+    add("Name", theirs.name);
+    for (const list of LISTS) add(list[0].toUpperCase() + list.slice(1), theirs[list].join(", "));
+    add("Ingredients", theirs.ingredients.map((i) => `${i.measure} ${i.unit} ${i.name}`.trim()).join("; "));
+    add("Notes", theirs.notes);
+    box.append(dl);
+    const mine = document.createElement("button");
+    mine.type = "button";
+    mine.textContent = "Save mine over theirs";
+    mine.addEventListener("click", () => {
+      form.dataset.version = conflict.current_version;
+      box.hidden = true;
+      form.requestSubmit(form.querySelector("button[value=save]"));
+    });
+    const take = document.createElement("button");
+    take.type = "button";
+    take.textContent = "Use theirs";
+    take.addEventListener("click", () => {
+      form.dataset.version = conflict.current_version;
+      fillForm(form, theirs);
+      box.hidden = true;
+      keepDraft(form);
+    });
+    box.append(mine, take);
+  }
+  box.hidden = false;
+  h.tabIndex = -1;
+  h.focus();
+}
+
+function draftKey(form) {
+  return DRAFTS + (form.dataset.id || "new");
+}
+
+function keepDraft(form) {
+  try {
+    localStorage.setItem(draftKey(form), JSON.stringify({ recipe: readForm(form), version: form.dataset.version }));
+  } catch {
+    // Storage full or off: the form still works, only the draft is not kept.
+  }
+}
+
+function restoreDraft(form) {
+  let saved = null;
+  try {
+    saved = JSON.parse(localStorage.getItem(draftKey(form)) ?? "null");
+  } catch {
+    return;
+  }
+  if (!saved?.recipe || JSON.stringify(saved.recipe) === JSON.stringify(readForm(form))) return;
+  fillForm(form, saved.recipe);
+  say(form, "Your unsaved draft from this phone is back in the form.");
+  const discard = form.querySelector(".discard-draft");
+  discard.hidden = false;
+  discard.addEventListener("click", () => {
+    localStorage.removeItem(draftKey(form));
+    location.reload();
+  });
+}
+
+async function save(form) {
+  clearProblems(form);
+  keepDraft(form);
+  if (!navigator.onLine) {
+    say(form, "You are offline: saving needs a connection. Your draft is kept on this phone.");
+    return;
+  }
+  const id = form.dataset.id;
+  const headers = { "content-type": "application/json", accept: "application/json" };
+  if (id) headers["if-match"] = `"${form.dataset.version}"`;
+  say(form, "Saving…");
+  let response;
+  try {
+    response = await fetch(id ? `/api/recipes/${id}` : "/api/recipes", {
+      method: id ? "PUT" : "POST",
+      headers,
+      body: JSON.stringify(readForm(form)),
+      credentials: "same-origin",
+    });
+  } catch {
+    say(form, "No connection: nothing was saved. Your draft is kept on this phone.");
+    return;
+  }
+  const answer = await response.json().catch(() => ({}));
+  if (response.ok) {
+    localStorage.removeItem(draftKey(form));
+    say(form, "Saved.");
+    location.assign(`/recipes/${answer.recipe.id}?saved=${answer.change?.n ?? ""}`);
+  } else if (response.status === 422) {
+    say(form, "");
+    showProblems(form, answer.problems ?? [{ field: "", message: answer.message }]);
+  } else if (response.status === 409) {
+    say(form, "");
+    showConflict(form, answer.conflict);
+  } else {
+    say(form, `Not saved: ${answer.message ?? response.statusText}. Your draft is kept on this phone.`);
+  }
+}
+
+export function enhance(form) {
+  if (!form) return;
+  restoreDraft(form);
+  form.addEventListener("input", () => keepDraft(form));
+  form.addEventListener("submit", (event) => {
+    const op = event.submitter?.value ?? "save";
+    event.preventDefault();
+    if (op === "save") {
+      save(form);
+    } else if (rowOp(form, op)) {
+      keepDraft(form);
+    }
+  });
+}
+
+enhance(document.querySelector("form.edit"));
