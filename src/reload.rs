@@ -10,7 +10,7 @@ use crate::recipes::{LoadError, Recipes};
 use crate::web::{Assets, Site, SiteError};
 use arc_swap::ArcSwap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 use tokio_util::sync::CancellationToken;
 
@@ -68,8 +68,10 @@ pub struct Reloader {
     site: Arc<ArcSwap<Site>>,
     assets: Arc<Assets>,
     metrics: Arc<Metrics>,
-    /// The stamp taken before the recipes being served were read.
-    loaded: Option<Stamp>,
+    /// The stamp of the file as last read or written by us: the poller reloads when the
+    /// file's stamp differs. Shared by clones, so a save in the app (which publishes its own
+    /// collection) does not make the poller read the file again.
+    seen: Arc<Mutex<Option<Stamp>>>,
     /// A larger file is refused and the served recipes kept.
     max_bytes: u64,
 }
@@ -89,9 +91,13 @@ impl Reloader {
             site,
             assets,
             metrics,
-            loaded,
+            seen: Arc::new(Mutex::new(loaded)),
             max_bytes,
         }
+    }
+
+    fn seen(&self) -> std::sync::MutexGuard<'_, Option<Stamp>> {
+        self.seen.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Loads the file again; on success swaps it in and returns the recipe count. A
@@ -152,7 +158,6 @@ impl Reloader {
             .path
             .as_ref()
             .and_then(|p| credentials::resolve(p).ok());
-        let mut last = self.loaded.clone();
         let mut tick = tokio::time::interval(POLL);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -160,21 +165,49 @@ impl Reloader {
                 () = stopping.cancelled() => return,
                 Some(()) = recv(&mut hangup) => {
                     tracing::info!("SIGHUP: reloading recipes");
-                    if let Some(p) = &resolved { last = stamp(p).await; }
+                    if let Some(p) = &resolved {
+                        let now = stamp(p).await;
+                        *self.seen() = now;
+                    }
                     // A refused file is logged and counted by `reload` itself.
                     let _ = self.reload().await;
                 }
                 _ = tick.tick(), if resolved.is_some() => {
                     let Some(p) = &resolved else { continue };
                     let now = stamp(p).await;
-                    if now.is_some() && now != last {
-                        last = now;
+                    let changed = now.is_some() && now != *self.seen();
+                    if changed {
+                        *self.seen() = now;
                         tracing::info!("{} changed: reloading recipes", p.display());
                         let _ = self.reload().await;
                     }
                 }
             }
         }
+    }
+}
+
+/// A change saved in the app: its collection is served at once, and the file it wrote is
+/// marked as seen so the poller does not load it again.
+impl crate::web::Publish for Reloader {
+    fn publish(
+        &self,
+        recipes: Recipes,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), String>> + Send + '_>> {
+        Box::pin(async move {
+            let written = match &self.path {
+                Some(path) => credentials::resolve(path).ok().and_then(|p| Stamp::of(&p)),
+                None => None,
+            };
+            let assets = self.assets.clone();
+            let site = tokio::task::spawn_blocking(move || Site::new(recipes, &assets))
+                .await
+                .map_err(|e| e.to_string())?
+                .map_err(|e| e.to_string())?;
+            self.swap_in(site);
+            *self.seen() = written;
+            Ok(())
+        })
     }
 }
 

@@ -49,6 +49,8 @@ pub(crate) enum RunError {
     #[cfg(feature = "tailnet")]
     #[error(transparent)]
     Tailnet(#[from] crate::tailnet::TailnetError),
+    #[error("cannot create the recipes file for editing: {0}")]
+    Seed(#[from] crate::store::StoreError),
     /// The flags ask for something this process cannot do; the text says which flag.
     #[error("{0}")]
     Usage(String),

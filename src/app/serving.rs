@@ -34,15 +34,16 @@ pub(super) async fn serve(
     let metrics = Arc::new(Metrics::new());
     metrics.loaded(loaded.recipes.len());
     let site = start_site(loaded.recipes, &loaded.assets)?;
-    let state = state::app_state(args, site.clone(), loaded.assets.clone(), metrics.clone())?;
     let reloader = Reloader::new(
         args.recipes_file.clone(),
         loaded.stamp,
-        site,
-        loaded.assets,
+        site.clone(),
+        loaded.assets.clone(),
         metrics.clone(),
         args.limits.max_recipes_bytes,
     );
+    let editing = state::editing(args, Arc::new(reloader.clone()));
+    let state = state::app_state(args, site, loaded.assets, metrics.clone(), editing)?;
     let reloading = tokio::spawn(reloader.run(stopping.clone()));
     let hosts = web::AllowedHosts::new(&args.allowed_hosts);
     if let Some(addr) = args.metrics_addr {

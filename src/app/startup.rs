@@ -38,6 +38,7 @@ pub(super) fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {
 /// which do not depend on them.
 fn load(args: &ServeArgs) -> Result<Loaded, RunError> {
     let assets = std::thread::spawn(Assets::load);
+    seed(args)?;
     // Stamp the file before reading it, so that the watcher cannot miss an edit made while
     // we load.
     let stamp = args
@@ -63,6 +64,29 @@ fn load(args: &ServeArgs) -> Result<Loaded, RunError> {
         assets,
         stamp,
     })
+}
+
+/// With `--allow-edits`, creates a missing `--recipes-file` from `--seed-recipes-file` (or
+/// the embedded sample), once: an existing file is never touched, so a later deploy never
+/// overwrites what was edited in the app.
+fn seed(args: &ServeArgs) -> Result<(), RunError> {
+    let (true, Some(path)) = (args.editing.allow_edits, &args.recipes_file) else {
+        return Ok(());
+    };
+    if path.exists() || path.is_relative() {
+        return Ok(());
+    }
+    let (text, from) = match &args.editing.seed_recipes_file {
+        Some(seed) => {
+            let seed = credentials::resolve(seed)?;
+            let (text, _) = crate::recipes::read_at_most(&seed, args.limits.max_recipes_bytes)?;
+            (text, seed.display().to_string())
+        }
+        None => (crate::recipes::SAMPLE_JSON.to_owned(), "the embedded sample".to_owned()),
+    };
+    crate::store::seed(path, &text)?;
+    tracing::info!(file = %path.display(), "created {} from {from} (editing starts from it)", path.display());
+    Ok(())
 }
 
 /// Loads the recipes named by the flags, or the embedded sample.

@@ -4,7 +4,9 @@ use super::RunError;
 use crate::cli::{LimitArgs, ServeArgs};
 use crate::connections::Limits;
 use crate::metrics::Metrics;
-use crate::web::{self, AppState, Assets, RequestLimits, Site};
+use crate::credentials;
+use crate::store::Store;
+use crate::web::{self, AppState, Assets, Editing, Publish, RequestLimits, Site};
 use arc_swap::ArcSwap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +17,7 @@ pub(super) fn app_state(
     site: Arc<ArcSwap<Site>>,
     assets: Arc<Assets>,
     metrics: Arc<Metrics>,
+    editing: Arc<Editing>,
 ) -> Result<AppState, RunError> {
     Ok(AppState {
         site,
@@ -23,12 +26,51 @@ pub(super) fn app_state(
         limits: RequestLimits {
             max_uri_bytes: args.limits.max_uri_bytes,
             max_body_bytes: args.limits.max_body_bytes,
+            max_write_bytes: RequestLimits::default().max_write_bytes,
             body_timeout: Duration::from_secs(args.limits.body_timeout),
         },
         searches: web::SearchGate::for_this_machine(),
         who: who_resolves(args)?,
         access_log: args.access_log,
+        editing,
     })
+}
+
+/// Editing as the flags ask: on only with `--allow-edits` and a `--recipes-file` that can
+/// be written in place; otherwise off, with the reason logged and shown to would-be editors.
+pub(super) fn editing(args: &ServeArgs, publish: Arc<dyn Publish>) -> Arc<Editing> {
+    let flags = &args.editing;
+    if !flags.allow_edits {
+        return Arc::new(Editing::off(
+            "Editing is off: start the app with --allow-edits (NixOS: services.libations.editing.enable = true).",
+        ));
+    }
+    let opened = match &args.recipes_file {
+        None => Err("--allow-edits needs --recipes-file: the embedded sample cannot be changed".to_owned()),
+        Some(path) => credentials::resolve(path)
+            .map_err(|e| e.to_string())
+            .and_then(|path| {
+                Store::open(&path, args.limits.max_recipes_bytes).map_err(|e| e.to_string())
+            }),
+    };
+    let store = match opened {
+        Ok(store) => store,
+        Err(why) => {
+            tracing::warn!("editing is off: {why}");
+            return Arc::new(Editing::off(format!("Editing is off: {why}")));
+        }
+    };
+    let path = store.path().display().to_string();
+    match Editing::on(store, flags.editors.clone(), flags.edits_per_minute, publish) {
+        Ok(editing) => {
+            tracing::info!(file = %path, "editing is on: changes go to {path}, their history to {path}.journal");
+            Arc::new(editing)
+        }
+        Err(e) => {
+            tracing::warn!("editing is off: no random key for form tokens: {e}");
+            Arc::new(Editing::off(format!("Editing is off: {e}")))
+        }
+    }
 }
 
 /// Who a request comes from until the tailnet says otherwise: with `--local`, the

@@ -243,6 +243,18 @@ impl Store {
     }
 }
 
+/// Creates the recipes file at `path` from `text`, which must load: the first start of an
+/// editable collection. The file is written like every other change (temporary file,
+/// sync, rename, sync of the directory).
+pub fn seed(path: &Path, text: &str) -> Result<(), StoreError> {
+    Recipes::parse(text, Origin::File(path.to_owned()), SystemTime::now())
+        .map_err(StoreError::FileInvalid)?;
+    durable::replace(path, text.as_bytes()).map_err(|source| StoreError::Write {
+        path: path.to_owned(),
+        source,
+    })
+}
+
 /// The file as it is now: validated, and as written.
 fn read(path: &Path, max_bytes: u64) -> Result<(Recipes, Document), StoreError> {
     let (text, updated) =

@@ -13,6 +13,7 @@
 
 use super::gate::GateError;
 use super::site::{self, Site, SiteError};
+use crate::store::{Conflict, FieldError, StoreError};
 use arc_swap::ArcSwap;
 use axum::body::Body;
 use axum::extract::{FromRequestParts, Request, State};
@@ -39,6 +40,47 @@ pub(crate) enum WebError {
     Json(#[from] serde_json::Error),
     #[error("a search task failed: {0}")]
     Task(tokio::task::JoinError),
+    /// Not allowed to do this; the message says why (and what would allow it).
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("Too many changes in a short time. Try again in {0} s.")]
+    TooManyWrites(u64),
+    #[error("Send the recipe as JSON (Content-Type: application/json).")]
+    UnsupportedMediaType,
+    #[error("Say which version you changed: send the ETag you read in If-Match.")]
+    PreconditionRequired,
+    /// A save would overwrite a change made since the editor read the recipe.
+    #[error("This recipe changed since you opened it; nothing was saved.")]
+    Conflict(Box<Conflict>),
+    /// The recipe sent has problems, each named by its field.
+    #[error("The recipe has {} problem(s); nothing was saved.", .0.len())]
+    Invalid(Vec<FieldError>),
+    /// The recipes file on disk does not load now (a hand edit broke it): no change can be
+    /// made until it is fixed. The message names the file and the problem.
+    #[error("{0}")]
+    FileBroken(String),
+    /// Saving failed on our side (the disk, the journal); logged, not explained.
+    #[error("saving failed: {0}")]
+    Store(StoreError),
+    #[error("the saved recipes could not be served: {0}")]
+    Publish(String),
+}
+
+impl From<StoreError> for WebError {
+    fn from(e: StoreError) -> WebError {
+        match e {
+            StoreError::NoRecipe(id) => WebError::NotFound(format!("There is no recipe {id}.")),
+            StoreError::NoChange(n) => WebError::NotFound(format!(
+                "Change {n} is not in the history (it may be older than the history keeps)."
+            )),
+            StoreError::Conflict(c) => WebError::Conflict(c),
+            StoreError::Invalid(problems) => WebError::Invalid(problems),
+            StoreError::FileInvalid(e) => WebError::FileBroken(format!(
+                "The recipes file does not load right now, so nothing can be saved until it is fixed: {e}"
+            )),
+            other => WebError::Store(other),
+        }
+    }
 }
 
 impl From<GateError> for WebError {
@@ -63,9 +105,18 @@ impl WebError {
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             WebError::Busy => StatusCode::SERVICE_UNAVAILABLE,
-            WebError::Site(_) | WebError::Json(_) | WebError::Task(_) => {
-                StatusCode::INTERNAL_SERVER_ERROR
-            }
+            WebError::Forbidden(_) => StatusCode::FORBIDDEN,
+            WebError::TooManyWrites(_) => StatusCode::TOO_MANY_REQUESTS,
+            WebError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            WebError::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
+            WebError::Conflict(_) => StatusCode::CONFLICT,
+            WebError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            WebError::FileBroken(_) => StatusCode::SERVICE_UNAVAILABLE,
+            WebError::Site(_)
+            | WebError::Json(_)
+            | WebError::Task(_)
+            | WebError::Store(_)
+            | WebError::Publish(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -89,14 +140,30 @@ impl WebError {
             WebError::BadRequest(_) => "Bad request",
             WebError::MethodNotAllowed => "Method not allowed",
             WebError::Busy => "Busy",
-            WebError::Site(_) | WebError::Json(_) | WebError::Task(_) => "Server error",
+            WebError::Forbidden(_) => "Not allowed",
+            WebError::TooManyWrites(_) => "Too many changes",
+            WebError::UnsupportedMediaType => "Unsupported media type",
+            WebError::PreconditionRequired => "Version needed",
+            WebError::Conflict(_) => "Changed meanwhile",
+            WebError::Invalid(_) => "Problems in the recipe",
+            WebError::FileBroken(_) => "Recipes file broken",
+            WebError::Site(_)
+            | WebError::Json(_)
+            | WebError::Task(_)
+            | WebError::Store(_)
+            | WebError::Publish(_) => "Server error",
         }
     }
 
     /// A JSON error for the API: `{"error": "…"}`.
     pub(crate) fn json(self) -> Response {
         self.log();
-        let body = serde_json::json!({ "error": self.public_message() });
+        let mut body = serde_json::json!({ "error": self.public_message() });
+        match &self {
+            WebError::Invalid(problems) => body["problems"] = serde_json::json!(problems),
+            WebError::Conflict(c) => body["conflict"] = serde_json::json!(c),
+            _ => {}
+        }
         self.with_headers((self.status(), axum::Json(body)).into_response())
     }
 
@@ -115,6 +182,9 @@ impl WebError {
             }
             WebError::Busy => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            WebError::TooManyWrites(seconds) => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(*seconds));
             }
             _ => {}
         }

@@ -1,5 +1,6 @@
 //! The request guard: refuses what no page of ours can answer before any handler sees it,
-//! with a plain-text reason: over-long targets (414), bodies on a GET-only app (413), and
+//! with a plain-text reason: over-long targets (414), bodies on a GET or HEAD and bodies
+//! over the limit (413: 1 KiB, or 64 KiB for a change), and
 //! paths that try to smuggle a separator or NUL past routing (400).
 
 use super::router::RequestLimits;
@@ -21,8 +22,9 @@ pub(crate) async fn guard(
     if let Some((status, reason)) = refusal(&request, &limits) {
         return plain(status, reason);
     }
+    let limit = body_limit(&request, &limits);
     let (parts, body) = request.into_parts();
-    let read = axum::body::to_bytes(body, limits.max_body_bytes);
+    let read = axum::body::to_bytes(body, limit);
     let bytes = match tokio::time::timeout(limits.body_timeout, read).await {
         Ok(Ok(bytes)) => bytes,
         Ok(Err(_)) => return plain(StatusCode::PAYLOAD_TOO_LARGE, TOO_LARGE),
@@ -69,6 +71,14 @@ fn smuggles(path: &str) -> bool {
         })
 }
 
+/// A change (POST, PUT, DELETE) may carry a recipe; anything else gets the small limit.
+fn body_limit(request: &Request, limits: &RequestLimits) -> usize {
+    match *request.method() {
+        Method::POST | Method::PUT | Method::DELETE => limits.max_write_bytes,
+        _ => limits.max_body_bytes,
+    }
+}
+
 /// A body on a GET or HEAD, or one declared larger than the limit. GET and HEAD carry no
 /// body: refusing one at once beats waiting for it (a client that announces five bytes and
 /// never sends them would otherwise hold the request).
@@ -81,7 +91,7 @@ fn announces_too_much(request: &Request, limits: &RequestLimits) -> bool {
     let chunked = request.headers().contains_key(header::TRANSFER_ENCODING);
     let bodiless = matches!(*request.method(), Method::GET | Method::HEAD);
     (bodiless && (chunked || declared.is_some_and(|n| n > 0)))
-        || declared.is_some_and(|n| n > limits.max_body_bytes as u64)
+        || declared.is_some_and(|n| n > body_limit(request, limits) as u64)
 }
 
 fn plain(status: StatusCode, text: &'static str) -> Response {

@@ -186,8 +186,11 @@ impl FromRequestParts<AppState> for Visitor {
 }
 
 /// `GET /api/whoami`: who the app thinks you are, and what you may do.
-pub(crate) async fn whoami(visitor: Visitor) -> Response {
-    let body = match &visitor.0 {
+pub(crate) async fn whoami(
+    State(editing): State<Arc<super::editing::Editing>>,
+    visitor: Visitor,
+) -> Response {
+    let mut body = match &visitor.0 {
         Some(identity) => serde_json::json!({
             "known": true,
             "login": identity.login,
@@ -207,6 +210,8 @@ pub(crate) async fn whoami(visitor: Visitor) -> Response {
             "capabilities": Capabilities::default(),
         }),
     };
+    // What the grants and the switch together allow, for the page to offer its links.
+    body["can_edit"] = serde_json::Value::Bool(editing.may_edit(&visitor));
     let mut response = axum::Json(body).into_response();
     // Per person: never stored by a shared cache, nor kept by the service worker.
     response.headers_mut().insert(

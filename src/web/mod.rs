@@ -4,6 +4,8 @@
 //!   serve, and [`AppState`], what its handlers share.
 //! - Handlers by purpose: `pages` (list, search, recipe, not found), `api` (JSON),
 //!   `shelf`, `files` (assets, service worker, manifest), [`identity`] (`/api/whoami`).
+//! - Changing recipes: `editing` (who may, and the checks every change passes),
+//!   `edit_api` (the JSON API), `edit_pages` (the forms and history, without JavaScript).
 //! - `params`: what an address asks for (`?q=`, `?units=&serves=`, a recipe id).
 //! - `error`: one error type, answered as an HTML page or as JSON.
 //! - `guard`: refuses malformed or oversized requests before any handler sees them.
@@ -20,6 +22,9 @@
 mod api;
 mod assets;
 mod cached;
+mod edit_api;
+mod edit_pages;
+mod editing;
 mod error;
 mod files;
 mod gate;
@@ -36,6 +41,7 @@ mod site;
 mod templates;
 
 pub use assets::Assets;
+pub use editing::{Editing, Publish};
 pub use gate::SearchGate;
 pub(crate) use host::AllowedHosts;
 pub(crate) use identity::{Capabilities, Resolve};

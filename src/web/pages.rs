@@ -7,7 +7,11 @@ use super::gate::SearchGate;
 use super::params::{Amounts, Search, find_recipe};
 use super::site::Site;
 use crate::connections::Share;
-use axum::extract::{Extension, Path, State};
+use super::editing::Editing;
+use super::identity::Visitor;
+use super::templates::EditControls;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Extension, Path, Query, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use std::sync::Arc;
@@ -37,16 +41,40 @@ pub(crate) async fn recipe(
     State(site): State<Arc<Site>>,
     State(searches): State<SearchGate>,
     share: Option<Extension<Share>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
     Path(id): Path<String>,
     Amounts(display): Amounts,
+    after: Result<Query<AfterSave>, QueryRejection>,
     headers: HeaderMap,
 ) -> Result<Response, WebError> {
     let cost = site.recipes().len();
-    gated_page(&searches, cost, share, site, headers, move |site| {
+    let editor = editing.editor(&visitor).ok();
+    let saved = after.ok().and_then(|Query(a)| a.saved);
+    let mut page = gated_page(&searches, cost, share, site, headers, move |site| {
         let r = find_recipe(site, &id)?;
-        Ok(site.render_recipe(r, display)?)
+        let controls = editor.map(|e| EditControls {
+            csrf: e.token,
+            version: crate::store::version(r),
+            saved,
+        });
+        Ok(site.render_recipe(r, display, controls)?)
     })
-    .await
+    .await?;
+    if editing.may_edit(&visitor) {
+        // The page carries this person's form token: nobody else's cache may keep it.
+        page.headers_mut().insert(
+            axum::http::header::CACHE_CONTROL,
+            axum::http::HeaderValue::from_static("private, no-cache"),
+        );
+    }
+    Ok(page)
+}
+
+/// `?saved=n` after a save: the page offers to undo change `n`.
+#[derive(Debug, Default, serde::Deserialize)]
+pub(crate) struct AfterSave {
+    saved: Option<u64>,
 }
 
 /// An HTML page rendered per request through the gate ([`SearchGate::run`]), compressed for

@@ -9,13 +9,14 @@ use super::gate::SearchGate;
 use super::host::{self, AllowedHosts};
 use super::identity::{self, Resolve};
 use super::site::Site;
-use super::{api, error, files, guard, pages, shelf};
+use super::editing::Editing;
+use super::{api, edit_api, edit_pages, error, files, guard, pages, shelf};
 use crate::metrics::Metrics;
 use arc_swap::ArcSwap;
 use axum::Router;
 use axum::extract::FromRef;
 use axum::http::{HeaderValue, header};
-use axum::routing::get;
+use axum::routing::{get, post};
 use std::sync::Arc;
 use tower_http::set_header::SetResponseHeaderLayer;
 
@@ -36,6 +37,8 @@ pub struct AppState {
     pub who: Arc<dyn Resolve>,
     /// Log one line per request with the visitor's login (`--access-log`).
     pub access_log: bool,
+    /// Who may change recipes, and the store changes go to.
+    pub editing: Arc<Editing>,
 }
 
 /// Bounds on a single request that the router enforces (the connection layer enforces
@@ -44,6 +47,8 @@ pub struct AppState {
 pub struct RequestLimits {
     pub(crate) max_uri_bytes: usize,
     pub(crate) max_body_bytes: usize,
+    /// The largest body of a change (POST, PUT, DELETE): a recipe, with room to spare.
+    pub(crate) max_write_bytes: usize,
     /// How long a client may take to send a request body it announced.
     pub(crate) body_timeout: std::time::Duration,
 }
@@ -53,6 +58,7 @@ impl Default for RequestLimits {
         RequestLimits {
             max_uri_bytes: 8192,
             max_body_bytes: 1024,
+            max_write_bytes: 64 * 1024,
             body_timeout: std::time::Duration::from_secs(10),
         }
     }
@@ -73,6 +79,12 @@ impl FromRef<AppState> for Arc<Metrics> {
 impl FromRef<AppState> for SearchGate {
     fn from_ref(state: &AppState) -> SearchGate {
         state.searches.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<Editing> {
+    fn from_ref(state: &AppState) -> Arc<Editing> {
+        state.editing.clone()
     }
 }
 
@@ -105,8 +117,19 @@ pub fn app(state: AppState) -> Router {
     let router = Router::new()
         .route("/", get(pages::index))
         .route("/recipes/{id}", get(pages::recipe))
-        .route("/api/recipes", get(api::list))
-        .route("/api/recipes/{id}", get(api::recipe))
+        .route("/recipes/new", get(edit_pages::new_form).post(edit_pages::create))
+        .route("/recipes/{id}/edit", get(edit_pages::edit_form).post(edit_pages::update))
+        .route("/recipes/{id}/delete", post(edit_pages::delete))
+        .route("/changes", get(edit_pages::changes))
+        .route("/changes/{n}/undo", post(edit_pages::undo))
+        .route("/api/recipes", get(api::list).post(edit_api::create))
+        .route("/api/recipes/download", get(edit_api::download))
+        .route(
+            "/api/recipes/{id}",
+            get(api::recipe).put(edit_api::update).delete(edit_api::delete),
+        )
+        .route("/api/changes", get(edit_api::changes))
+        .route("/api/changes/{n}/undo", post(edit_api::undo))
         .route("/shelf", get(shelf::page))
         .route("/api/ingredients", get(shelf::ingredients))
         .route("/api/whoami", get(identity::whoami))

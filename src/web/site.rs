@@ -4,8 +4,7 @@
 use super::assets::Assets;
 use super::cached::{Cached, Effort, content_hash};
 use super::templates::{
-    Amounts, Chrome, ErrorPage, Footer, ListBody, ListPage, RecipePage, Row, ShelfPage, Urls,
-};
+    Amounts, Chrome, ErrorPage, Footer, ListBody, ListPage, RecipePage, Row, ShelfPage, Urls, EditControls};
 use crate::ingredients::{self, ShelfIngredient};
 use crate::recipes::{Recipe, Recipes};
 use crate::search::{Index, SearchQuery};
@@ -193,7 +192,7 @@ impl Site {
     }
 
     /// What every page shows around its own part, with `q` in the search box.
-    fn chrome<'a>(&'a self, q: &'a str) -> Chrome<'a> {
+    pub(crate) fn chrome<'a>(&'a self, q: &'a str) -> Chrome<'a> {
         Chrome {
             urls: &self.urls,
             footer: &self.footer,
@@ -223,8 +222,10 @@ impl Site {
         &self,
         r: &Recipe,
         display: AmountView,
+        edit: Option<EditControls>,
     ) -> Result<String, SiteError> {
         let page = RecipePage {
+            edit,
             chrome: self.chrome(""),
             r,
             icon: super::glass::icon(&r.glass),
@@ -248,7 +249,7 @@ impl Site {
 /// Renders a page whole or not at all: askama renders into a string of its own, so a
 /// failure part way (a field's `Display` failing, say) leaves nothing to send but the error,
 /// which becomes a 500.
-fn render(page: &'static str, template: &impl Template) -> Result<String, SiteError> {
+pub(crate) fn render(page: &'static str, template: &impl Template) -> Result<String, SiteError> {
     template
         .render()
         .map_err(|source| SiteError::Render { page, source })

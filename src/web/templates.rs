@@ -92,6 +92,8 @@ pub(crate) struct ListBody<'a> {
 #[template(path = "recipe.html")]
 pub(crate) struct RecipePage<'a> {
     pub(crate) chrome: Chrome<'a>,
+    /// Edit, delete and undo, for a visitor who may edit.
+    pub(crate) edit: Option<EditControls>,
     pub(crate) r: &'a Recipe,
     pub(crate) icon: &'static str,
     pub(crate) amounts: Amounts<'a>,
@@ -296,6 +298,7 @@ mod tests {
         let (urls, footer) = (urls(), Footer::new(recipes));
         let r = recipes.get(id).unwrap();
         RecipePage {
+            edit: None,
             chrome: Chrome {
                 urls: &urls,
                 footer: &footer,
@@ -392,4 +395,133 @@ mod tests {
         let leap = SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400);
         assert_eq!(format_time(leap).1, "29 Feb 2000");
     }
+}
+
+/// The recipe form ([`super::edit_pages`]): new, edit, after a problem or a conflict.
+#[derive(Template)]
+#[template(path = "edit.html")]
+pub(crate) struct EditPage<'a> {
+    pub(crate) chrome: Chrome<'a>,
+    pub(crate) title: String,
+    pub(crate) action: String,
+    pub(crate) id: Option<u64>,
+    /// The version the form was filled from (sent back to detect a conflict).
+    pub(crate) version: String,
+    pub(crate) csrf: String,
+    pub(crate) draft: Draft,
+    pub(crate) lists: Vec<ListField>,
+    pub(crate) problems: Vec<crate::store::FieldError>,
+    pub(crate) conflict: Option<ConflictView>,
+    pub(crate) caps: super::edit_pages::Caps,
+    pub(crate) units: Vec<String>,
+    pub(crate) ingredient_names: Vec<String>,
+}
+
+impl EditPage<'_> {
+    /// The first problem with `field` or anything inside it (`garnish[2]` for `garnish`).
+    pub(crate) fn error_for(&self, field: &str) -> Option<&str> {
+        self.problems
+            .iter()
+            .find(|p| {
+                p.field == field
+                    || p.field.strip_prefix(field).is_some_and(|rest| rest.starts_with('['))
+                        && field != "ingredients"
+            })
+            .map(|p| p.message.as_str())
+    }
+}
+
+/// What the form holds: typed text, before it is a recipe.
+#[derive(Debug, Default)]
+pub(crate) struct Draft {
+    pub(crate) name: String,
+    /// base, glass, method, ice, garnish: one entry per line in the form.
+    pub(crate) lists: std::collections::BTreeMap<&'static str, Vec<String>>,
+    pub(crate) rows: Vec<DraftRow>,
+    pub(crate) notes: String,
+}
+
+/// One ingredient row of the form.
+#[derive(Debug, Default)]
+pub(crate) struct DraftRow {
+    pub(crate) name: String,
+    pub(crate) measure: String,
+    pub(crate) unit: String,
+    pub(crate) error: Option<String>,
+}
+
+impl DraftRow {
+    pub(crate) fn is_blank(&self) -> bool {
+        self.name.is_empty() && self.measure.is_empty() && self.unit.is_empty()
+    }
+}
+
+/// One list field of the form (a textarea, one entry per line).
+pub(crate) struct ListField {
+    pub(crate) field: &'static str,
+    pub(crate) label: &'static str,
+    pub(crate) rows: usize,
+    pub(crate) value: String,
+    pub(crate) suggestions: Vec<String>,
+}
+
+/// The other version, shown beside the form after a conflict.
+pub(crate) struct ConflictView {
+    pub(crate) id: u64,
+    pub(crate) current: Option<Recipe>,
+}
+
+/// The history of changes.
+#[derive(Template)]
+#[template(path = "changes.html")]
+pub(crate) struct ChangesPage<'a> {
+    pub(crate) chrome: Chrome<'a>,
+    pub(crate) message: Option<String>,
+    pub(crate) changes: Vec<ChangeView>,
+    pub(crate) can_edit: bool,
+    pub(crate) csrf: String,
+    pub(crate) keep: usize,
+}
+
+/// One change as the history shows it.
+pub(crate) struct ChangeView {
+    pub(crate) n: u64,
+    pub(crate) verb: &'static str,
+    pub(crate) id: u64,
+    pub(crate) name: String,
+    /// Whether the recipe is still there to link to.
+    pub(crate) live: bool,
+    pub(crate) fields: Vec<String>,
+    pub(crate) who: String,
+    pub(crate) at_iso: String,
+    pub(crate) at_human: String,
+    pub(crate) undoes: Option<u64>,
+}
+
+impl ChangeView {
+    pub(crate) fn new(e: &crate::store::Entry, live: bool, verb: &'static str) -> ChangeView {
+        let at = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(e.at);
+        let (at_iso, day) = format_time(at);
+        let at_human = format!("{day}, {} UTC", at_iso.get(11..16).unwrap_or_default());
+        ChangeView {
+            n: e.n,
+            verb,
+            id: e.id,
+            name: e.name.clone(),
+            live,
+            fields: e.fields.clone(),
+            who: e.who.clone(),
+            at_iso,
+            at_human,
+            undoes: e.undoes,
+        }
+    }
+}
+
+/// What a recipe page shows an editor: edit and delete, and undo right after a save.
+pub(crate) struct EditControls {
+    pub(crate) csrf: String,
+    pub(crate) version: String,
+    /// The change just saved (`?saved=n`), to offer its undo.
+    pub(crate) saved: Option<u64>,
 }

@@ -14,12 +14,14 @@
 //   answer.js   showing a search's answer with few DOM changes
 //   pane.js     the recipe beside the list on a wide screen
 //   shelf.js    the /shelf page
+//   edit.js     the recipe form: rows in place, problems inline, drafts, conflicts
 import { startPage } from "./page.js";
 import { startWake } from "./wake.js";
 import { startStorage } from "./storage.js";
 import { startRecipes } from "./recipe.js";
 import { startShelf } from "./shelf.js";
 import { startList } from "./list.js";
+import { startEditing } from "./edit.js";
 
 // In this order: the stored choices before anything shows them; recipes painted before
 // the list adds its own reactions to a change of choices.
@@ -29,3 +31,4 @@ startStorage();
 startRecipes();
 startShelf();
 startList();
+startEditing();

@@ -243,12 +243,12 @@ async function save(form) {
     location.assign(`/recipes/${answer.recipe.id}?saved=${answer.change?.n ?? ""}`);
   } else if (response.status === 422) {
     say(form, "");
-    showProblems(form, answer.problems ?? [{ field: "", message: answer.message }]);
+    showProblems(form, answer.problems ?? [{ field: "", message: answer.error }]);
   } else if (response.status === 409) {
     say(form, "");
     showConflict(form, answer.conflict);
   } else {
-    say(form, `Not saved: ${answer.message ?? response.statusText}. Your draft is kept on this phone.`);
+    say(form, `Not saved: ${answer.error ?? response.statusText}. Your draft is kept on this phone.`);
   }
 }
 
@@ -267,4 +267,7 @@ export function enhance(form) {
   });
 }
 
-enhance(document.querySelector("form.edit"));
+/** Enhances the recipe form, on the pages that have one. */
+export function startEditing() {
+  enhance(document.querySelector("form.edit"));
+}

@@ -38,8 +38,22 @@ function showWho() {
       who.textContent = me.label;
       who.title = me.login || (me.tags || []).join(", ");
       who.hidden = false;
+      if (me.can_edit) showEditLinks(who);
     })
     .catch(() => {});
+}
+
+// For someone who may edit: where to add a recipe and see what changed. Shared pages
+// cannot carry these (they are the same for everyone), so they come with whoami's answer.
+function showEditLinks(after) {
+  const links = [["/recipes/new", "New recipe"], ["/changes", "Recent changes"]];
+  for (const [href, text] of links.reverse()) {
+    const a = document.createElement("a");
+    a.href = href;
+    a.textContent = text;
+    a.className = "edit-link";
+    after.after(" · ", a);
+  }
 }
 
 // Keys: `/` searches, `?` shows or hides the list of keys (templates/keys.html).

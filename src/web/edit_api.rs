@@ -1,0 +1,187 @@
+//! The JSON API for changes: `POST /api/recipes`, `PUT` and `DELETE /api/recipes/{id}`
+//! (with `If-Match`), `GET /api/changes`, `POST /api/changes/{n}/undo` and
+//! `GET /api/recipes/download`. Errors are JSON ([`Api`]), with the fields at fault
+//! (`problems`) or both versions (`conflict`).
+//!
+//! A recipe's version is the ETag `GET /api/recipes/{id}` sends (the hash of its JSON); a
+//! change answers with the recipe's new ETag.
+
+use super::editing::{self, Editing};
+use super::error::{Api, WebError};
+use super::identity::Visitor;
+use crate::store::{Edit, Entry, Saved, version};
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+type Answer = Result<Response, Api<WebError>>;
+
+/// `POST /api/recipes`: a new recipe; 201 with its address.
+pub(crate) async fn create(
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Answer {
+    let draft = read_json(&headers, &body)?;
+    let saved = change(&editing, &visitor, &headers, Edit::Create(draft)).await?;
+    answer(StatusCode::CREATED, &saved, None)
+}
+
+/// `PUT /api/recipes/{id}`: replaces a recipe, if it is still at the version in `If-Match`.
+pub(crate) async fn update(
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    Path(id): Path<u64>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Answer {
+    let draft = read_json(&headers, &body)?;
+    let expected = if_match(&headers)?;
+    let edit = Edit::Update { id, expected, draft };
+    let saved = change(&editing, &visitor, &headers, edit).await?;
+    answer(StatusCode::OK, &saved, Some(id))
+}
+
+/// `DELETE /api/recipes/{id}`: removes a recipe, if it is still at the version in
+/// `If-Match`.
+pub(crate) async fn delete(
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    Path(id): Path<u64>,
+    headers: HeaderMap,
+) -> Answer {
+    let expected = if_match(&headers)?;
+    let saved = change(&editing, &visitor, &headers, Edit::Delete { id, expected }).await?;
+    answer(StatusCode::OK, &saved, Some(id))
+}
+
+/// `POST /api/changes/{n}/undo`: undoes change `n`, if its recipe is as that change left it.
+pub(crate) async fn undo(
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    Path(n): Path<u64>,
+    headers: HeaderMap,
+) -> Answer {
+    editing::json_body(&headers)?;
+    let saved = change(&editing, &visitor, &headers, Edit::Undo(n)).await?;
+    answer(StatusCode::OK, &saved, None)
+}
+
+/// `GET /api/changes`: the history, newest first.
+pub(crate) async fn changes(State(editing): State<Arc<Editing>>) -> Answer {
+    let changes: Vec<Entry> = editing.store().map(|s| s.changes()).unwrap_or_default();
+    Ok(private(Json(json!({ "changes": changes })).into_response()))
+}
+
+/// `GET /api/recipes/download`: the recipes file as it is on disk, to take edits back into
+/// a configuration.
+pub(crate) async fn download(State(editing): State<Arc<Editing>>) -> Answer {
+    let Some(store) = editing.store().cloned() else {
+        return Err(Api(WebError::NotFound(
+            "Editing is off, so there is no edited file to download; /api/recipes has every recipe.".into(),
+        )));
+    };
+    let bytes = on_blocking(move || store.download()).await?;
+    let mut response = (
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CONTENT_DISPOSITION, "attachment; filename=\"recipes.json\""),
+        ],
+        bytes,
+    )
+        .into_response();
+    response = private(response);
+    Ok(response)
+}
+
+/// Runs one change for the visitor: permission, origin, rate, then the store (on a
+/// blocking thread) and publishing. Shared with the HTML forms.
+pub(crate) async fn change(
+    editing: &Arc<Editing>,
+    visitor: &Visitor,
+    headers: &HeaderMap,
+    edit: Edit,
+) -> Result<Saved, WebError> {
+    let editor = editing.editor(visitor)?;
+    editing::same_origin(headers)?;
+    editing.take_write(&editor)?;
+    let store = editing.store().cloned().ok_or_else(|| WebError::Forbidden("Editing is off.".into()))?;
+    let who = editor.login.clone();
+    let saved = on_blocking(move || store.apply(edit, &who)).await?;
+    if saved.entry.is_some() {
+        editing.publish(&saved).await?;
+    }
+    Ok(saved)
+}
+
+/// Runs a store call on the blocking pool: it reads and fsyncs files.
+pub(crate) async fn on_blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, crate::store::StoreError> + Send + 'static,
+) -> Result<T, WebError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(WebError::Task)?
+        .map_err(WebError::from)
+}
+
+/// The request's JSON body, or a 400 that says where it stops being JSON.
+fn read_json(headers: &HeaderMap, body: &[u8]) -> Result<Value, WebError> {
+    editing::json_body(headers)?;
+    serde_json::from_slice(body).map_err(|e| {
+        WebError::BadRequest(format!(
+            "The body is not JSON: {} (line {}, column {}).",
+            strip_position(&e.to_string()),
+            e.line(),
+            e.column()
+        ))
+    })
+}
+
+fn strip_position(message: &str) -> &str {
+    message.split(" at line ").next().unwrap_or(message)
+}
+
+/// The version in `If-Match`: our ETag (`"<hash>"`, or `"<hash>-br"` as a compressed answer
+/// carries it), quoted or not.
+fn if_match(headers: &HeaderMap) -> Result<String, WebError> {
+    let value = headers
+        .get(header::IF_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .ok_or(WebError::PreconditionRequired)?;
+    let tag = value.trim().trim_start_matches("W/").trim_matches('"');
+    let tag = tag.strip_suffix("-br").or_else(|| tag.strip_suffix("-gzip")).unwrap_or(tag);
+    Ok(tag.to_owned())
+}
+
+/// `{"recipe": …, "change": …}` with the recipe's ETag and, for a new one, its address.
+/// `id` names the recipe when the change may have changed nothing (and so has no entry).
+fn answer(status: StatusCode, saved: &Saved, id: Option<u64>) -> Answer {
+    let id = saved.entry.as_ref().map(|e| e.id).or(id);
+    let recipe = id.and_then(|id| saved.recipes.get(id));
+    let body = json!({ "recipe": recipe, "change": saved.entry });
+    let mut response = (status, Json(body)).into_response();
+    let headers = response.headers_mut();
+    if let Some(recipe) = recipe {
+        if let Ok(tag) = HeaderValue::from_str(&format!("\"{}\"", version(recipe))) {
+            headers.insert(header::ETAG, tag);
+        }
+        if status == StatusCode::CREATED
+            && let Ok(location) = HeaderValue::from_str(&format!("/recipes/{}", recipe.id))
+        {
+            headers.insert(header::LOCATION, location);
+        }
+    }
+    Ok(private(response))
+}
+
+fn private(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+    response
+}

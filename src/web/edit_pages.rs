@@ -1,0 +1,480 @@
+//! The plain-HTML side of editing, which works without JavaScript: the recipe form (new
+//! and edit), delete, the history of changes with undo. Forms post back here; a problem
+//! re-renders the form with each message next to its field and everything typed kept, a
+//! conflict shows the other version beside yours. `static/js/edit.js` makes the same form
+//! better in place, through the JSON API.
+
+use super::edit_api::change;
+use super::editing::{self, Editing, Editor};
+use super::error::WebError;
+use super::identity::Visitor;
+use super::site::Site;
+use super::templates::{ChangeView, ChangesPage, ConflictView, Draft, DraftRow, EditPage, ListField};
+use crate::recipes::{IngredientLine, Recipe};
+use crate::store::{Action, Edit, Entry, FieldError, Saved, caps, journal, version};
+use axum::Form;
+use axum::extract::rejection::{FormRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+type Fields = Vec<(String, String)>;
+
+/// `GET /recipes/new`.
+pub(crate) async fn new_form(
+    State(site): State<Arc<Site>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+) -> Result<Response, WebError> {
+    let editor = editing.editor(&visitor)?;
+    let form = FormState::blank(&editor);
+    render(&site, form, StatusCode::OK)
+}
+
+/// `GET /recipes/{id}/edit`.
+pub(crate) async fn edit_form(
+    State(site): State<Arc<Site>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    Path(id): Path<u64>,
+) -> Result<Response, WebError> {
+    let editor = editing.editor(&visitor)?;
+    let recipe = site
+        .recipes()
+        .get(id)
+        .ok_or_else(|| WebError::NotFound(format!("There is no recipe {id}.")))?;
+    let form = FormState::of(&editor, recipe);
+    render(&site, form, StatusCode::OK)
+}
+
+/// `POST /recipes/new`: saves, or does what a row button asked, or shows the problems.
+pub(crate) async fn create(
+    State(site): State<Arc<Site>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    headers: HeaderMap,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Result<Response, WebError> {
+    submit(&site, &editing, &visitor, &headers, form, None).await
+}
+
+/// `POST /recipes/{id}/edit`.
+pub(crate) async fn update(
+    State(site): State<Arc<Site>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    Path(id): Path<u64>,
+    headers: HeaderMap,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Result<Response, WebError> {
+    submit(&site, &editing, &visitor, &headers, form, Some(id)).await
+}
+
+/// `POST /recipes/{id}/delete`: deletes, then shows the history with its undo.
+pub(crate) async fn delete(
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    Path(id): Path<u64>,
+    headers: HeaderMap,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Result<Response, WebError> {
+    let fields = checked_form(&editing, &visitor, form)?;
+    let expected = field(&fields, "version").to_owned();
+    let saved = change(&editing, &visitor, &headers, Edit::Delete { id, expected }).await?;
+    Ok(done(&saved))
+}
+
+/// `POST /changes/{n}/undo`.
+pub(crate) async fn undo(
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    Path(n): Path<u64>,
+    headers: HeaderMap,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Result<Response, WebError> {
+    checked_form(&editing, &visitor, form)?;
+    let saved = change(&editing, &visitor, &headers, Edit::Undo(n)).await?;
+    Ok(done(&saved))
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct ChangesParams {
+    done: Option<u64>,
+}
+
+/// `GET /changes`: the history, newest first, with undo buttons for editors.
+pub(crate) async fn changes(
+    State(site): State<Arc<Site>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    params: Result<Query<ChangesParams>, QueryRejection>,
+) -> Result<Response, WebError> {
+    let editor = editing.editor(&visitor).ok();
+    let entries = editing.store().map(|s| s.changes()).unwrap_or_default();
+    let done = params.ok().and_then(|Query(p)| p.done);
+    let message = done
+        .and_then(|n| entries.iter().find(|e| e.n == n))
+        .map(|e| format!("Done: {} {}. Undo it below if that was a mistake.", verb(e).to_lowercase(), e.name));
+    let views: Vec<ChangeView> = entries.iter().map(|e| ChangeView::new(e, site.recipes().get(e.id).is_some(), verb(e))).collect();
+    let page = ChangesPage {
+        chrome: site.chrome(""),
+        message,
+        changes: views,
+        can_edit: editor.is_some(),
+        csrf: editor.map(|e| e.token).unwrap_or_default(),
+        keep: journal::KEEP,
+    };
+    let html = super::site::render("history page", &page)?;
+    Ok(private(html, StatusCode::OK))
+}
+
+/// What a change is called in the history.
+fn verb(e: &Entry) -> &'static str {
+    match (e.action, e.undoes.is_some()) {
+        (Action::Created, false) => "Added",
+        (Action::Changed, false) => "Changed",
+        (Action::Deleted, false) => "Deleted",
+        (Action::Created, true) => "Restored",
+        (Action::Changed, true) => "Changed back",
+        (Action::Deleted, true) => "Removed again",
+    }
+}
+
+/// After a delete or an undo: to the history, which says what was done.
+fn done(saved: &Saved) -> Response {
+    match &saved.entry {
+        Some(e) => Redirect::to(&format!("/changes?done={}", e.n)).into_response(),
+        None => Redirect::to("/changes").into_response(),
+    }
+}
+
+/// The form's fields, after checking who sent them and its token.
+fn checked_form(
+    editing: &Editing,
+    visitor: &Visitor,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Result<Fields, WebError> {
+    let editor = editing.editor(visitor)?;
+    let Form(fields) = form.map_err(|e| WebError::BadRequest(format!("The form could not be read: {e}")))?;
+    editing::check_token(&editor, field(&fields, "csrf"))?;
+    Ok(fields)
+}
+
+async fn submit(
+    site: &Site,
+    editing: &Arc<Editing>,
+    visitor: &Visitor,
+    headers: &HeaderMap,
+    form: Result<Form<Fields>, FormRejection>,
+    id: Option<u64>,
+) -> Result<Response, WebError> {
+    let fields = checked_form(editing, visitor, form)?;
+    let editor = editing.editor(visitor)?;
+    let mut state = FormState::posted(&editor, &fields, id);
+    let op = field(&fields, "op");
+    if op != "save" && !op.is_empty() {
+        state.draft.apply(op);
+        return render(site, state, StatusCode::OK);
+    }
+    let draft = state.draft.to_json();
+    let edit = match id {
+        None => Edit::Create(draft),
+        Some(id) => Edit::Update {
+            id,
+            expected: state.version.clone(),
+            draft,
+        },
+    };
+    match change(editing, visitor, headers, edit).await {
+        Ok(saved) => {
+            let n = saved.entry.as_ref().map_or(String::new(), |e| e.n.to_string());
+            let target = saved.entry.as_ref().map(|e| e.id).or(id).unwrap_or_default();
+            Ok(Redirect::to(&format!("/recipes/{target}?saved={n}")).into_response())
+        }
+        Err(WebError::Invalid(problems)) => {
+            state.draft.mark(&problems);
+            state.problems = problems;
+            render(site, state, StatusCode::UNPROCESSABLE_ENTITY)
+        }
+        Err(WebError::Conflict(c)) => {
+            // The form now carries the current version: saving again puts this over it.
+            state.version = c.current_version.clone().unwrap_or_default();
+            state.conflict = Some(ConflictView {
+                id: c.id,
+                current: c.current.clone(),
+            });
+            render(site, state, StatusCode::CONFLICT)
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// The value of the first field called `name` ("" when there is none).
+fn field<'f>(fields: &'f Fields, name: &str) -> &'f str {
+    fields.iter().find(|(k, _)| k == name).map_or("", |(_, v)| v.as_str())
+}
+
+/// Everything the form page shows, whatever brought it up.
+pub(crate) struct FormState {
+    pub(crate) id: Option<u64>,
+    pub(crate) version: String,
+    pub(crate) csrf: String,
+    pub(crate) draft: Draft,
+    pub(crate) problems: Vec<FieldError>,
+    pub(crate) conflict: Option<ConflictView>,
+}
+
+impl FormState {
+    fn blank(editor: &Editor) -> FormState {
+        FormState {
+            id: None,
+            version: String::new(),
+            csrf: editor.token.clone(),
+            draft: Draft::default(),
+            problems: Vec::new(),
+            conflict: None,
+        }
+    }
+
+    fn of(editor: &Editor, recipe: &Recipe) -> FormState {
+        FormState {
+            id: Some(recipe.id),
+            version: version(recipe),
+            draft: Draft::of(recipe),
+            ..FormState::blank(editor)
+        }
+    }
+
+    fn posted(editor: &Editor, fields: &Fields, id: Option<u64>) -> FormState {
+        FormState {
+            id,
+            version: field(fields, "version").to_owned(),
+            draft: Draft::posted(fields),
+            ..FormState::blank(editor)
+        }
+    }
+}
+
+/// Renders the form page for `state`, with suggestions from the collection.
+fn render(site: &Site, mut state: FormState, status: StatusCode) -> Result<Response, WebError> {
+    state.draft.pad_rows();
+    let values = Suggestions::from(site);
+    let lists = ["base", "glass", "method", "ice", "garnish"]
+        .into_iter()
+        .map(|f| ListField {
+            field: f,
+            label: label(f),
+            rows: if f == "garnish" { 3 } else { 2 },
+            value: state.draft.lists.get(f).cloned().unwrap_or_default().join("\n"),
+            suggestions: values.lists.get(f).cloned().unwrap_or_default(),
+        })
+        .collect();
+    let title = match (state.id, &state.draft.name) {
+        (None, _) => "New recipe".to_owned(),
+        (Some(_), name) if !name.is_empty() => format!("Edit {name}"),
+        (Some(id), _) => format!("Edit recipe {id}"),
+    };
+    let action = match state.id {
+        Some(id) => format!("/recipes/{id}/edit"),
+        None => "/recipes/new".to_owned(),
+    };
+    let page = EditPage {
+        chrome: site.chrome(""),
+        title,
+        action,
+        id: state.id,
+        version: state.version,
+        csrf: state.csrf,
+        lists,
+        problems: state.problems,
+        conflict: state.conflict,
+        caps: CAPS,
+        units: values.units,
+        ingredient_names: values.ingredients,
+        draft: state.draft,
+    };
+    let html = super::site::render("recipe form", &page)?;
+    Ok(private(html, status))
+}
+
+/// The size caps, for the form's `maxlength`s.
+pub(crate) struct Caps {
+    pub(crate) name: usize,
+    pub(crate) measure: usize,
+    pub(crate) unit: usize,
+    pub(crate) ingredient_name: usize,
+    pub(crate) notes: usize,
+}
+
+const CAPS: Caps = Caps {
+    name: caps::NAME_CHARS,
+    measure: caps::MEASURE_CHARS,
+    unit: caps::UNIT_CHARS,
+    ingredient_name: caps::INGREDIENT_NAME_CHARS,
+    notes: caps::NOTES_CHARS,
+};
+
+fn label(field: &str) -> &'static str {
+    match field {
+        "base" => "Base",
+        "glass" => "Glass",
+        "method" => "Method",
+        "ice" => "Ice",
+        _ => "Garnish",
+    }
+}
+
+/// Values the collection already uses, most used first: what to type is usually one of them.
+struct Suggestions {
+    lists: BTreeMap<&'static str, Vec<String>>,
+    units: Vec<String>,
+    ingredients: Vec<String>,
+}
+
+impl Suggestions {
+    fn from(site: &Site) -> Suggestions {
+        let recipes = site.recipes().all();
+        let mut lists = BTreeMap::new();
+        for (field, pick) in [
+            ("base", (|r: &Recipe| &r.base) as fn(&Recipe) -> &Vec<String>),
+            ("glass", |r| &r.glass),
+            ("method", |r| &r.method),
+            ("ice", |r| &r.ice),
+        ] {
+            lists.insert(field, most_used(recipes.iter().flat_map(|r| pick(r).iter().map(String::as_str)), 12));
+        }
+        let lines = || recipes.iter().flat_map(|r| r.ingredients.iter());
+        Suggestions {
+            lists,
+            units: most_used(lines().map(|i: &IngredientLine| i.unit.as_str()), 30),
+            ingredients: most_used(lines().map(|i| i.name.as_str()), 400),
+        }
+    }
+}
+
+fn most_used<'a>(values: impl Iterator<Item = &'a str>, keep: usize) -> Vec<String> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for v in values.filter(|v| !v.trim().is_empty()) {
+        *counts.entry(v).or_default() += 1;
+    }
+    let mut ranked: Vec<(&str, usize)> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    ranked.into_iter().take(keep).map(|(v, _)| v.to_owned()).collect()
+}
+
+/// A page for one person: never cached by anyone else.
+fn private(html: String, status: StatusCode) -> Response {
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "private, no-store"),
+        ],
+        html,
+    )
+        .into_response()
+}
+
+impl Draft {
+    fn of(r: &Recipe) -> Draft {
+        let mut lists = BTreeMap::new();
+        for (f, v) in [("base", &r.base), ("glass", &r.glass), ("method", &r.method), ("ice", &r.ice), ("garnish", &r.garnish)] {
+            lists.insert(f, v.clone());
+        }
+        Draft {
+            name: r.name.clone(),
+            lists,
+            rows: r
+                .ingredients
+                .iter()
+                .map(|i| DraftRow {
+                    name: i.name.clone(),
+                    measure: i.measure.clone(),
+                    unit: i.unit.clone(),
+                    error: None,
+                })
+                .collect(),
+            notes: r.notes.clone(),
+        }
+    }
+
+    /// The form as posted: list fields one entry per line, ingredient rows by position.
+    fn posted(fields: &Fields) -> Draft {
+        fn all<'f>(fields: &'f Fields, name: &'static str) -> impl Iterator<Item = String> + 'f {
+            fields.iter().filter(move |(k, _)| k == name).map(|(_, v)| v.trim().to_owned())
+        }
+        let mut lists = BTreeMap::new();
+        for f in ["base", "glass", "method", "ice", "garnish"] {
+            let lines = field(fields, f).lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect();
+            lists.insert(f, lines);
+        }
+        let rows = all(fields, "ing-name")
+            .zip(all(fields, "ing-measure"))
+            .zip(all(fields, "ing-unit"))
+            .map(|((name, measure), unit)| DraftRow { name, measure, unit, error: None })
+            .collect();
+        Draft {
+            name: field(fields, "name").trim().to_owned(),
+            lists,
+            rows,
+            notes: field(fields, "notes").trim().replace("\r\n", "\n"),
+        }
+    }
+
+    /// The recipe the store is asked to save: blank ingredient rows left out.
+    fn to_json(&self) -> Value {
+        let rows: Vec<Value> = self
+            .rows
+            .iter()
+            .filter(|r| !r.is_blank())
+            .map(|r| json!({"name": r.name, "measure": r.measure, "unit": r.unit}))
+            .collect();
+        let mut recipe = json!({"name": self.name, "ingredients": rows, "notes": self.notes});
+        for (f, v) in &self.lists {
+            recipe[*f] = json!(v);
+        }
+        recipe
+    }
+
+    /// A row button without JavaScript: `add`, or `remove:i`, `up:i`, `down:i`.
+    fn apply(&mut self, op: &str) {
+        let (verb, at) = op.split_once(':').unwrap_or((op, ""));
+        let at: usize = at.parse().unwrap_or(usize::MAX);
+        match verb {
+            "add" => self.rows.push(DraftRow::default()),
+            "remove" if at < self.rows.len() => {
+                self.rows.remove(at);
+            }
+            "up" if at > 0 && at < self.rows.len() => self.rows.swap(at, at - 1),
+            "down" if at + 1 < self.rows.len() => self.rows.swap(at, at + 1),
+            _ => {}
+        }
+    }
+
+    /// Puts each ingredient's problem on its row. The store numbers the rows it was sent,
+    /// which leave out blank ones.
+    fn mark(&mut self, problems: &[FieldError]) {
+        let filled: Vec<usize> = (0..self.rows.len()).filter(|&i| !self.rows[i].is_blank()).collect();
+        for p in problems {
+            let Some(rest) = p.field.strip_prefix("ingredients[") else { continue };
+            let Some((n, _)) = rest.split_once(']') else { continue };
+            if let Some(&row) = n.parse::<usize>().ok().and_then(|n| filled.get(n)) {
+                self.rows[row].error = Some(p.message.clone());
+            }
+        }
+    }
+
+    /// At least three rows, and always one blank one to type into.
+    fn pad_rows(&mut self) {
+        if !self.rows.last().is_some_and(DraftRow::is_blank) {
+            self.rows.push(DraftRow::default());
+        }
+        while self.rows.len() < 3 {
+            self.rows.push(DraftRow::default());
+        }
+    }
+}
