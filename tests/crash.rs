@@ -96,7 +96,7 @@ async fn write_until_killed(base: &str, round: usize, acked: &mut Acked, rng: &m
 
 /// The file loads; every acknowledged recipe is in it as acknowledged, unless the request in
 /// flight at the kill was about it and landed.
-fn check_file(path: &std::path::Path, acked: &Acked, in_flight: Option<&InFlight>) {
+fn check_file(path: &std::path::Path, acked: &mut Acked, in_flight: Option<&InFlight>) {
     let recipes = Recipes::from_file(path).unwrap_or_else(|e| panic!("the file does not load after a kill: {e}"));
     for (id, (want, _)) in &acked.recipes {
         let got = recipes.get(*id).unwrap_or_else(|| panic!("acknowledged recipe {id} lost"));
@@ -118,6 +118,12 @@ fn check_file(path: &std::path::Path, acked: &Acked, in_flight: Option<&InFlight
             assert!(extra.len() <= 1 && extra.iter().all(|n| *n == body["name"]), "unexpected recipes {extra:?}")
         }
         _ => assert!(extra.is_empty(), "recipes nobody wrote: {extra:?}"),
+    }
+    // The file is now known to hold what was acknowledged (or the write in flight, which
+    // landed): it is what the next round edits, with the versions it has now.
+    for r in recipes.all().iter().filter(|r| r.name.starts_with("Crash ")) {
+        let tag = format!("\"{}\"", libations::store::version(r));
+        acked.recipes.insert(r.id, (serde_json::to_value(r).unwrap(), tag));
     }
 }
 
@@ -149,7 +155,7 @@ async fn acknowledged_writes_survive_sigkill_at_random_moments() {
         killer.await.unwrap();
         drop(server);
         kills_mid_write += usize::from(in_flight.is_some());
-        check_file(&path, &acked, in_flight.as_ref());
+        check_file(&path, &mut acked, in_flight.as_ref());
         let store = Store::open(&path, 64 << 20).unwrap_or_else(|e| panic!("round {round}: the journal does not open: {e}"));
         if acked.last_change > 0 {
             let newest = store.changes().first().map_or(0, |c| c.n);
