@@ -13,7 +13,7 @@ export function readForm(form) {
     (form.elements[name]?.value ?? "").split("\n").map((s) => s.trim()).filter(Boolean);
   const recipe = { name: form.elements.name.value.trim() };
   for (const list of LISTS) recipe[list] = lines(list);
-  recipe.ingredients = [...form.querySelectorAll(".row")]
+  recipe.ingredients = [...form.querySelectorAll(".ing-row")]
     .map((row) => ({
       name: row.querySelector("[name=ing-name]").value.trim(),
       measure: row.querySelector("[name=ing-measure]").value.trim(),
@@ -29,8 +29,8 @@ export function fillForm(form, recipe) {
   form.elements.name.value = recipe.name ?? "";
   for (const list of LISTS) form.elements[list].value = (recipe[list] ?? []).join("\n");
   form.elements.notes.value = recipe.notes ?? "";
-  const rows = form.querySelector(".rows");
-  const template = rows.querySelector(".row");
+  const rows = form.querySelector(".ing-rows");
+  const template = rows.querySelector(".ing-row");
   const wanted = [...(recipe.ingredients ?? []), { name: "", measure: "", unit: "" }];
   rows.replaceChildren(
     ...wanted.map((i) => {
@@ -46,7 +46,7 @@ export function fillForm(form, recipe) {
 
 /** Row buttons carry their row's index (`up:2`) for the server; keep them true. */
 function renumber(form) {
-  form.querySelectorAll(".row").forEach((row, i) => {
+  form.querySelectorAll(".ing-row").forEach((row, i) => {
     for (const button of row.querySelectorAll("button[name=op]")) {
       button.value = button.value.replace(/:\d+$/, `:${i}`);
     }
@@ -57,8 +57,8 @@ function renumber(form) {
 
 /** Add, remove, up, down: done in place instead of a round trip. */
 function rowOp(form, op) {
-  const rows = form.querySelector(".rows");
-  const all = [...rows.querySelectorAll(".row")];
+  const rows = form.querySelector(".ing-rows");
+  const all = [...rows.querySelectorAll(".ing-row")];
   const [verb, n] = op.split(":");
   const row = all[Number(n)];
   if (verb === "add") {
@@ -97,11 +97,11 @@ function clearProblems(form) {
 function fieldInput(form, field) {
   const ing = /^ingredients\[(\d+)\]\.(\w+)$/.exec(field);
   if (ing) {
-    const row = form.querySelectorAll(".row")[Number(ing[1])];
+    const row = form.querySelectorAll(".ing-row")[Number(ing[1])];
     return row?.querySelector(`[name=ing-${ing[2]}]`) ?? null;
   }
   const base = field.replace(/\[\d+\]$/, "");
-  return form.elements[base] instanceof Element ? form.elements[base] : form.querySelector(".rows");
+  return form.elements[base] instanceof Element ? form.elements[base] : form.querySelector(".ing-rows");
 }
 
 function showProblems(form, problems) {

@@ -1,0 +1,177 @@
+// Editing on a phone (390×844): add a recipe with three ingredients with and without
+// JavaScript, find it by search, delete it and undo that, two tabs that disagree, and a
+// draft that survives going offline. The form must fit the phone and pass axe.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT, launch, phone, startServer, watch } from "./lib/browser.mjs";
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+/** A server editing a fresh copy of the sample collection. */
+async function editable() {
+  const dir = mkdtempSync(join(tmpdir(), "libations-edit-"));
+  const file = join(dir, "recipes.json");
+  copyFileSync(join(ROOT, "recipes/sample.json"), file);
+  const server = await startServer(["--recipes-file", file, "--allow-edits", "--local-edit"]);
+  return {
+    server,
+    file,
+    async stop() {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function fillRecipe(page, name) {
+  await page.fill("#name", name);
+  await page.fill("#base", "Gin");
+  await page.fill("#glass", "Coupe");
+  const rows = [["Gin", "50", "ml"], ["Blackberry Liqueur", "15", "ml"], ["Lemon Juice", "25", "ml"]];
+  for (const [i, [ingredient, measure, unit]] of rows.entries()) {
+    const row = page.locator(".ing-row").nth(i);
+    await row.locator("[name=ing-measure]").fill(measure);
+    await row.locator("[name=ing-unit]").fill(unit);
+    await row.locator("[name=ing-name]").fill(ingredient);
+  }
+  await page.fill("#notes", "Drizzle the liqueur over crushed ice.");
+}
+
+async function axe(page) {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+const fits = (page) => page.evaluate(() => document.documentElement.scrollWidth <= innerWidth);
+
+test("with JavaScript: add a recipe, find it, delete it and undo the delete", async () => {
+  const app = await editable();
+  const context = await phone(browser);
+  const watcher = await watch(context);
+  try {
+    const page = await context.newPage();
+    await page.goto(app.server.url("/recipes/new"));
+    assert.ok(await fits(page), "the form fits the phone");
+    assert.deepEqual(await axe(page), [], "axe on the empty form");
+    await fillRecipe(page, "Browser Bramble");
+    await page.click("button.save");
+    await page.waitForURL(/\/recipes\/\d+\?saved=\d+$/, { timeout: 10_000 });
+    assert.equal(await page.locator("h1 .name").textContent(), "Browser Bramble");
+    assert.equal(await page.locator(".ingredients tbody tr").count(), 3);
+    assert.ok(await page.locator(".saved-note button").isVisible(), "Undo after the save");
+    const id = new URL(page.url()).pathname.split("/").pop();
+
+    // Search as you type finds it.
+    await page.goto(app.server.url("/"));
+    await page.fill("#q", "bramble");
+    await page.locator(`#recipes li:not([hidden]) a[href="/recipes/${id}"]`).waitFor({ timeout: 10_000 });
+
+    // Delete, then undo from the history.
+    await page.goto(app.server.url(`/recipes/${id}`));
+    await page.click("button.danger");
+    await page.waitForURL(/\/changes\?done=\d+$/);
+    assert.match(await page.locator(".notice").textContent(), /deleted Browser Bramble/);
+    assert.equal((await fetch(app.server.url(`/api/recipes/${id}`))).status, 404);
+    assert.deepEqual(await axe(page), [], "axe on the history");
+    await page.locator(".change-list li").first().locator("button").click();
+    await page.waitForURL(/\/changes\?done=\d+$/);
+    assert.equal((await fetch(app.server.url(`/api/recipes/${id}`))).status, 200, "undo brought it back");
+    const onDisk = JSON.parse(readFileSync(app.file, "utf8"));
+    assert.ok(onDisk.some((r) => r.name === "Browser Bramble"), "and it is in the file");
+    assert.deepEqual(await watcher.problems(), []);
+  } finally {
+    await context.close();
+    await app.stop();
+  }
+});
+
+test("without JavaScript: add a row, save, see the problems, save again", async () => {
+  const app = await editable();
+  const context = await phone(browser, { javaScriptEnabled: false });
+  try {
+    const page = await context.newPage();
+    await page.goto(app.server.url("/recipes/new"));
+    const before = await page.locator(".ing-row").count();
+    await page.click("button.add-row");
+    await page.waitForLoadState();
+    assert.equal(await page.locator(".ing-row").count(), before + 1, "a row more, from the server");
+    await fillRecipe(page, "");
+    await page.click("button.save");
+    await page.waitForLoadState();
+    assert.ok(await page.locator("#name-error").isVisible(), "the name's problem is next to it");
+    assert.equal(await page.locator("#name").getAttribute("aria-invalid"), "true");
+    assert.equal(await page.locator(".ing-row [name=ing-name]").first().inputValue(), "Gin", "typing kept");
+    await page.fill("#name", "Plain Bramble");
+    await page.click("button.save");
+    await page.waitForURL(/\/recipes\/\d+\?saved=\d+$/);
+    assert.equal(await page.locator("h1 .name").textContent(), "Plain Bramble");
+    const all = await (await fetch(app.server.url("/api/recipes?q=plain+bramble"))).json();
+    assert.equal(all.length, 1);
+    assert.equal(all[0].ingredients.length, 3);
+  } finally {
+    await context.close();
+    await app.stop();
+  }
+});
+
+test("two tabs editing one recipe: the second sees both versions and chooses", async () => {
+  const app = await editable();
+  const context = await phone(browser);
+  const watcher = await watch(context);
+  try {
+    const [a, b] = [await context.newPage(), await context.newPage()];
+    for (const page of [a, b]) await page.goto(app.server.url("/recipes/1/edit"));
+    await a.fill("#notes", "Tab A's notes.");
+    await a.click("button.save");
+    await a.waitForURL(/saved=/);
+    await b.fill("#name", "Negroni (tab B)");
+    await b.click("button.save");
+    const box = b.locator(".conflict-js");
+    await box.waitFor({ state: "visible", timeout: 10_000 });
+    assert.match(await box.textContent(), /Tab A's notes\./, "theirs is shown");
+    assert.equal(await b.inputValue("#name"), "Negroni (tab B)", "mine is still in the form");
+    await box.locator("button", { hasText: "Save mine over theirs" }).click();
+    await b.waitForURL(/saved=/);
+    const saved = await (await fetch(app.server.url("/api/recipes/1"))).json();
+    assert.equal(saved.name, "Negroni (tab B)");
+    // 409 is the expected answer the page handled; the browser logs it as a failed load.
+    assert.deepEqual(await watcher.problems([/409/]), []);
+  } finally {
+    await context.close();
+    await app.stop();
+  }
+});
+
+test("offline, the form keeps the draft on the phone instead of losing it", async () => {
+  const app = await editable();
+  const context = await phone(browser);
+  try {
+    const page = await context.newPage();
+    await page.goto(app.server.url("/recipes/new"));
+    await fillRecipe(page, "Offline Sour");
+    await context.setOffline(true);
+    await page.click("button.save");
+    const status = page.locator(".form-status");
+    await status.waitFor({ state: "visible" });
+    assert.match(await status.textContent(), /offline.*draft is kept/i);
+    await context.setOffline(false);
+    await page.reload();
+    assert.equal(await page.inputValue("#name"), "Offline Sour", "the draft came back");
+    assert.equal(await page.locator(".ing-row [name=ing-name]").nth(2).inputValue(), "Lemon Juice");
+    assert.match(await status.textContent(), /draft/);
+    const all = await (await fetch(app.server.url("/api/recipes?q=offline+sour"))).json();
+    assert.equal(all.length, 0, "nothing was saved while offline");
+  } finally {
+    await context.close();
+    await app.stop();
+  }
+});
