@@ -7,6 +7,8 @@
 //! `LIBATIONS_CRASH_ROUNDS` sets the number of rounds (default 40); the seed of the random
 //! kill times is printed, and `LIBATIONS_CRASH_SEED` replays one.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
+
 mod common;
 
 use common::{Server, client};
@@ -58,7 +60,12 @@ fn drink(round: usize, i: usize) -> Value {
 }
 
 /// Writes until a request fails (the server was killed); returns what was in flight.
-async fn write_until_killed(base: &str, round: usize, acked: &mut Acked, rng: &mut Rng) -> Option<InFlight> {
+async fn write_until_killed(
+    base: &str,
+    round: usize,
+    acked: &mut Acked,
+    rng: &mut Rng,
+) -> Option<InFlight> {
     let http = client();
     for i in 0.. {
         let update = !acked.recipes.is_empty() && rng.below(2) == 0;
@@ -67,10 +74,15 @@ async fn write_until_killed(base: &str, round: usize, acked: &mut Acked, rng: &m
             let ids: Vec<u64> = acked.recipes.keys().copied().collect();
             let id = ids[rng.below(ids.len() as u64) as usize];
             let tag = acked.recipes[&id].1.clone();
-            let req = http.put(format!("{base}/api/recipes/{id}")).header("if-match", tag);
+            let req = http
+                .put(format!("{base}/api/recipes/{id}"))
+                .header("if-match", tag);
             (req, InFlight::Update(id, body.clone()))
         } else {
-            (http.post(format!("{base}/api/recipes")), InFlight::Create(body.clone()))
+            (
+                http.post(format!("{base}/api/recipes")),
+                InFlight::Create(body.clone()),
+            )
         };
         let sent = request
             .header("origin", base)
@@ -82,14 +94,24 @@ async fn write_until_killed(base: &str, round: usize, acked: &mut Acked, rng: &m
             return Some(in_flight);
         };
         let status = response.status();
-        let tag = response.headers().get("etag").and_then(|t| t.to_str().ok()).map(str::to_owned);
+        let tag = response
+            .headers()
+            .get("etag")
+            .and_then(|t| t.to_str().ok())
+            .map(str::to_owned);
         let Ok(answer) = response.json::<Value>().await else {
             return Some(in_flight);
         };
         assert!(status.is_success(), "write refused: {status} {answer}");
-        let id = answer["recipe"]["id"].as_u64().expect("the answer names the recipe");
-        acked.recipes.insert(id, (answer["recipe"].clone(), tag.expect("an ETag")));
-        acked.last_change = answer["change"]["n"].as_u64().expect("the answer names the change");
+        let id = answer["recipe"]["id"]
+            .as_u64()
+            .expect("the answer names the recipe");
+        acked
+            .recipes
+            .insert(id, (answer["recipe"].clone(), tag.expect("an ETag")));
+        acked.last_change = answer["change"]["n"]
+            .as_u64()
+            .expect("the answer names the change");
     }
     None
 }
@@ -97,15 +119,21 @@ async fn write_until_killed(base: &str, round: usize, acked: &mut Acked, rng: &m
 /// The file loads; every acknowledged recipe is in it as acknowledged, unless the request in
 /// flight at the kill was about it and landed.
 fn check_file(path: &std::path::Path, acked: &mut Acked, in_flight: Option<&InFlight>) {
-    let recipes = Recipes::from_file(path).unwrap_or_else(|e| panic!("the file does not load after a kill: {e}"));
+    let recipes = Recipes::from_file(path)
+        .unwrap_or_else(|e| panic!("the file does not load after a kill: {e}"));
     for (id, (want, _)) in &acked.recipes {
-        let got = recipes.get(*id).unwrap_or_else(|| panic!("acknowledged recipe {id} lost"));
+        let got = recipes
+            .get(*id)
+            .unwrap_or_else(|| panic!("acknowledged recipe {id} lost"));
         let got = serde_json::to_value(got).unwrap();
         let landed = match in_flight {
             Some(InFlight::Update(fid, body)) if fid == id => got["name"] == body["name"],
             _ => false,
         };
-        assert!(got == *want || landed, "recipe {id} is not as acknowledged:\n got {got}\nwant {want}");
+        assert!(
+            got == *want || landed,
+            "recipe {id} is not as acknowledged:\n got {got}\nwant {want}"
+        );
     }
     let extra: Vec<&str> = recipes
         .all()
@@ -115,25 +143,43 @@ fn check_file(path: &std::path::Path, acked: &mut Acked, in_flight: Option<&InFl
         .collect();
     match in_flight {
         Some(InFlight::Create(body)) => {
-            assert!(extra.len() <= 1 && extra.iter().all(|n| *n == body["name"]), "unexpected recipes {extra:?}")
+            assert!(
+                extra.len() <= 1 && extra.iter().all(|n| *n == body["name"]),
+                "unexpected recipes {extra:?}"
+            )
         }
         _ => assert!(extra.is_empty(), "recipes nobody wrote: {extra:?}"),
     }
     // The file is now known to hold what was acknowledged (or the write in flight, which
     // landed): it is what the next round edits, with the versions it has now.
-    for r in recipes.all().iter().filter(|r| r.name.starts_with("Crash ")) {
+    for r in recipes
+        .all()
+        .iter()
+        .filter(|r| r.name.starts_with("Crash "))
+    {
         let tag = format!("\"{}\"", libations::store::version(r));
-        acked.recipes.insert(r.id, (serde_json::to_value(r).unwrap(), tag));
+        acked
+            .recipes
+            .insert(r.id, (serde_json::to_value(r).unwrap(), tag));
     }
 }
 
 #[tokio::test]
 async fn acknowledged_writes_survive_sigkill_at_random_moments() {
-    let rounds: usize = std::env::var("LIBATIONS_CRASH_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
+    let rounds: usize = std::env::var("LIBATIONS_CRASH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
     let seed = std::env::var("LIBATIONS_CRASH_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1);
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+                | 1
+        });
     eprintln!("crash test: {rounds} rounds, LIBATIONS_CRASH_SEED={seed}");
     let mut rng = Rng(seed);
     let dir = tempfile::tempdir().unwrap();
@@ -143,12 +189,22 @@ async fn acknowledged_writes_survive_sigkill_at_random_moments() {
     let mut acked = Acked::default();
     let mut kills_mid_write = 0;
     for round in 0..rounds {
-        let server = Server::start(&["--recipes-file", &file, "--allow-edits", "--local-edit", "--edits-per-minute", "100000"]);
+        let server = Server::start(&[
+            "--recipes-file",
+            &file,
+            "--allow-edits",
+            "--local-edit",
+            "--edits-per-minute",
+            "100000",
+        ]);
         let pid = server.pid();
         let delay = Duration::from_millis(5 + rng.below(150));
         let killer = tokio::spawn(async move {
             tokio::time::sleep(delay).await;
-            let status = std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap();
+            let status = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status()
+                .unwrap();
             assert!(status.success());
         });
         let in_flight = write_until_killed(&server.base, round, &mut acked, &mut rng).await;
@@ -156,12 +212,23 @@ async fn acknowledged_writes_survive_sigkill_at_random_moments() {
         drop(server);
         kills_mid_write += usize::from(in_flight.is_some());
         check_file(&path, &mut acked, in_flight.as_ref());
-        let store = Store::open(&path, 64 << 20).unwrap_or_else(|e| panic!("round {round}: the journal does not open: {e}"));
+        let store = Store::open(&path, 64 << 20)
+            .unwrap_or_else(|e| panic!("round {round}: the journal does not open: {e}"));
         if acked.last_change > 0 {
             let newest = store.changes().first().map_or(0, |c| c.n);
-            assert!(newest >= acked.last_change, "round {round}: acknowledged change {} not in the journal (newest {newest})", acked.last_change);
+            assert!(
+                newest >= acked.last_change,
+                "round {round}: acknowledged change {} not in the journal (newest {newest})",
+                acked.last_change
+            );
         }
     }
-    eprintln!("crash test: {} recipes written and kept; {kills_mid_write} of {rounds} kills hit a request in flight", acked.recipes.len());
-    assert!(kills_mid_write * 2 >= rounds, "too few kills landed mid-request ({kills_mid_write}/{rounds}) for the test to mean much");
+    eprintln!(
+        "crash test: {} recipes written and kept; {kills_mid_write} of {rounds} kills hit a request in flight",
+        acked.recipes.len()
+    );
+    assert!(
+        kills_mid_write * 2 >= rounds,
+        "too few kills landed mid-request ({kills_mid_write}/{rounds}) for the test to mean much"
+    );
 }

@@ -2,6 +2,8 @@
 //! recipes file in a temporary directory: the JSON API, the plain-HTML forms, who may
 //! write, cross-site protection, limits, and the file on disk after every step.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
+
 mod common;
 
 use common::{Server, client};
@@ -93,11 +95,19 @@ fn etag(r: &reqwest::Response) -> String {
 /// recipes the API serves.
 async fn disk_matches_api(server: &Server, path: &Path) {
     let text = std::fs::read_to_string(path).unwrap();
-    assert!(text.starts_with("[\n  {\n    \"id\": "), "not pretty: {}", &text[..40.min(text.len())]);
+    assert!(
+        text.starts_with("[\n  {\n    \"id\": "),
+        "not pretty: {}",
+        &text[..40.min(text.len())]
+    );
     assert!(text.ends_with("}\n]\n"), "no final newline");
     let on_disk = Recipes::from_file(path).expect("the file on disk loads");
     let served: Vec<Value> = get(server, "/api/recipes").await.json().await.unwrap();
-    let mut disk: Vec<Value> = on_disk.all().iter().map(|r| serde_json::to_value(r).unwrap()).collect();
+    let mut disk: Vec<Value> = on_disk
+        .all()
+        .iter()
+        .map(|r| serde_json::to_value(r).unwrap())
+        .collect();
     let mut api = served;
     let by_id = |v: &Value| v["id"].as_u64().unwrap();
     disk.sort_by_key(by_id);
@@ -118,9 +128,19 @@ async fn create_edit_delete_and_undo_through_the_api_keep_the_file_true() {
     let body: Value = r.json().await.unwrap();
     let id = body["recipe"]["id"].as_u64().unwrap();
     assert_eq!(location, format!("/recipes/{id}"));
-    let sample_max = Recipes::sample().unwrap().all().iter().map(|r| r.id).max().unwrap();
+    let sample_max = Recipes::sample()
+        .unwrap()
+        .all()
+        .iter()
+        .map(|r| r.id)
+        .max()
+        .unwrap();
     assert_eq!(id, sample_max + 1);
-    let found: Vec<Value> = get(&server, "/api/recipes?q=test+gimlet").await.json().await.unwrap();
+    let found: Vec<Value> = get(&server, "/api/recipes?q=test+gimlet")
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0]["ingredients"].as_array().unwrap().len(), 3);
     let page = get(&server, &location).await.text().await.unwrap();
@@ -151,7 +171,13 @@ async fn create_edit_delete_and_undo_through_the_api_keep_the_file_true() {
     let conflict: Value = r.json().await.unwrap();
     assert_eq!(conflict["conflict"]["current"]["notes"], "Shake very hard.");
     assert_eq!(conflict["conflict"]["yours"]["name"], "Stale Gimlet");
-    assert_eq!(format!("\"{}\"", conflict["conflict"]["current_version"].as_str().unwrap()), edited_tag);
+    assert_eq!(
+        format!(
+            "\"{}\"",
+            conflict["conflict"]["current_version"].as_str().unwrap()
+        ),
+        edited_tag
+    );
     assert_eq!(std::fs::read(&path).unwrap(), before);
 
     // Without If-Match: 428.
@@ -169,26 +195,47 @@ async fn create_edit_delete_and_undo_through_the_api_keep_the_file_true() {
     assert_eq!(r.status(), StatusCode::OK);
     let deleted: Value = r.json().await.unwrap();
     let n = deleted["change"]["n"].as_u64().unwrap();
-    assert_eq!(get(&server, &format!("/api/recipes/{id}")).await.status(), StatusCode::NOT_FOUND);
-    let found: Vec<Value> = get(&server, "/api/recipes?q=test+gimlet").await.json().await.unwrap();
+    assert_eq!(
+        get(&server, &format!("/api/recipes/{id}")).await.status(),
+        StatusCode::NOT_FOUND
+    );
+    let found: Vec<Value> = get(&server, "/api/recipes?q=test+gimlet")
+        .await
+        .json()
+        .await
+        .unwrap();
     assert!(found.is_empty());
     disk_matches_api(&server, &path).await;
 
     // The history, newest first, and undo of the delete brings it back with its id.
     let changes: Value = get(&server, "/api/changes").await.json().await.unwrap();
-    let actions: Vec<&str> = changes["changes"].as_array().unwrap().iter().map(|c| c["action"].as_str().unwrap()).collect();
+    let actions: Vec<&str> = changes["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["action"].as_str().unwrap())
+        .collect();
     assert_eq!(actions, ["deleted", "changed", "created"]);
     assert_eq!(changes["changes"][0]["who"], "you@local");
     let r = post(&server, &format!("/api/changes/{n}/undo"), &json!({})).await;
     assert_eq!(r.status(), StatusCode::OK);
-    let back: Value = get(&server, &format!("/api/recipes/{id}")).await.json().await.unwrap();
+    let back: Value = get(&server, &format!("/api/recipes/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(back["notes"], "Shake very hard.");
     disk_matches_api(&server, &path).await;
 
     // The download is the file.
     let r = get(&server, "/api/recipes/download").await;
     assert_eq!(r.status(), StatusCode::OK);
-    assert!(r.headers()["content-disposition"].to_str().unwrap().contains("attachment"));
+    assert!(
+        r.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .contains("attachment")
+    );
     assert_eq!(r.bytes().await.unwrap(), std::fs::read(&path).unwrap());
 }
 
@@ -223,11 +270,21 @@ async fn every_validation_problem_is_named_and_nothing_is_saved() {
     let r = post(&server, "/api/recipes", &bad).await;
     assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let body: Value = r.json().await.unwrap();
-    let fields: Vec<&str> = body["problems"].as_array().unwrap().iter().map(|p| p["field"].as_str().unwrap()).collect();
+    let fields: Vec<&str> = body["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["field"].as_str().unwrap())
+        .collect();
     for field in ["name", "colour", "glass", "ingredients[0].name"] {
         assert!(fields.contains(&field), "{field} not named: {body}");
     }
-    let r = post(&server, "/api/recipes", &json!({"name": "Long notes", "notes": "n".repeat(5001)})).await;
+    let r = post(
+        &server,
+        "/api/recipes",
+        &json!({"name": "Long notes", "notes": "n".repeat(5001)}),
+    )
+    .await;
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["problems"][0]["field"], "notes", "{body}");
     // Not JSON at all.
@@ -240,7 +297,10 @@ async fn every_validation_problem_is_named_and_nothing_is_saved() {
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::BAD_REQUEST);
-    assert!(r.text().await.unwrap().contains("line 1"), "a JSON error names where");
+    assert!(
+        r.text().await.unwrap().contains("line 1"),
+        "a JSON error names where"
+    );
     assert_eq!(std::fs::read(&path).unwrap(), before);
 }
 
@@ -257,8 +317,14 @@ async fn who_may_write_is_decided_by_the_capability_and_the_switch() {
     let body: Value = r.json().await.unwrap();
     assert!(body["error"].as_str().unwrap().contains("edit"), "{body}");
     let page = get(&server, "/recipes/1").await.text().await.unwrap();
-    assert!(!page.contains("/recipes/1/edit"), "edit controls shown to a non-editor");
-    assert_eq!(get(&server, "/recipes/new").await.status(), StatusCode::FORBIDDEN);
+    assert!(
+        !page.contains("/recipes/1/edit"),
+        "edit controls shown to a non-editor"
+    );
+    assert_eq!(
+        get(&server, "/recipes/new").await.status(),
+        StatusCode::FORBIDDEN
+    );
     drop(server);
 
     // A grant, but editing not switched on: 403 naming --allow-edits.
@@ -266,13 +332,19 @@ async fn who_may_write_is_decided_by_the_capability_and_the_switch() {
     let r = post(&server, "/api/recipes", &gimlet()).await;
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
     let body: Value = r.json().await.unwrap();
-    assert!(body["error"].as_str().unwrap().contains("--allow-edits"), "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("--allow-edits"),
+        "{body}"
+    );
     drop(server);
 
     // An editor sees the controls.
     let server = editor(&path, &[]);
     let page = get(&server, "/recipes/1").await.text().await.unwrap();
-    assert!(page.contains("/recipes/1/edit"), "no edit link for an editor");
+    assert!(
+        page.contains("/recipes/1/edit"),
+        "no edit link for an editor"
+    );
     assert_eq!(std::fs::read(&path).unwrap(), before);
 }
 
@@ -285,11 +357,17 @@ async fn a_file_that_cannot_be_written_turns_editing_off_and_says_how_to_fix_it(
     let r = post(&server, "/api/recipes", &gimlet()).await;
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
     let log = server.log();
-    assert!(log.contains("editing is off") && log.contains("recipes.json"), "{log}");
+    assert!(
+        log.contains("editing is off") && log.contains("recipes.json"),
+        "{log}"
+    );
 
     // The embedded sample cannot be edited either, and the log says to give a file.
     let server = Server::start(&["--allow-edits", "--local-edit"]);
-    assert_eq!(post(&server, "/api/recipes", &gimlet()).await.status(), StatusCode::FORBIDDEN);
+    assert_eq!(
+        post(&server, "/api/recipes", &gimlet()).await.status(),
+        StatusCode::FORBIDDEN
+    );
     assert!(server.log().contains("--recipes-file"), "{}", server.log());
 }
 
@@ -298,25 +376,48 @@ async fn cross_site_writes_and_simple_requests_are_refused() {
     let (_dir, path) = collection();
     let server = editor(&path, &[]);
     let before = std::fs::read(&path).unwrap();
-    let attempt = |origin: Option<&'static str>, site: Option<&'static str>, ctype: &'static str| {
-        let mut req = client().post(server.url("/api/recipes")).header("content-type", ctype);
-        if let Some(o) = origin {
-            req = req.header("origin", o);
-        }
-        if let Some(s) = site {
-            req = req.header("sec-fetch-site", s);
-        }
-        req.body(gimlet().to_string()).send()
-    };
+    let attempt =
+        |origin: Option<&'static str>, site: Option<&'static str>, ctype: &'static str| {
+            let mut req = client()
+                .post(server.url("/api/recipes"))
+                .header("content-type", ctype);
+            if let Some(o) = origin {
+                req = req.header("origin", o);
+            }
+            if let Some(s) = site {
+                req = req.header("sec-fetch-site", s);
+            }
+            req.body(gimlet().to_string()).send()
+        };
     // Another site's page, by Origin or by Sec-Fetch-Site.
-    let r = attempt(Some("https://evil.example"), None, "application/json").await.unwrap();
+    let r = attempt(Some("https://evil.example"), None, "application/json")
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
-    let r = attempt(None, Some("cross-site"), "application/json").await.unwrap();
+    let r = attempt(None, Some("cross-site"), "application/json")
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
-    let r = attempt(Some(Box::leak(server.base.clone().into_boxed_str())), Some("same-site"), "application/json").await.unwrap();
-    assert_eq!(r.status(), StatusCode::FORBIDDEN, "same-site is another origin");
+    let r = attempt(
+        Some(Box::leak(server.base.clone().into_boxed_str())),
+        Some("same-site"),
+        "application/json",
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        r.status(),
+        StatusCode::FORBIDDEN,
+        "same-site is another origin"
+    );
     // A simple (form-like) request to the JSON API: 415.
-    let r = attempt(Some(Box::leak(server.base.clone().into_boxed_str())), Some("same-origin"), "text/plain").await.unwrap();
+    let r = attempt(
+        Some(Box::leak(server.base.clone().into_boxed_str())),
+        Some("same-origin"),
+        "text/plain",
+    )
+    .await
+    .unwrap();
     assert_eq!(r.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
     // The HTML form without its token: 403.
     let r = client()
@@ -341,7 +442,10 @@ async fn write_bodies_have_their_own_limit() {
     // A body far over the 1 KiB read limit but under 64 KiB is fine.
     let mut long = gimlet();
     long["notes"] = json!("n".repeat(4000));
-    assert_eq!(post(&server, "/api/recipes", &long).await.status(), StatusCode::CREATED);
+    assert_eq!(
+        post(&server, "/api/recipes", &long).await.status(),
+        StatusCode::CREATED
+    );
 }
 
 #[tokio::test]
@@ -349,11 +453,18 @@ async fn writes_are_rate_limited_per_visitor() {
     let (_dir, path) = collection();
     let server = editor(&path, &["--edits-per-minute", "2"]);
     for _ in 0..2 {
-        assert_eq!(post(&server, "/api/recipes", &gimlet()).await.status(), StatusCode::CREATED);
+        assert_eq!(
+            post(&server, "/api/recipes", &gimlet()).await.status(),
+            StatusCode::CREATED
+        );
     }
     let r = post(&server, "/api/recipes", &gimlet()).await;
     assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
-    let wait: u64 = r.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    let wait: u64 = r.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!((1..=60).contains(&wait), "Retry-After {wait}");
 }
 
@@ -363,12 +474,15 @@ fn form_fields(html: &str) -> Vec<(String, String)> {
     for input in html.split("<input").skip(1) {
         let tag = &input[..input.find('>').unwrap_or(input.len())];
         let attr = |name: &str| {
-            tag.split(&format!("{name}=\"")).nth(1).and_then(|v| v.split('"').next()).map(str::to_owned)
+            tag.split(&format!("{name}=\""))
+                .nth(1)
+                .and_then(|v| v.split('"').next())
+                .map(str::to_owned)
         };
-        if attr("type").as_deref() == Some("hidden") {
-            if let (Some(n), Some(v)) = (attr("name"), attr("value")) {
-                out.push((n, v));
-            }
+        if attr("type").as_deref() == Some("hidden")
+            && let (Some(n), Some(v)) = (attr("name"), attr("value"))
+        {
+            out.push((n, v));
         }
     }
     out
@@ -381,64 +495,151 @@ async fn the_plain_html_form_adds_edits_and_reports_problems_without_javascript(
     let form = get(&server, "/recipes/new").await;
     assert_eq!(form.status(), StatusCode::OK);
     let html = form.text().await.unwrap();
-    for field in ["name=\"name\"", "name=\"base\"", "name=\"glass\"", "name=\"ing-name\"", "name=\"ing-measure\"", "name=\"ing-unit\"", "name=\"notes\""] {
+    for field in [
+        "name=\"name\"",
+        "name=\"base\"",
+        "name=\"glass\"",
+        "name=\"ing-name\"",
+        "name=\"ing-measure\"",
+        "name=\"ing-unit\"",
+        "name=\"notes\"",
+    ] {
         assert!(html.contains(field), "{field} missing from the form");
     }
     let hidden = form_fields(&html);
-    assert!(hidden.iter().any(|(n, _)| n == "csrf"), "no token in {hidden:?}");
+    assert!(
+        hidden.iter().any(|(n, _)| n == "csrf"),
+        "no token in {hidden:?}"
+    );
 
     // A problem: the page comes back with the message next to the field, nothing saved.
     let mut fields = hidden.clone();
-    fields.extend([("name", ""), ("base", "Gin"), ("ing-name", "Gin"), ("ing-measure", "50"), ("ing-unit", "ml")].map(|(a, b)| (a.to_owned(), b.to_owned())));
-    let r = client().post(server.url("/recipes/new")).headers(same_origin(&server)).form(&fields).send().await.unwrap();
+    fields.extend(
+        [
+            ("name", ""),
+            ("base", "Gin"),
+            ("ing-name", "Gin"),
+            ("ing-measure", "50"),
+            ("ing-unit", "ml"),
+        ]
+        .map(|(a, b)| (a.to_owned(), b.to_owned())),
+    );
+    let r = client()
+        .post(server.url("/recipes/new"))
+        .headers(same_origin(&server))
+        .form(&fields)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let page = r.text().await.unwrap();
-    assert!(page.contains("id=\"name-error\""), "the name's problem is not next to it");
+    assert!(
+        page.contains("id=\"name-error\""),
+        "the name's problem is not next to it"
+    );
     assert!(page.contains("value=\"50\""), "what was typed is kept");
 
     // Three ingredients, blank rows ignored, lists one per line: saved, then shown.
     let mut fields = hidden.clone();
     for (k, v) in [
-        ("name", "Form Southside"), ("base", "Gin"), ("glass", "Coupe"), ("method", "Shake"),
+        ("name", "Form Southside"),
+        ("base", "Gin"),
+        ("glass", "Coupe"),
+        ("method", "Shake"),
         ("garnish", "Mint sprig\r\nLime wheel"),
-        ("ing-name", "Gin"), ("ing-measure", "50"), ("ing-unit", "ml"),
-        ("ing-name", "Lime Juice"), ("ing-measure", "25"), ("ing-unit", "ml"),
-        ("ing-name", "Mint"), ("ing-measure", "6"), ("ing-unit", "leaves"),
-        ("ing-name", ""), ("ing-measure", ""), ("ing-unit", ""),
+        ("ing-name", "Gin"),
+        ("ing-measure", "50"),
+        ("ing-unit", "ml"),
+        ("ing-name", "Lime Juice"),
+        ("ing-measure", "25"),
+        ("ing-unit", "ml"),
+        ("ing-name", "Mint"),
+        ("ing-measure", "6"),
+        ("ing-unit", "leaves"),
+        ("ing-name", ""),
+        ("ing-measure", ""),
+        ("ing-unit", ""),
         ("notes", "<b>not bold</b>"),
     ] {
         fields.push((k.to_owned(), v.to_owned()));
     }
-    let r = client().post(server.url("/recipes/new")).headers(same_origin(&server)).form(&fields).send().await.unwrap();
+    let r = client()
+        .post(server.url("/recipes/new"))
+        .headers(same_origin(&server))
+        .form(&fields)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     let location = r.headers()["location"].to_str().unwrap().to_owned();
-    let id: u64 = location.trim_start_matches("/recipes/").split('?').next().unwrap().parse().unwrap();
-    let recipe: Value = get(&server, &format!("/api/recipes/{id}")).await.json().await.unwrap();
+    let id: u64 = location
+        .trim_start_matches("/recipes/")
+        .split('?')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let recipe: Value = get(&server, &format!("/api/recipes/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(recipe["garnish"], json!(["Mint sprig", "Lime wheel"]));
     assert_eq!(recipe["ingredients"].as_array().unwrap().len(), 3);
     let page = get(&server, &location).await.text().await.unwrap();
-    assert!(page.contains("not bold") && !page.contains("<b>not bold</b>"), "notes not escaped");
+    assert!(
+        page.contains("not bold") && !page.contains("<b>not bold</b>"),
+        "notes not escaped"
+    );
     assert!(page.contains("Undo"), "no undo after a save");
 
     // Edit through the form: the version travels in a hidden field.
-    let html = get(&server, &format!("/recipes/{id}/edit")).await.text().await.unwrap();
+    let html = get(&server, &format!("/recipes/{id}/edit"))
+        .await
+        .text()
+        .await
+        .unwrap();
     let hidden = form_fields(&html);
     assert!(hidden.iter().any(|(n, _)| n == "version"));
     let mut fields = hidden.clone();
-    for (k, v) in [("name", "Form Southside No. 2"), ("base", "Gin"), ("ing-name", "Gin"), ("ing-measure", "60"), ("ing-unit", "ml")] {
+    for (k, v) in [
+        ("name", "Form Southside No. 2"),
+        ("base", "Gin"),
+        ("ing-name", "Gin"),
+        ("ing-measure", "60"),
+        ("ing-unit", "ml"),
+    ] {
         fields.push((k.to_owned(), v.to_owned()));
     }
-    let r = client().post(server.url(&format!("/recipes/{id}/edit"))).headers(same_origin(&server)).form(&fields).send().await.unwrap();
+    let r = client()
+        .post(server.url(&format!("/recipes/{id}/edit")))
+        .headers(same_origin(&server))
+        .form(&fields)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     // The same stale form again: a conflict page showing both versions.
-    let r = client().post(server.url(&format!("/recipes/{id}/edit"))).headers(same_origin(&server)).form(&fields).send().await.unwrap();
+    let r = client()
+        .post(server.url(&format!("/recipes/{id}/edit")))
+        .headers(same_origin(&server))
+        .form(&fields)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::CONFLICT);
     let page = r.text().await.unwrap();
-    assert!(page.contains("Form Southside No. 2"), "the current version is shown");
+    assert!(
+        page.contains("Form Southside No. 2"),
+        "the current version is shown"
+    );
 
     // Recent changes lists all of it, escaped, with undo buttons.
     let page = get(&server, "/changes").await.text().await.unwrap();
-    assert!(page.contains("Form Southside No. 2") && page.contains("/undo"), "{page}");
+    assert!(
+        page.contains("Form Southside No. 2") && page.contains("/undo"),
+        "{page}"
+    );
     disk_matches_api(&server, &path).await;
 }
 
@@ -450,11 +651,21 @@ async fn a_missing_file_is_seeded_once_and_never_overwritten() {
     let seed = dir.path().join("seed.json");
     std::fs::write(&seed, r#"[{"id": 9, "name": "Seeded Sour"}]"#).unwrap();
     let file = path.to_str().unwrap();
-    let args = ["--recipes-file", file, "--allow-edits", "--local-edit", "--seed-recipes-file", seed.to_str().unwrap()];
+    let args = [
+        "--recipes-file",
+        file,
+        "--allow-edits",
+        "--local-edit",
+        "--seed-recipes-file",
+        seed.to_str().unwrap(),
+    ];
     let server = Server::start(&args);
     let all: Vec<Value> = get(&server, "/api/recipes").await.json().await.unwrap();
     assert_eq!(all.len(), 1);
-    assert_eq!(post(&server, "/api/recipes", &gimlet()).await.status(), StatusCode::CREATED);
+    assert_eq!(
+        post(&server, "/api/recipes", &gimlet()).await.status(),
+        StatusCode::CREATED
+    );
     drop(server);
     // A restart (a later deploy) keeps the edited collection.
     let server = Server::start(&args);

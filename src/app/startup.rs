@@ -82,7 +82,10 @@ fn seed(args: &ServeArgs) -> Result<(), RunError> {
             let (text, _) = crate::recipes::read_at_most(&seed, args.limits.max_recipes_bytes)?;
             (text, seed.display().to_string())
         }
-        None => (crate::recipes::SAMPLE_JSON.to_owned(), "the embedded sample".to_owned()),
+        None => (
+            crate::recipes::SAMPLE_JSON.to_owned(),
+            "the embedded sample".to_owned(),
+        ),
     };
     crate::store::seed(path, &text)?;
     tracing::info!(file = %path.display(), "created {} from {from} (editing starts from it)", path.display());

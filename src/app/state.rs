@@ -3,8 +3,8 @@
 use super::RunError;
 use crate::cli::{LimitArgs, ServeArgs};
 use crate::connections::Limits;
-use crate::metrics::Metrics;
 use crate::credentials;
+use crate::metrics::Metrics;
 use crate::store::Store;
 use crate::web::{self, AppState, Assets, Editing, Publish, RequestLimits, Site};
 use arc_swap::ArcSwap;
@@ -46,7 +46,9 @@ pub(super) fn editing(args: &ServeArgs, publish: Arc<dyn Publish>) -> Arc<Editin
         ));
     }
     let opened = match &args.recipes_file {
-        None => Err("--allow-edits needs --recipes-file: the embedded sample cannot be changed".to_owned()),
+        None => Err(
+            "--allow-edits needs --recipes-file: the embedded sample cannot be changed".to_owned(),
+        ),
         Some(path) => credentials::resolve(path)
             .map_err(|e| e.to_string())
             .and_then(|path| {
@@ -61,7 +63,12 @@ pub(super) fn editing(args: &ServeArgs, publish: Arc<dyn Publish>) -> Arc<Editin
         }
     };
     let path = store.path().display().to_string();
-    match Editing::on(store, flags.editors.clone(), flags.edits_per_minute, publish) {
+    match Editing::on(
+        store,
+        flags.editors.clone(),
+        flags.edits_per_minute,
+        publish,
+    ) {
         Ok(editing) => {
             tracing::info!(file = %path, "editing is on: changes go to {path}, their history to {path}.journal");
             Arc::new(editing)

@@ -13,8 +13,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-pub use validate::{Problem, RecipeRef};
 pub(crate) use validate::{INGREDIENT_FIELDS, RECIPE_FIELDS};
+pub use validate::{Problem, RecipeRef};
 
 /// The sample collection compiled into the binary, used when no recipes file is given.
 pub const SAMPLE_JSON: &str = include_str!("../../recipes/sample.json");

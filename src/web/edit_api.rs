@@ -42,7 +42,11 @@ pub(crate) async fn update(
 ) -> Answer {
     let draft = read_json(&headers, &body)?;
     let expected = if_match(&headers)?;
-    let edit = Edit::Update { id, expected, draft };
+    let edit = Edit::Update {
+        id,
+        expected,
+        draft,
+    };
     let saved = change(&editing, &visitor, &headers, edit).await?;
     answer(StatusCode::OK, &saved, Some(id))
 }
@@ -90,7 +94,10 @@ pub(crate) async fn download(State(editing): State<Arc<Editing>>) -> Answer {
     let mut response = (
         [
             (header::CONTENT_TYPE, "application/json"),
-            (header::CONTENT_DISPOSITION, "attachment; filename=\"recipes.json\""),
+            (
+                header::CONTENT_DISPOSITION,
+                "attachment; filename=\"recipes.json\"",
+            ),
         ],
         bytes,
     )
@@ -110,7 +117,10 @@ pub(crate) async fn change(
     let editor = editing.editor(visitor)?;
     editing::same_origin(headers)?;
     editing.take_write(&editor)?;
-    let store = editing.store().cloned().ok_or_else(|| WebError::Forbidden("Editing is off.".into()))?;
+    let store = editing
+        .store()
+        .cloned()
+        .ok_or_else(|| WebError::Forbidden("Editing is off.".into()))?;
     let who = editor.login.clone();
     let saved = on_blocking(move || store.apply(edit, &who)).await?;
     if saved.entry.is_some() {
@@ -154,7 +164,10 @@ fn if_match(headers: &HeaderMap) -> Result<String, WebError> {
         .and_then(|v| v.to_str().ok())
         .ok_or(WebError::PreconditionRequired)?;
     let tag = value.trim().trim_start_matches("W/").trim_matches('"');
-    let tag = tag.strip_suffix("-br").or_else(|| tag.strip_suffix("-gzip")).unwrap_or(tag);
+    let tag = tag
+        .strip_suffix("-br")
+        .or_else(|| tag.strip_suffix("-gzip"))
+        .unwrap_or(tag);
     Ok(tag.to_owned())
 }
 
@@ -180,8 +193,9 @@ fn answer(status: StatusCode, saved: &Saved, id: Option<u64>) -> Answer {
 }
 
 fn private(mut response: Response) -> Response {
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
     response
 }

@@ -9,7 +9,9 @@ use super::editing::{self, Editing, Editor};
 use super::error::WebError;
 use super::identity::Visitor;
 use super::site::Site;
-use super::templates::{ChangeView, ChangesPage, ConflictView, Draft, DraftRow, EditPage, ListField};
+use super::templates::{
+    ChangeView, ChangesPage, ConflictView, Draft, DraftRow, EditPage, ListField,
+};
 use crate::recipes::{IngredientLine, Recipe};
 use crate::store::{Action, Edit, Entry, FieldError, Saved, caps, journal, version};
 use axum::Form;
@@ -118,8 +120,17 @@ pub(crate) async fn changes(
     let done = params.ok().and_then(|Query(p)| p.done);
     let message = done
         .and_then(|n| entries.iter().find(|e| e.n == n))
-        .map(|e| format!("Done: {} {}. Undo it below if that was a mistake.", verb(e).to_lowercase(), e.name));
-    let views: Vec<ChangeView> = entries.iter().map(|e| ChangeView::new(e, site.recipes().get(e.id).is_some(), verb(e))).collect();
+        .map(|e| {
+            format!(
+                "Done: {} {}. Undo it below if that was a mistake.",
+                verb(e).to_lowercase(),
+                e.name
+            )
+        });
+    let views: Vec<ChangeView> = entries
+        .iter()
+        .map(|e| ChangeView::new(e, site.recipes().get(e.id).is_some(), verb(e)))
+        .collect();
     let page = ChangesPage {
         chrome: site.chrome(""),
         message,
@@ -159,7 +170,8 @@ fn checked_form(
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Fields, WebError> {
     let editor = editing.editor(visitor)?;
-    let Form(fields) = form.map_err(|e| WebError::BadRequest(format!("The form could not be read: {e}")))?;
+    let Form(fields) =
+        form.map_err(|e| WebError::BadRequest(format!("The form could not be read: {e}")))?;
     editing::check_token(&editor, field(&fields, "csrf"))?;
     Ok(fields)
 }
@@ -191,8 +203,16 @@ async fn submit(
     };
     match change(editing, visitor, headers, edit).await {
         Ok(saved) => {
-            let n = saved.entry.as_ref().map_or(String::new(), |e| e.n.to_string());
-            let target = saved.entry.as_ref().map(|e| e.id).or(id).unwrap_or_default();
+            let n = saved
+                .entry
+                .as_ref()
+                .map_or(String::new(), |e| e.n.to_string());
+            let target = saved
+                .entry
+                .as_ref()
+                .map(|e| e.id)
+                .or(id)
+                .unwrap_or_default();
             Ok(Redirect::to(&format!("/recipes/{target}?saved={n}")).into_response())
         }
         Err(WebError::Invalid(problems)) => {
@@ -215,7 +235,10 @@ async fn submit(
 
 /// The value of the first field called `name` ("" when there is none).
 fn field<'f>(fields: &'f Fields, name: &str) -> &'f str {
-    fields.iter().find(|(k, _)| k == name).map_or("", |(_, v)| v.as_str())
+    fields
+        .iter()
+        .find(|(k, _)| k == name)
+        .map_or("", |(_, v)| v.as_str())
 }
 
 /// Everything the form page shows, whatever brought it up.
@@ -269,7 +292,13 @@ fn render(site: &Site, mut state: FormState, status: StatusCode) -> Result<Respo
             field: f,
             label: label(f),
             rows: if f == "garnish" { 3 } else { 2 },
-            value: state.draft.lists.get(f).cloned().unwrap_or_default().join("\n"),
+            value: state
+                .draft
+                .lists
+                .get(f)
+                .cloned()
+                .unwrap_or_default()
+                .join("\n"),
             suggestions: values.lists.get(f).cloned().unwrap_or_default(),
         })
         .collect();
@@ -340,12 +369,23 @@ impl Suggestions {
         let recipes = site.recipes().all();
         let mut lists = BTreeMap::new();
         for (field, pick) in [
-            ("base", (|r: &Recipe| &r.base) as fn(&Recipe) -> &Vec<String>),
+            (
+                "base",
+                (|r: &Recipe| &r.base) as fn(&Recipe) -> &Vec<String>,
+            ),
             ("glass", |r| &r.glass),
             ("method", |r| &r.method),
             ("ice", |r| &r.ice),
         ] {
-            lists.insert(field, most_used(recipes.iter().flat_map(|r| pick(r).iter().map(String::as_str)), 12));
+            lists.insert(
+                field,
+                most_used(
+                    recipes
+                        .iter()
+                        .flat_map(|r| pick(r).iter().map(String::as_str)),
+                    12,
+                ),
+            );
         }
         let lines = || recipes.iter().flat_map(|r| r.ingredients.iter());
         Suggestions {
@@ -363,7 +403,11 @@ fn most_used<'a>(values: impl Iterator<Item = &'a str>, keep: usize) -> Vec<Stri
     }
     let mut ranked: Vec<(&str, usize)> = counts.into_iter().collect();
     ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    ranked.into_iter().take(keep).map(|(v, _)| v.to_owned()).collect()
+    ranked
+        .into_iter()
+        .take(keep)
+        .map(|(v, _)| v.to_owned())
+        .collect()
 }
 
 /// A page for one person: never cached by anyone else.
@@ -382,7 +426,13 @@ fn private(html: String, status: StatusCode) -> Response {
 impl Draft {
     fn of(r: &Recipe) -> Draft {
         let mut lists = BTreeMap::new();
-        for (f, v) in [("base", &r.base), ("glass", &r.glass), ("method", &r.method), ("ice", &r.ice), ("garnish", &r.garnish)] {
+        for (f, v) in [
+            ("base", &r.base),
+            ("glass", &r.glass),
+            ("method", &r.method),
+            ("ice", &r.ice),
+            ("garnish", &r.garnish),
+        ] {
             lists.insert(f, v.clone());
         }
         Draft {
@@ -405,17 +455,30 @@ impl Draft {
     /// The form as posted: list fields one entry per line, ingredient rows by position.
     fn posted(fields: &Fields) -> Draft {
         fn all<'f>(fields: &'f Fields, name: &'static str) -> impl Iterator<Item = String> + 'f {
-            fields.iter().filter(move |(k, _)| k == name).map(|(_, v)| v.trim().to_owned())
+            fields
+                .iter()
+                .filter(move |(k, _)| k == name)
+                .map(|(_, v)| v.trim().to_owned())
         }
         let mut lists = BTreeMap::new();
         for f in ["base", "glass", "method", "ice", "garnish"] {
-            let lines = field(fields, f).lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect();
+            let lines = field(fields, f)
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect();
             lists.insert(f, lines);
         }
         let rows = all(fields, "ing-name")
             .zip(all(fields, "ing-measure"))
             .zip(all(fields, "ing-unit"))
-            .map(|((name, measure), unit)| DraftRow { name, measure, unit, error: None })
+            .map(|((name, measure), unit)| DraftRow {
+                name,
+                measure,
+                unit,
+                error: None,
+            })
             .collect();
         Draft {
             name: field(fields, "name").trim().to_owned(),
@@ -458,10 +521,16 @@ impl Draft {
     /// Puts each ingredient's problem on its row. The store numbers the rows it was sent,
     /// which leave out blank ones.
     fn mark(&mut self, problems: &[FieldError]) {
-        let filled: Vec<usize> = (0..self.rows.len()).filter(|&i| !self.rows[i].is_blank()).collect();
+        let filled: Vec<usize> = (0..self.rows.len())
+            .filter(|&i| !self.rows[i].is_blank())
+            .collect();
         for p in problems {
-            let Some(rest) = p.field.strip_prefix("ingredients[") else { continue };
-            let Some((n, _)) = rest.split_once(']') else { continue };
+            let Some(rest) = p.field.strip_prefix("ingredients[") else {
+                continue;
+            };
+            let Some((n, _)) = rest.split_once(']') else {
+                continue;
+            };
             if let Some(&row) = n.parse::<usize>().ok().and_then(|n| filled.get(n)) {
                 self.rows[row].error = Some(p.message.clone());
             }

@@ -27,7 +27,10 @@ use std::time::{Duration, Instant};
 
 /// Makes a saved collection the one served (the reloader does it: it owns the swap).
 pub trait Publish: Send + Sync + 'static {
-    fn publish(&self, recipes: Recipes) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + '_>>;
+    fn publish(
+        &self,
+        recipes: Recipes,
+    ) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + '_>>;
 }
 
 /// A visitor who may edit, as the journal names them.
@@ -92,7 +95,10 @@ impl Editing {
                 "Editing needs to know who you are, and this connection does not say (is the app reached through the tailnet?).",
             ));
         };
-        let login = identity.login.as_deref().filter(|_| identity.tags.is_empty());
+        let login = identity
+            .login
+            .as_deref()
+            .filter(|_| identity.tags.is_empty());
         let Some(login) = login else {
             return Err(forbidden("Tagged devices cannot edit recipes."));
         };
@@ -124,7 +130,10 @@ impl Editing {
         hash.update(identity.login.as_deref().unwrap_or_default());
         hash.update([0]);
         hash.update(&identity.node);
-        hash.finalize()[..16].iter().map(|b| format!("{b:02x}")).collect()
+        hash.finalize()[..16]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 
     /// Takes one write from `editor`'s allowance, or says when to come back.
@@ -171,7 +180,9 @@ pub(crate) fn same_origin(headers: &HeaderMap) -> Result<(), WebError> {
     if !host.is_empty() && origin_host.eq_ignore_ascii_case(host) {
         Ok(())
     } else {
-        Err(forbidden("A change must come from this app's own pages (the request's Origin is another site)."))
+        Err(forbidden(
+            "A change must come from this app's own pages (the request's Origin is another site).",
+        ))
     }
 }
 
@@ -262,17 +273,32 @@ mod tests {
         assert!(same_origin(&headers(&[("sec-fetch-site", "same-origin")])).is_ok());
         assert!(same_origin(&headers(&[("sec-fetch-site", "same-site")])).is_err());
         assert!(same_origin(&headers(&[("sec-fetch-site", "cross-site")])).is_err());
-        let ours = headers(&[("host", "bar.example.ts.net"), ("origin", "https://bar.example.ts.net")]);
+        let ours = headers(&[
+            ("host", "bar.example.ts.net"),
+            ("origin", "https://bar.example.ts.net"),
+        ]);
         assert!(same_origin(&ours).is_ok());
-        let theirs = headers(&[("host", "bar.example.ts.net"), ("origin", "https://evil.example")]);
+        let theirs = headers(&[
+            ("host", "bar.example.ts.net"),
+            ("origin", "https://evil.example"),
+        ]);
         assert!(same_origin(&theirs).is_err());
         assert!(same_origin(&headers(&[("host", "x"), ("origin", "null")])).is_err());
-        assert!(same_origin(&headers(&[])).is_ok(), "no browser, no cross-site page");
+        assert!(
+            same_origin(&headers(&[])).is_ok(),
+            "no browser, no cross-site page"
+        );
     }
 
     #[test]
     fn the_api_takes_json_only() {
-        assert!(json_body(&headers(&[("content-type", "application/json; charset=utf-8")])).is_ok());
+        assert!(
+            json_body(&headers(&[(
+                "content-type",
+                "application/json; charset=utf-8"
+            )]))
+            .is_ok()
+        );
         assert!(json_body(&headers(&[("content-type", "text/plain")])).is_err());
         assert!(json_body(&headers(&[])).is_err());
     }
@@ -283,7 +309,13 @@ mod tests {
         assert!(limiter.take("a").is_ok());
         assert!(limiter.take("a").is_ok());
         let wait = limiter.take("a").unwrap_err();
-        assert!(wait >= Duration::from_secs(1) && wait <= Duration::from_secs(30), "{wait:?}");
-        assert!(limiter.take("b").is_ok(), "each visitor has their own allowance");
+        assert!(
+            wait >= Duration::from_secs(1) && wait <= Duration::from_secs(30),
+            "{wait:?}"
+        );
+        assert!(
+            limiter.take("b").is_ok(),
+            "each visitor has their own allowance"
+        );
     }
 }

@@ -4,12 +4,12 @@
 use super::cached::per_request;
 use super::error::WebError;
 use super::gate::SearchGate;
-use super::params::{Amounts, Search, find_recipe};
-use super::site::Site;
-use crate::connections::Share;
-use super::editing::Editing;
 use super::identity::Visitor;
+use super::params::{Amounts, Search, find_recipe};
+use super::router::AppState;
+use super::site::Site;
 use super::templates::EditControls;
+use crate::connections::Share;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Extension, Path, Query, State};
 use axum::http::HeaderMap;
@@ -38,16 +38,15 @@ pub(crate) async fn index(
 /// screens without JavaScript): with thousands of recipes that is a megabyte to render and
 /// compress per request, so it runs behind the same gate as searches.
 pub(crate) async fn recipe(
-    State(site): State<Arc<Site>>,
-    State(searches): State<SearchGate>,
+    State(state): State<AppState>,
     share: Option<Extension<Share>>,
-    State(editing): State<Arc<Editing>>,
     visitor: Visitor,
     Path(id): Path<String>,
     Amounts(display): Amounts,
     after: Result<Query<AfterSave>, QueryRejection>,
     headers: HeaderMap,
 ) -> Result<Response, WebError> {
+    let (site, searches, editing) = (state.site.load_full(), state.searches, state.editing);
     let cost = site.recipes().len();
     let editor = editing.editor(&visitor).ok();
     let saved = after.ok().and_then(|Query(a)| a.saved);

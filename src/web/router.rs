@@ -5,11 +5,11 @@
 //! ([`crate::connections`]) and the host check ([`for_hosts`]) sit around it.
 
 use super::assets::Assets;
+use super::editing::Editing;
 use super::gate::SearchGate;
 use super::host::{self, AllowedHosts};
 use super::identity::{self, Resolve};
 use super::site::Site;
-use super::editing::Editing;
 use super::{api, edit_api, edit_pages, error, files, guard, pages, shelf};
 use crate::metrics::Metrics;
 use arc_swap::ArcSwap;
@@ -117,8 +117,14 @@ pub fn app(state: AppState) -> Router {
     let router = Router::new()
         .route("/", get(pages::index))
         .route("/recipes/{id}", get(pages::recipe))
-        .route("/recipes/new", get(edit_pages::new_form).post(edit_pages::create))
-        .route("/recipes/{id}/edit", get(edit_pages::edit_form).post(edit_pages::update))
+        .route(
+            "/recipes/new",
+            get(edit_pages::new_form).post(edit_pages::create),
+        )
+        .route(
+            "/recipes/{id}/edit",
+            get(edit_pages::edit_form).post(edit_pages::update),
+        )
         .route("/recipes/{id}/delete", post(edit_pages::delete))
         .route("/changes", get(edit_pages::changes))
         .route("/changes/{n}/undo", post(edit_pages::undo))
@@ -126,7 +132,9 @@ pub fn app(state: AppState) -> Router {
         .route("/api/recipes/download", get(edit_api::download))
         .route(
             "/api/recipes/{id}",
-            get(api::recipe).put(edit_api::update).delete(edit_api::delete),
+            get(api::recipe)
+                .put(edit_api::update)
+                .delete(edit_api::delete),
         )
         .route("/api/changes", get(edit_api::changes))
         .route("/api/changes/{n}/undo", post(edit_api::undo))

@@ -4,7 +4,9 @@
 use super::assets::Assets;
 use super::cached::{Cached, Effort, content_hash};
 use super::templates::{
-    Amounts, Chrome, ErrorPage, Footer, ListBody, ListPage, RecipePage, Row, ShelfPage, Urls, EditControls};
+    Amounts, Chrome, EditControls, ErrorPage, Footer, ListBody, ListPage, RecipePage, Row,
+    ShelfPage, Urls,
+};
 use crate::ingredients::{self, ShelfIngredient};
 use crate::recipes::{Recipe, Recipes};
 use crate::search::{Index, SearchQuery};

@@ -424,7 +424,9 @@ impl EditPage<'_> {
             .iter()
             .find(|p| {
                 p.field == field
-                    || p.field.strip_prefix(field).is_some_and(|rest| rest.starts_with('['))
+                    || p.field
+                        .strip_prefix(field)
+                        .is_some_and(|rest| rest.starts_with('['))
                         && field != "ingredients"
             })
             .map(|p| p.message.as_str())
