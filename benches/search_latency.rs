@@ -99,7 +99,7 @@ fn main() {
         searches: web::SearchGate::for_this_machine(),
         who: Arc::new(web::identity::Fixed::default()),
         access_log: false,
-        editing: Arc::new(web::Editing::off("read-only bench")),
+        editing: Arc::new(web::Editing::read_only()),
     };
     let app = web::app(state);
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -327,10 +327,10 @@ async fn who_may_write_is_decided_by_the_capability_and_the_switch() {
     );
     drop(server);
 
-    // A grant, but editing not switched on: 403 naming --allow-edits.
+    // A grant, but editing not switched on: read-only, 405 as before, naming the flag.
     let server = Server::start(&["--recipes-file", file, "--local-edit"]);
     let r = post(&server, "/api/recipes", &gimlet()).await;
-    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    assert_eq!(r.status(), StatusCode::METHOD_NOT_ALLOWED);
     let body: Value = r.json().await.unwrap();
     assert!(
         body["error"].as_str().unwrap().contains("--allow-edits"),

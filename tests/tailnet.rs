@@ -863,3 +863,110 @@ async fn profile_while_the_tailnet_is_busy(h: &Harness, metrics: &str) {
     assert_eq!(r["status"], 404, "{r}");
     assert_eq!(h.fetch(&page, &[]).await["status"], 200);
 }
+
+/// A phone's write over the tailnet: POSTs `body` as JSON to `path` on the app, from the
+/// client node `from` (the phone when `None`), as a same-origin page would.
+async fn write(h: &Harness, host: &str, from: Option<&str>, path: &str, body: &Value) -> Value {
+    let origin = format!("Origin: https://{host}");
+    let mut query = vec![
+        ("url", format!("https://{host}{path}")),
+        ("method", "POST".to_owned()),
+        ("header", "Content-Type: application/json".to_owned()),
+        ("header", origin),
+    ];
+    if let Some(from) = from {
+        query.push(("from", from.to_owned()));
+    }
+    let r = common::client()
+        .post(format!("{}/fetch", h.get("harness")))
+        .query(&query)
+        .body(body.to_string())
+        .timeout(Duration::from_secs(60))
+        .send()
+        .await
+        .expect("harness /fetch");
+    let v: Value = r.json().await.expect("harness JSON");
+    assert_eq!(v["ok"], true, "phone write to {path} failed: {v}");
+    v
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_editor_saves_over_https_another_phone_finds_it_and_a_non_editor_cannot() {
+    let h = Harness::start(&["-distinct-users", "-second-peer", "phone2"]);
+    let host = format!("libations.{}", h.domain());
+    let state = tempfile::tempdir().unwrap();
+    let file = state.path().join("recipes.json");
+    std::fs::write(&file, libations::recipes::SAMPLE_JSON).unwrap();
+    let key = h.dir.path().join("authkey");
+    let login = h.get("peer_login").to_owned();
+    let args = [
+        "--state-dir",
+        state.path().to_str().unwrap(),
+        "--auth-key-file",
+        key.to_str().unwrap(),
+        "--recipes-file",
+        file.to_str().unwrap(),
+        "--allow-edits",
+        "--editor",
+        &login,
+    ];
+    let app = App::start(&h, &args, &[]);
+    app.wait_serving();
+    let gimlet = serde_json::json!({
+        "name": "Tailnet Gimlet",
+        "base": ["Gin"],
+        "ingredients": [
+            {"name": "Gin", "measure": "50", "unit": "ml"},
+            {"name": "Lime Juice", "measure": "20", "unit": "ml"}
+        ]
+    });
+
+    // The phone's login is an editor: it sees the controls and its save lands.
+    let me = whoami(&h, &host, None, &[]).await;
+    assert_eq!(me["can_edit"], true, "{me}");
+    let page = h.fetch(&format!("https://{host}/recipes/1"), &[]).await;
+    assert!(body(&page).contains("/recipes/1/edit"), "no edit link for the editor");
+    let saved = write(&h, &host, None, "/api/recipes", &gimlet).await;
+    assert_eq!(saved["status"], 201, "{saved}");
+    let change: Value = serde_json::from_str(&body(&saved)).unwrap();
+    assert_eq!(change["change"]["who"], login.as_str());
+
+    // The second phone (another user, no grant, not an editor) finds it by search...
+    let found = h
+        .fetch(&format!("https://{host}/api/recipes?q=tailnet+gimlet"), &[("from", "phone2")])
+        .await;
+    let found: Vec<Value> = serde_json::from_str(&body(&found)).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    // ...but cannot write, and sees no edit controls.
+    let refused = write(&h, &host, Some("phone2"), "/api/recipes", &gimlet).await;
+    assert_eq!(refused["status"], 403, "{refused}");
+    assert!(body(&refused).contains("edit"), "{refused}");
+    let page = h
+        .fetch(&format!("https://{host}/recipes/1"), &[("from", "phone2")])
+        .await;
+    assert!(!body(&page).contains("/recipes/1/edit"), "edit link for a non-editor");
+    let me2 = whoami(&h, &host, Some("phone2"), &[]).await;
+    assert_eq!(me2["can_edit"], false, "{me2}");
+
+    // A grant in the tailnet policy makes the second phone an editor too.
+    let grant = common::client()
+        .post(format!("{}/control/app-caps", h.get("harness")))
+        .body(r#"{"libations.app/cap/libations": [{"edit": true}]}"#)
+        .send()
+        .await
+        .unwrap();
+    assert!(grant.status().is_success());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while whoami(&h, &host, Some("phone2"), &[]).await["can_edit"] != true {
+        assert!(Instant::now() < deadline, "the grant never reached the app");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let mut second = gimlet.clone();
+    second["name"] = Value::from("Granted Gimlet");
+    let saved = write(&h, &host, Some("phone2"), "/api/recipes", &second).await;
+    assert_eq!(saved["status"], 201, "{saved}");
+    let on_disk = libations::recipes::Recipes::from_file(&file).expect("the file loads");
+    let names: Vec<&str> = on_disk.all().iter().map(|r| r.name.as_str()).collect();
+    assert!(names.contains(&"Tailnet Gimlet") && names.contains(&"Granted Gimlet"), "{names:?}");
+    assert_eq!(app.stop(), 0);
+}

@@ -41,9 +41,7 @@ pub(super) fn app_state(
 pub(super) fn editing(args: &ServeArgs, publish: Arc<dyn Publish>) -> Arc<Editing> {
     let flags = &args.editing;
     if !flags.allow_edits {
-        return Arc::new(Editing::off(
-            "Editing is off: start the app with --allow-edits (NixOS: services.libations.editing.enable = true).",
-        ));
+        return Arc::new(Editing::read_only());
     }
     let opened = match &args.recipes_file {
         None => Err(

@@ -27,6 +27,7 @@ pub(crate) async fn create(
     headers: HeaderMap,
     body: Bytes,
 ) -> Answer {
+    editing.writable()?;
     let draft = read_json(&headers, &body)?;
     let saved = change(&editing, &visitor, &headers, Edit::Create(draft)).await?;
     answer(StatusCode::CREATED, &saved, None)
@@ -40,6 +41,7 @@ pub(crate) async fn update(
     headers: HeaderMap,
     body: Bytes,
 ) -> Answer {
+    editing.writable()?;
     let draft = read_json(&headers, &body)?;
     let expected = if_match(&headers)?;
     let edit = Edit::Update {
@@ -59,6 +61,7 @@ pub(crate) async fn delete(
     Path(id): Path<u64>,
     headers: HeaderMap,
 ) -> Answer {
+    editing.writable()?;
     let expected = if_match(&headers)?;
     let saved = change(&editing, &visitor, &headers, Edit::Delete { id, expected }).await?;
     answer(StatusCode::OK, &saved, Some(id))
@@ -71,6 +74,7 @@ pub(crate) async fn undo(
     Path(n): Path<u64>,
     headers: HeaderMap,
 ) -> Answer {
+    editing.writable()?;
     editing::json_body(&headers)?;
     let saved = change(&editing, &visitor, &headers, Edit::Undo(n)).await?;
     answer(StatusCode::OK, &saved, None)

@@ -169,6 +169,7 @@ fn checked_form(
     visitor: &Visitor,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Fields, WebError> {
+    editing.writable()?;
     let editor = editing.editor(visitor)?;
     let Form(fields) =
         form.map_err(|e| WebError::BadRequest(format!("The form could not be read: {e}")))?;

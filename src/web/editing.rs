@@ -44,6 +44,9 @@ pub(crate) struct Editor {
 /// Editing's settings and state; one per process.
 pub struct Editing {
     store: Option<Arc<Store>>,
+    /// Not switched on (`--allow-edits`): the app is read-only, and its write routes answer
+    /// as if they did not exist (405), as they did before editing was added.
+    read_only: bool,
     /// Why editing is off for everyone (shown to visitors who would otherwise edit).
     off: Option<String>,
     editors: Vec<String>,
@@ -55,10 +58,21 @@ pub struct Editing {
 }
 
 impl Editing {
-    /// Editing off for everyone, saying why.
+    /// The app is read-only: editing was not switched on.
+    pub fn read_only() -> Editing {
+        Editing {
+            read_only: true,
+            ..Editing::off(
+                "Editing is off: start the app with --allow-edits (NixOS: services.libations.editing.enable = true).",
+            )
+        }
+    }
+
+    /// Editing switched on but not possible (the file cannot be written), saying why.
     pub fn off(why: impl Into<String>) -> Editing {
         Editing {
             store: None,
+            read_only: false,
             off: Some(why.into()),
             editors: Vec::new(),
             publish: None,
@@ -76,6 +90,7 @@ impl Editing {
     ) -> std::io::Result<Editing> {
         Ok(Editing {
             store: Some(Arc::new(store)),
+            read_only: false,
             off: None,
             editors,
             publish: Some(publish),
@@ -86,6 +101,17 @@ impl Editing {
 
     pub(crate) fn store(&self) -> Option<&Arc<Store>> {
         self.store.as_ref()
+    }
+
+    /// Refuses a write when the app is read-only: 405, as before editing existed, with
+    /// the flag that turns it on.
+    pub(crate) fn writable(&self) -> Result<(), WebError> {
+        if self.read_only {
+            return Err(WebError::ReadOnly(
+                "Method not allowed: this app is read-only. Start it with --allow-edits to add and edit recipes.".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// The editor behind this request, or why they may not edit.

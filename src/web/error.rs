@@ -43,6 +43,9 @@ pub(crate) enum WebError {
     /// Not allowed to do this; the message says why (and what would allow it).
     #[error("{0}")]
     Forbidden(String),
+    /// A write to an app that is read-only (not started with --allow-edits).
+    #[error("{0}")]
+    ReadOnly(String),
     #[error("Too many changes in a short time. Try again in {0} s.")]
     TooManyWrites(u64),
     #[error("Send the recipe as JSON (Content-Type: application/json).")]
@@ -106,6 +109,7 @@ impl WebError {
             WebError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             WebError::Busy => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Forbidden(_) => StatusCode::FORBIDDEN,
+            WebError::ReadOnly(_) => StatusCode::METHOD_NOT_ALLOWED,
             WebError::TooManyWrites(_) => StatusCode::TOO_MANY_REQUESTS,
             WebError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             WebError::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
@@ -141,6 +145,7 @@ impl WebError {
             WebError::MethodNotAllowed => "Method not allowed",
             WebError::Busy => "Busy",
             WebError::Forbidden(_) => "Not allowed",
+            WebError::ReadOnly(_) => "Method not allowed",
             WebError::TooManyWrites(_) => "Too many changes",
             WebError::UnsupportedMediaType => "Unsupported media type",
             WebError::PreconditionRequired => "Version needed",
@@ -177,7 +182,7 @@ impl WebError {
     fn with_headers(&self, mut response: Response) -> Response {
         let headers = response.headers_mut();
         match self {
-            WebError::MethodNotAllowed => {
+            WebError::MethodNotAllowed | WebError::ReadOnly(_) => {
                 headers.insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
             }
             WebError::Busy => {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -35,6 +36,7 @@ type api struct {
 func (a *api) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /fetch", a.handleFetch)
+	mux.HandleFunc("POST /fetch", a.handleFetch)
 	mux.HandleFunc("GET /status", a.handleStatus)
 	mux.HandleFunc("GET /load", a.handleLoad)
 	mux.HandleFunc("POST /control/stop", a.handleControlStop)
@@ -100,7 +102,9 @@ type fetchResult struct {
 //	insecure  "1" skips certificate verification (result reports verified=false)
 //	h1        "1" disables HTTP/2 (ALPN offers http/1.1 only)
 //	timeout   Go duration, default 20s
+//	header    "Name: value", repeatable: request headers to send
 //
+// A POST to /fetch sends its own body as the request's body.
 // Redirects are never followed. A fresh connection is used every time.
 func (a *api) handleFetch(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
@@ -170,10 +174,27 @@ func (a *api) handleFetch(w http.ResponseWriter, r *http.Request) {
 
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, target, nil)
+	var toSend io.Reader
+	if r.Method == http.MethodPost {
+		sent, err := io.ReadAll(io.LimitReader(r.Body, a.maxBody))
+		if err != nil {
+			writeJSON(w, 400, fetchResult{Error: "reading the body to send: " + err.Error()})
+			return
+		}
+		toSend = bytes.NewReader(sent)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, toSend)
 	if err != nil {
 		writeJSON(w, 400, fetchResult{Error: "bad request: " + err.Error()})
 		return
+	}
+	for _, h := range q["header"] {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok {
+			writeJSON(w, 400, fetchResult{Error: "header needs Name: value, got " + h})
+			return
+		}
+		req.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
 	}
 	if h := q.Get("host"); h != "" {
 		req.Host = h
