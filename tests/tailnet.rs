@@ -925,7 +925,10 @@ async fn an_editor_saves_over_https_another_phone_finds_it_and_a_non_editor_cann
     let me = whoami(&h, &host, None, &[]).await;
     assert_eq!(me["can_edit"], true, "{me}");
     let page = h.fetch(&format!("https://{host}/recipes/1"), &[]).await;
-    assert!(body(&page).contains("/recipes/1/edit"), "no edit link for the editor");
+    assert!(
+        body(&page).contains("/recipes/1/edit"),
+        "no edit link for the editor"
+    );
     let saved = write(&h, &host, None, "/api/recipes", &gimlet).await;
     assert_eq!(saved["status"], 201, "{saved}");
     let change: Value = serde_json::from_str(&body(&saved)).unwrap();
@@ -933,7 +936,10 @@ async fn an_editor_saves_over_https_another_phone_finds_it_and_a_non_editor_cann
 
     // The second phone (another user, no grant, not an editor) finds it by search...
     let found = h
-        .fetch(&format!("https://{host}/api/recipes?q=tailnet+gimlet"), &[("from", "phone2")])
+        .fetch(
+            &format!("https://{host}/api/recipes?q=tailnet+gimlet"),
+            &[("from", "phone2")],
+        )
         .await;
     let found: Vec<Value> = serde_json::from_str(&body(&found)).unwrap();
     assert_eq!(found.len(), 1, "{found:?}");
@@ -944,7 +950,10 @@ async fn an_editor_saves_over_https_another_phone_finds_it_and_a_non_editor_cann
     let page = h
         .fetch(&format!("https://{host}/recipes/1"), &[("from", "phone2")])
         .await;
-    assert!(!body(&page).contains("/recipes/1/edit"), "edit link for a non-editor");
+    assert!(
+        !body(&page).contains("/recipes/1/edit"),
+        "edit link for a non-editor"
+    );
     let me2 = whoami(&h, &host, Some("phone2"), &[]).await;
     assert_eq!(me2["can_edit"], false, "{me2}");
 
@@ -967,6 +976,9 @@ async fn an_editor_saves_over_https_another_phone_finds_it_and_a_non_editor_cann
     assert_eq!(saved["status"], 201, "{saved}");
     let on_disk = libations::recipes::Recipes::from_file(&file).expect("the file loads");
     let names: Vec<&str> = on_disk.all().iter().map(|r| r.name.as_str()).collect();
-    assert!(names.contains(&"Tailnet Gimlet") && names.contains(&"Granted Gimlet"), "{names:?}");
+    assert!(
+        names.contains(&"Tailnet Gimlet") && names.contains(&"Granted Gimlet"),
+        "{names:?}"
+    );
     assert_eq!(app.stop(), 0);
 }

@@ -6,7 +6,7 @@
 //! A recipe's version is the ETag `GET /api/recipes/{id}` sends (the hash of its JSON); a
 //! change answers with the recipe's new ETag.
 
-use super::editing::{self, Editing};
+use super::editing::{self, Editing, Provenance};
 use super::error::{Api, WebError};
 use super::identity::Visitor;
 use crate::store::{Edit, Entry, Saved, version};
@@ -24,12 +24,13 @@ type Answer = Result<Response, Api<WebError>>;
 pub(crate) async fn create(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
+    from: Provenance,
     headers: HeaderMap,
     body: Bytes,
 ) -> Answer {
     editing.writable()?;
     let draft = read_json(&headers, &body)?;
-    let saved = change(&editing, &visitor, &headers, Edit::Create(draft)).await?;
+    let saved = change(&editing, &visitor, &from, Edit::Create(draft)).await?;
     answer(StatusCode::CREATED, &saved, None)
 }
 
@@ -37,6 +38,7 @@ pub(crate) async fn create(
 pub(crate) async fn update(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
+    from: Provenance,
     Path(id): Path<u64>,
     headers: HeaderMap,
     body: Bytes,
@@ -49,7 +51,7 @@ pub(crate) async fn update(
         expected,
         draft,
     };
-    let saved = change(&editing, &visitor, &headers, edit).await?;
+    let saved = change(&editing, &visitor, &from, edit).await?;
     answer(StatusCode::OK, &saved, Some(id))
 }
 
@@ -58,12 +60,13 @@ pub(crate) async fn update(
 pub(crate) async fn delete(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
+    from: Provenance,
     Path(id): Path<u64>,
     headers: HeaderMap,
 ) -> Answer {
     editing.writable()?;
     let expected = if_match(&headers)?;
-    let saved = change(&editing, &visitor, &headers, Edit::Delete { id, expected }).await?;
+    let saved = change(&editing, &visitor, &from, Edit::Delete { id, expected }).await?;
     answer(StatusCode::OK, &saved, Some(id))
 }
 
@@ -71,12 +74,13 @@ pub(crate) async fn delete(
 pub(crate) async fn undo(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
+    from: Provenance,
     Path(n): Path<u64>,
     headers: HeaderMap,
 ) -> Answer {
     editing.writable()?;
     editing::json_body(&headers)?;
-    let saved = change(&editing, &visitor, &headers, Edit::Undo(n)).await?;
+    let saved = change(&editing, &visitor, &from, Edit::Undo(n)).await?;
     answer(StatusCode::OK, &saved, None)
 }
 
@@ -115,11 +119,11 @@ pub(crate) async fn download(State(editing): State<Arc<Editing>>) -> Answer {
 pub(crate) async fn change(
     editing: &Arc<Editing>,
     visitor: &Visitor,
-    headers: &HeaderMap,
+    from: &Provenance,
     edit: Edit,
 ) -> Result<Saved, WebError> {
     let editor = editing.editor(visitor)?;
-    editing::same_origin(headers)?;
+    from.check()?;
     editing.take_write(&editor)?;
     let store = editing
         .store()

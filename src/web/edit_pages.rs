@@ -5,7 +5,7 @@
 //! better in place, through the JSON API.
 
 use super::edit_api::change;
-use super::editing::{self, Editing, Editor};
+use super::editing::{self, Editing, Editor, Provenance};
 use super::error::WebError;
 use super::identity::Visitor;
 use super::site::Site;
@@ -17,7 +17,7 @@ use crate::store::{Action, Edit, Entry, FieldError, Saved, caps, journal, versio
 use axum::Form;
 use axum::extract::rejection::{FormRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -58,10 +58,10 @@ pub(crate) async fn create(
     State(site): State<Arc<Site>>,
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
-    headers: HeaderMap,
+    from: Provenance,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    submit(&site, &editing, &visitor, &headers, form, None).await
+    submit(&site, &editing, &visitor, &from, form, None).await
 }
 
 /// `POST /recipes/{id}/edit`.
@@ -70,10 +70,10 @@ pub(crate) async fn update(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
     Path(id): Path<u64>,
-    headers: HeaderMap,
+    from: Provenance,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    submit(&site, &editing, &visitor, &headers, form, Some(id)).await
+    submit(&site, &editing, &visitor, &from, form, Some(id)).await
 }
 
 /// `POST /recipes/{id}/delete`: deletes, then shows the history with its undo.
@@ -81,12 +81,12 @@ pub(crate) async fn delete(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
     Path(id): Path<u64>,
-    headers: HeaderMap,
+    from: Provenance,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
     let fields = checked_form(&editing, &visitor, form)?;
     let expected = field(&fields, "version").to_owned();
-    let saved = change(&editing, &visitor, &headers, Edit::Delete { id, expected }).await?;
+    let saved = change(&editing, &visitor, &from, Edit::Delete { id, expected }).await?;
     Ok(done(&saved))
 }
 
@@ -95,11 +95,11 @@ pub(crate) async fn undo(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
     Path(n): Path<u64>,
-    headers: HeaderMap,
+    from: Provenance,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
     checked_form(&editing, &visitor, form)?;
-    let saved = change(&editing, &visitor, &headers, Edit::Undo(n)).await?;
+    let saved = change(&editing, &visitor, &from, Edit::Undo(n)).await?;
     Ok(done(&saved))
 }
 
@@ -181,7 +181,7 @@ async fn submit(
     site: &Site,
     editing: &Arc<Editing>,
     visitor: &Visitor,
-    headers: &HeaderMap,
+    from: &Provenance,
     form: Result<Form<Fields>, FormRejection>,
     id: Option<u64>,
 ) -> Result<Response, WebError> {
@@ -202,7 +202,7 @@ async fn submit(
             draft,
         },
     };
-    match change(editing, visitor, headers, edit).await {
+    match change(editing, visitor, from, edit).await {
         Ok(saved) => {
             let n = saved
                 .entry

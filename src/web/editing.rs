@@ -17,6 +17,8 @@ use super::error::WebError;
 use super::identity::{Identity, Visitor};
 use crate::recipes::Recipes;
 use crate::store::{Saved, Store};
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -185,30 +187,60 @@ fn forbidden(why: &str) -> WebError {
     WebError::Forbidden(why.to_owned())
 }
 
-/// Refuses a write that did not come from a page of ours (see the module docs). Requests
-/// that carry neither header are not from a browser, and a browser is the only client a
-/// cross-site page can use.
-pub(crate) fn same_origin(headers: &HeaderMap) -> Result<(), WebError> {
-    let text = |name| headers.get(name).and_then(|v| v.to_str().ok());
-    if let Some(site) = text(header::HeaderName::from_static("sec-fetch-site")) {
-        return match site {
-            "same-origin" => Ok(()),
-            other => Err(forbidden(&format!(
-                "A change must come from this app's own pages (this request came from a {other} page)."
-            ))),
+/// Where a request says it comes from, and where it was sent: what the cross-site check
+/// needs. The host is the `Host` header, or the URI's authority (HTTP/2 sends no `Host`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Provenance {
+    host: Option<String>,
+    origin: Option<String>,
+    fetch_site: Option<String>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Provenance {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Provenance, Self::Rejection> {
+        let text = |name: &str| {
+            parts
+                .headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
         };
+        let host = text("host").or_else(|| parts.uri.authority().map(|a| a.as_str().to_owned()));
+        Ok(Provenance {
+            host,
+            origin: text("origin"),
+            fetch_site: text("sec-fetch-site"),
+        })
     }
-    let Some(origin) = text(header::ORIGIN) else {
-        return Ok(());
-    };
-    let host = text(header::HOST).unwrap_or_default();
-    let origin_host = origin.split_once("://").map_or("", |(_, rest)| rest);
-    if !host.is_empty() && origin_host.eq_ignore_ascii_case(host) {
-        Ok(())
-    } else {
-        Err(forbidden(
-            "A change must come from this app's own pages (the request's Origin is another site).",
-        ))
+}
+
+impl Provenance {
+    /// Refuses a write that did not come from a page of ours (see the module docs).
+    /// Requests that carry neither header are not from a browser, and a browser is the
+    /// only client a cross-site page can use.
+    pub(crate) fn check(&self) -> Result<(), WebError> {
+        if let Some(site) = &self.fetch_site {
+            return match site.as_str() {
+                "same-origin" => Ok(()),
+                other => Err(forbidden(&format!(
+                    "A change must come from this app's own pages (this request came from a {other} page)."
+                ))),
+            };
+        }
+        let Some(origin) = &self.origin else {
+            return Ok(());
+        };
+        let host = self.host.as_deref().unwrap_or_default();
+        let origin_host = origin.split_once("://").map_or("", |(_, rest)| rest);
+        if !host.is_empty() && origin_host.eq_ignore_ascii_case(host) {
+            Ok(())
+        } else {
+            Err(forbidden(
+                "A change must come from this app's own pages (the request's Origin is another site).",
+            ))
+        }
     }
 }
 
@@ -285,6 +317,7 @@ impl Limiter {
 mod tests {
     use super::*;
     use axum::http::HeaderValue;
+    use std::future::Future;
 
     fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
@@ -294,25 +327,69 @@ mod tests {
         h
     }
 
+    fn from(uri: &str, pairs: &[(&'static str, &'static str)]) -> Provenance {
+        let mut request = axum::http::Request::builder().uri(uri);
+        for (k, v) in pairs {
+            request = request.header(*k, *v);
+        }
+        let (mut parts, ()) = request.body(()).unwrap().into_parts();
+        let extracting = Provenance::from_request_parts(&mut parts, &());
+        // The extractor never waits: one poll answers.
+        let mut extracting = std::pin::pin!(extracting);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match extracting.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(Ok(p)) => p,
+            _ => panic!("the extractor waited"),
+        }
+    }
+
     #[test]
     fn only_our_own_origin_may_write() {
-        assert!(same_origin(&headers(&[("sec-fetch-site", "same-origin")])).is_ok());
-        assert!(same_origin(&headers(&[("sec-fetch-site", "same-site")])).is_err());
-        assert!(same_origin(&headers(&[("sec-fetch-site", "cross-site")])).is_err());
-        let ours = headers(&[
+        assert!(
+            from("/", &[("sec-fetch-site", "same-origin")])
+                .check()
+                .is_ok()
+        );
+        assert!(
+            from("/", &[("sec-fetch-site", "same-site")])
+                .check()
+                .is_err()
+        );
+        assert!(
+            from("/", &[("sec-fetch-site", "cross-site")])
+                .check()
+                .is_err()
+        );
+        let ours = [
             ("host", "bar.example.ts.net"),
             ("origin", "https://bar.example.ts.net"),
-        ]);
-        assert!(same_origin(&ours).is_ok());
-        let theirs = headers(&[
+        ];
+        assert!(from("/", &ours).check().is_ok());
+        let theirs = [
             ("host", "bar.example.ts.net"),
             ("origin", "https://evil.example"),
-        ]);
-        assert!(same_origin(&theirs).is_err());
-        assert!(same_origin(&headers(&[("host", "x"), ("origin", "null")])).is_err());
+        ];
+        assert!(from("/", &theirs).check().is_err());
         assert!(
-            same_origin(&headers(&[])).is_ok(),
+            from("/", &[("host", "x"), ("origin", "null")])
+                .check()
+                .is_err()
+        );
+        assert!(
+            from("/", &[]).check().is_ok(),
             "no browser, no cross-site page"
+        );
+        // HTTP/2: no Host header, the authority is in the URI.
+        let url = "https://bar.example.ts.net/api/recipes";
+        assert!(
+            from(url, &[("origin", "https://bar.example.ts.net")])
+                .check()
+                .is_ok()
+        );
+        assert!(
+            from(url, &[("origin", "https://evil.example")])
+                .check()
+                .is_err()
         );
     }
 
