@@ -672,3 +672,17 @@ async fn a_missing_file_is_seeded_once_and_never_overwritten() {
     let all: Vec<Value> = get(&server, "/api/recipes").await.json().await.unwrap();
     assert_eq!(all.len(), 2);
 }
+
+#[test]
+fn every_recipe_of_the_real_collections_fits_the_caps() {
+    for name in ["iba.json", "bar-assistant.json", "scale-5000.json"] {
+        let Some(path) = common::shared_data(name) else {
+            return;
+        };
+        let recipes = Recipes::from_file(&path).unwrap();
+        for r in recipes.all() {
+            let over = libations::store::caps::over_caps(r);
+            assert!(over.is_empty(), "{name}: {} ({}) {over:?}", r.name, r.id);
+        }
+    }
+}
