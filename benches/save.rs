@@ -8,63 +8,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
 mod common;
+#[path = "../tests/common/mod.rs"]
+mod server;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 const READERS: usize = 2;
 const QUERY: &str = "/api/recipes?q=lime";
-
-struct App {
-    child: Child,
-    base: String,
-}
-
-impl Drop for App {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(file: &std::path::Path) -> App {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_libations"))
-        .args([
-            "--local",
-            "--addr",
-            "127.0.0.1:0",
-            "--allow-edits",
-            "--local-edit",
-        ])
-        .args(["--edits-per-minute", "100000", "--recipes-file"])
-        .arg(file)
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start libations");
-    let stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut base = String::new();
-    let mut lines = stderr.lines();
-    for line in lines.by_ref().map_while(Result::ok) {
-        if let Some(url) = line.split("serving on ").nth(1) {
-            base = url
-                .split_whitespace()
-                .next()
-                .unwrap()
-                .trim_end_matches('/')
-                .to_owned();
-            break;
-        }
-    }
-    assert!(!base.is_empty(), "libations did not start");
-    std::thread::spawn(move || lines.for_each(drop));
-    App { child, base }
-}
 
 /// Searches as fast as `READERS` clients can until `stop`; returns answers per second.
 async fn readers(base: String, stop: Arc<AtomicBool>) -> f64 {
@@ -150,7 +102,15 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("recipes.json");
     std::fs::write(&file, text).unwrap();
-    let app = start(&file);
+    let file = file.to_str().unwrap();
+    let app = server::Server::start(&[
+        "--allow-edits",
+        "--local-edit",
+        "--edits-per-minute",
+        "100000",
+        "--recipes-file",
+        file,
+    ]);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let client = reqwest::Client::new();

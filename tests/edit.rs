@@ -87,6 +87,17 @@ async fn get(server: &Server, path: &str) -> reqwest::Response {
     client().get(server.url(path)).send().await.unwrap()
 }
 
+/// Posts an HTML form as a page of the app's own would.
+async fn post_form(server: &Server, path: &str, fields: &[(String, String)]) -> reqwest::Response {
+    client()
+        .post(server.url(path))
+        .headers(same_origin(server))
+        .form(fields)
+        .send()
+        .await
+        .unwrap()
+}
+
 fn etag(r: &reqwest::Response) -> String {
     r.headers()["etag"].to_str().unwrap().to_owned()
 }
@@ -524,13 +535,7 @@ async fn the_plain_html_form_adds_edits_and_reports_problems_without_javascript(
         ]
         .map(|(a, b)| (a.to_owned(), b.to_owned())),
     );
-    let r = client()
-        .post(server.url("/recipes/new"))
-        .headers(same_origin(&server))
-        .form(&fields)
-        .send()
-        .await
-        .unwrap();
+    let r = post_form(&server, "/recipes/new", &fields).await;
     assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let page = r.text().await.unwrap();
     assert!(
@@ -563,13 +568,7 @@ async fn the_plain_html_form_adds_edits_and_reports_problems_without_javascript(
     ] {
         fields.push((k.to_owned(), v.to_owned()));
     }
-    let r = client()
-        .post(server.url("/recipes/new"))
-        .headers(same_origin(&server))
-        .form(&fields)
-        .send()
-        .await
-        .unwrap();
+    let r = post_form(&server, "/recipes/new", &fields).await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     let location = r.headers()["location"].to_str().unwrap().to_owned();
     let id: u64 = location
@@ -611,22 +610,10 @@ async fn the_plain_html_form_adds_edits_and_reports_problems_without_javascript(
     ] {
         fields.push((k.to_owned(), v.to_owned()));
     }
-    let r = client()
-        .post(server.url(&format!("/recipes/{id}/edit")))
-        .headers(same_origin(&server))
-        .form(&fields)
-        .send()
-        .await
-        .unwrap();
+    let r = post_form(&server, &format!("/recipes/{id}/edit"), &fields).await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     // The same stale form again: a conflict page showing both versions.
-    let r = client()
-        .post(server.url(&format!("/recipes/{id}/edit")))
-        .headers(same_origin(&server))
-        .form(&fields)
-        .send()
-        .await
-        .unwrap();
+    let r = post_form(&server, &format!("/recipes/{id}/edit"), &fields).await;
     assert_eq!(r.status(), StatusCode::CONFLICT);
     let page = r.text().await.unwrap();
     assert!(
