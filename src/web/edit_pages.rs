@@ -115,7 +115,9 @@ pub(crate) async fn changes(
     visitor: Visitor,
     params: Result<Query<ChangesParams>, QueryRejection>,
 ) -> Result<Response, WebError> {
-    let editor = editing.editor(&visitor).ok();
+    let refusal = editing.editor(&visitor);
+    let why_not = refusal.as_ref().err().map(ToString::to_string);
+    let editor = refusal.ok();
     let entries = editing.store().map(|s| s.changes()).unwrap_or_default();
     let done = params.ok().and_then(|Query(p)| p.done);
     let message = done
@@ -136,6 +138,7 @@ pub(crate) async fn changes(
         message,
         changes: views,
         can_edit: editor.is_some(),
+        why_not,
         csrf: editor.map(|e| e.token).unwrap_or_default(),
         keep: journal::KEEP,
     };

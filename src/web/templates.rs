@@ -481,6 +481,8 @@ pub(crate) struct ChangesPage<'a> {
     pub(crate) message: Option<String>,
     pub(crate) changes: Vec<ChangeView>,
     pub(crate) can_edit: bool,
+    /// Why this visitor cannot undo (shown instead of the buttons).
+    pub(crate) why_not: Option<String>,
     pub(crate) csrf: String,
     pub(crate) keep: usize,
 }
