@@ -132,17 +132,25 @@ impl Reloader {
 
     /// Serves `site` from now on; compresses its bodies in the background.
     fn swap_in(&self, site: Site) -> usize {
+        let site = self.swap_in_as(site, "reloaded");
+        let count = site.recipes().len();
+        tokio::task::spawn_blocking(move || site.compress());
+        count
+    }
+
+    /// Serves `site` from now on and logs it (`what`: why it changed); the caller
+    /// compresses its bodies.
+    fn swap_in_as(&self, site: Site, what: &str) -> Arc<Site> {
         let site = Arc::new(site);
         let count = site.recipes().len();
         self.site.store(site.clone());
         self.metrics.loaded(count);
         tracing::info!(
             recipes = count,
-            "reloaded {count} recipes from {}",
+            "{what} {count} recipes from {}",
             site.recipes().origin()
         );
-        tokio::task::spawn_blocking(move || site.compress());
-        count
+        site
     }
 
     /// Reloads on SIGHUP and whenever the file changes, until `stopping` is cancelled.
@@ -204,7 +212,8 @@ impl crate::web::Publish for Reloader {
                 .await
                 .map_err(|e| e.to_string())?
                 .map_err(|e| e.to_string())?;
-            self.swap_in(site);
+            let site = self.swap_in_as(site, "saved in the app: serving");
+            tokio::task::spawn_blocking(move || site.compress_quickly());
             *self.seen() = written;
             Ok(())
         })

@@ -337,8 +337,14 @@ async fn who_may_write_is_decided_by_the_capability_and_the_switch() {
         StatusCode::FORBIDDEN
     );
     let history = get(&server, "/changes").await.text().await.unwrap();
-    assert!(history.contains("You may not edit recipes"), "the history says why");
-    assert!(!history.contains("/undo"), "no undo buttons for a non-editor");
+    assert!(
+        history.contains("You may not edit recipes"),
+        "the history says why"
+    );
+    assert!(
+        !history.contains("/undo"),
+        "no undo buttons for a non-editor"
+    );
     drop(server);
 
     // A grant, but editing not switched on: read-only, 405 as before, naming the flag.
