@@ -6,12 +6,12 @@
 
 use crate::credentials::{self, CredentialError};
 use crate::metrics::Metrics;
-use crate::recipes::{LoadError, Recipes};
+use crate::recipes::{LoadError, Recipes, Stamp};
 use crate::web::{Assets, Site, SiteError};
 use arc_swap::ArcSwap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// How often the file's size, time and inode are compared with the last load.
@@ -29,27 +29,6 @@ pub enum ReloadError {
     /// The task that reads the file and builds the site panicked or was cancelled.
     #[error("the reload task did not finish: {0}")]
     Task(#[from] tokio::task::JoinError),
-}
-
-/// What identifies a version of the file without reading it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stamp {
-    modified: Option<SystemTime>,
-    len: u64,
-    inode: u64,
-}
-
-impl Stamp {
-    /// Takes the stamp of `path` now. Take it *before* reading the file: a change that
-    /// lands between the read and the stamp is then seen as a change, never missed.
-    pub fn of(path: &Path) -> Option<Stamp> {
-        let meta = std::fs::metadata(path).ok()?;
-        Some(Stamp {
-            modified: meta.modified().ok(),
-            len: meta.len(),
-            inode: std::os::unix::fs::MetadataExt::ino(&meta),
-        })
-    }
 }
 
 async fn stamp(path: &Path) -> Option<Stamp> {

@@ -4,7 +4,7 @@ use super::RunError;
 use super::serving;
 use crate::cli::ServeArgs;
 use crate::recipes::Recipes;
-use crate::reload::Stamp;
+use crate::recipes::Stamp;
 use crate::web::Assets;
 use crate::{credentials, memory};
 use std::sync::Arc;

@@ -104,6 +104,32 @@ fn also(warnings: &[Problem]) -> String {
     lines.concat()
 }
 
+/// What identifies a version of the file without reading it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp {
+    modified: Option<SystemTime>,
+    len: u64,
+    inode: u64,
+}
+
+impl Stamp {
+    /// Takes the stamp of `path` now. Take it *before* reading the file: a change that
+    /// lands between the read and the stamp is then seen as a change, never missed.
+    pub fn of(path: &Path) -> Option<Stamp> {
+        std::fs::metadata(path).ok().map(|meta| Stamp::from(&meta))
+    }
+}
+
+impl From<&std::fs::Metadata> for Stamp {
+    fn from(meta: &std::fs::Metadata) -> Stamp {
+        Stamp {
+            modified: meta.modified().ok(),
+            len: meta.len(),
+            inode: std::os::unix::fs::MetadataExt::ino(meta),
+        }
+    }
+}
+
 /// Reads a recipes file's text and modification time, refusing one larger than `max`
 /// bytes before reading it (and one that grows past `max` while it is read).
 pub fn read_at_most(path: &Path, max: u64) -> Result<(String, SystemTime), LoadError> {
@@ -198,6 +224,34 @@ impl Recipes {
             updated,
             warnings,
         })
+    }
+
+    /// This collection with one recipe taken out (`remove`) and/or one put in (`insert`,
+    /// replacing any with its id): what a saved change leaves, without reading and
+    /// validating the whole file again. `insert` must already be valid (the store checks
+    /// it with [`check_one`]); ids stay unique because one replaces another.
+    pub fn changed(
+        &self,
+        remove: Option<u64>,
+        insert: Option<Recipe>,
+        updated: SystemTime,
+    ) -> Recipes {
+        let mut list: Vec<Recipe> = self
+            .list
+            .iter()
+            .filter(|r| Some(r.id) != remove && Some(r.id) != insert.as_ref().map(|i| i.id))
+            .cloned()
+            .collect();
+        list.extend(insert);
+        list.sort_by_cached_key(|r| (crate::text::fold(&r.name), r.id));
+        let by_id = list.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
+        Recipes {
+            list,
+            by_id,
+            origin: self.origin.clone(),
+            updated,
+            warnings: self.warnings.clone(),
+        }
     }
 
     /// All recipes, sorted by name.

@@ -33,7 +33,7 @@ pub(crate) fn checked(
     draft: &Value,
     id: u64,
     before: Option<&Object>,
-) -> Result<Object, StoreError> {
+) -> Result<(Object, Recipe), StoreError> {
     let fields = draft.as_object().ok_or_else(|| {
         invalid(vec![error(
             "",
@@ -78,7 +78,7 @@ pub(crate) fn checked(
         problems.extend(over_caps(recipe));
     }
     match recipe {
-        Some(recipe) if problems.is_empty() => Ok(stored(&recipe, before)),
+        Some(recipe) if problems.is_empty() => Ok((stored(&recipe, before), recipe)),
         _ => Err(invalid(problems)),
     }
 }

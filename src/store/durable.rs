@@ -9,11 +9,13 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-/// Replaces `path` with `bytes` atomically and durably.
+/// Replaces `path` with `bytes` atomically and durably; returns the new file's metadata,
+/// taken from the file itself before the rename (a rename keeps inode, size and time), so
+/// that it describes these bytes even if someone changes the file right afterwards.
 ///
 /// The temporary file is created in the same directory (a rename is atomic only within one
 /// file system) with a name no other writer uses, and removed again if anything fails.
-pub(crate) fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn replace(path: &Path, bytes: &[u8]) -> io::Result<std::fs::Metadata> {
     let dir = parent(path);
     let temp = temp_name(path);
     let written = (|| {
@@ -24,13 +26,17 @@ pub(crate) fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
         file.write_all(bytes)?;
         file.sync_all()?;
         keep_mode(path, &file)?;
-        std::fs::rename(&temp, path)
+        let meta = file.metadata()?;
+        std::fs::rename(&temp, path)?;
+        Ok(meta)
     })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temp);
-        return Err(e);
+    match written {
+        Ok(meta) => sync_dir(&dir).map(|()| meta),
+        Err(e) => {
+            let _ = std::fs::remove_file(&temp);
+            Err(e)
+        }
     }
-    sync_dir(&dir)
 }
 
 /// Appends `bytes` to `path` (creating it) and syncs the file, and the directory when the

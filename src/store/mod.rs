@@ -25,7 +25,7 @@ pub mod journal;
 pub use document::version;
 pub use journal::{Action, Entry, JournalError};
 
-use crate::recipes::{LoadError, Origin, Recipe, Recipes};
+use crate::recipes::{LoadError, Origin, Recipe, Recipes, Stamp};
 use document::{Document, Object, key_like};
 use journal::Journal;
 use serde::Serialize;
@@ -118,7 +118,24 @@ pub struct Saved {
 pub struct Store {
     path: PathBuf,
     max_bytes: u64,
-    journal: Mutex<Journal>,
+    state: Mutex<State>,
+}
+
+/// What the lock guards: the journal, and the file as this store last wrote it.
+#[derive(Debug)]
+struct State {
+    journal: Journal,
+    /// The collection as our last write left it, with that file's [`Stamp`]: the next
+    /// change starts from it without reading and parsing thousands of recipes again, as
+    /// long as the file on disk still has that stamp (a hand edit changes it).
+    written: Option<Written>,
+}
+
+#[derive(Debug)]
+struct Written {
+    stamp: Stamp,
+    recipes: Recipes,
+    doc: Document,
 }
 
 impl Store {
@@ -145,7 +162,10 @@ impl Store {
         Ok(Store {
             path: path.to_owned(),
             max_bytes,
-            journal: Mutex::new(journal),
+            state: Mutex::new(State {
+                journal,
+                written: None,
+            }),
         })
     }
 
@@ -156,19 +176,29 @@ impl Store {
 
     /// The journaled changes, newest first.
     pub fn changes(&self) -> Vec<Entry> {
-        self.lock().entries().iter().rev().cloned().collect()
+        self.lock()
+            .journal
+            .entries()
+            .iter()
+            .rev()
+            .cloned()
+            .collect()
     }
 
     /// One journaled change.
     pub fn change(&self, n: u64) -> Option<Entry> {
-        self.lock().get(n).cloned()
+        self.lock().journal.get(n).cloned()
     }
 
     /// Makes a change on behalf of `who`; see the module docs for the steps.
     pub fn apply(&self, edit: Edit, who: &str) -> Result<Saved, StoreError> {
-        let mut journal = self.lock();
-        let (recipes, mut doc) = read(&self.path, self.max_bytes)?;
-        let planned = plan(&edit, &recipes, &doc, &journal)?;
+        let mut state = self.lock();
+        let (recipes, mut doc) = match state.written.take() {
+            Some(w) if Stamp::of(&self.path).as_ref() == Some(&w.stamp) => (w.recipes, w.doc),
+            _ => read(&self.path, self.max_bytes)?,
+        };
+        let journal = &mut state.journal;
+        let planned = plan(&edit, &recipes, &doc, journal)?;
         let fields = changed_fields(planned.before.as_ref(), planned.after.as_ref());
         if fields.is_empty() && planned.before.is_some() && planned.after.is_some() {
             return Ok(Saved {
@@ -183,7 +213,17 @@ impl Store {
             }
         }
         let bytes = doc.to_pretty();
-        let recipes = self.validate_whole(&bytes)?;
+        let now = SystemTime::now();
+        let recipes = match (&planned.before, &planned.recipe) {
+            // A new or replaced recipe the store validated, or a delete: the collection
+            // changes by one recipe.
+            (_, Some(recipe)) => recipes.changed(Some(recipe.id), Some(recipe.clone()), now),
+            (Some(_), None) if planned.after.is_none() => {
+                recipes.changed(Some(planned.id), None, now)
+            }
+            // An undo puts back a recipe as the file had it: load the whole file as written.
+            _ => self.validate_whole(&bytes)?,
+        };
         let entry = Entry {
             n: journal.next_n(),
             at: SystemTime::now()
@@ -204,10 +244,15 @@ impl Store {
             after: planned.after,
         };
         journal.append(entry.clone())?;
-        durable::replace(&self.path, &bytes).map_err(|source| StoreError::Write {
+        let meta = durable::replace(&self.path, &bytes).map_err(|source| StoreError::Write {
             path: self.path.clone(),
             source,
         })?;
+        state.written = Some(Written {
+            stamp: Stamp::from(&meta),
+            recipes: recipes.clone(),
+            doc,
+        });
         Ok(Saved {
             recipes,
             entry: Some(entry),
@@ -225,10 +270,11 @@ impl Store {
         })
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Journal> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         // A panic while holding the lock left the journal as it was on disk before the
-        // failed change (appends happen last), so the state is still good to use.
-        self.journal.lock().unwrap_or_else(|p| p.into_inner())
+        // failed change (appends happen last), and took the written state out, so what
+        // is left is still good to use.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Runs the loader over the file about to be written: what the app writes must load.
@@ -249,10 +295,12 @@ impl Store {
 pub fn seed(path: &Path, text: &str) -> Result<(), StoreError> {
     Recipes::parse(text, Origin::File(path.to_owned()), SystemTime::now())
         .map_err(StoreError::FileInvalid)?;
-    durable::replace(path, text.as_bytes()).map_err(|source| StoreError::Write {
-        path: path.to_owned(),
-        source,
-    })
+    durable::replace(path, text.as_bytes())
+        .map(drop)
+        .map_err(|source| StoreError::Write {
+            path: path.to_owned(),
+            source,
+        })
 }
 
 /// The file as it is now: validated, and as written.
@@ -278,6 +326,8 @@ struct Planned {
     id: u64,
     before: Option<Object>,
     after: Option<Object>,
+    /// `after` as the validated recipe, when the store checked it itself.
+    recipe: Option<Recipe>,
     undoes: Option<u64>,
 }
 
@@ -287,11 +337,15 @@ fn plan(
     doc: &Document,
     journal: &Journal,
 ) -> Result<Planned, StoreError> {
-    let planned = |id, after, undoes| Planned {
-        id,
-        before: doc.get(id).cloned(),
-        after,
-        undoes,
+    let planned = |id, after: Option<(Object, Recipe)>, undoes| {
+        let (after, recipe) = after.map_or((None, None), |(o, r)| (Some(o), Some(r)));
+        Planned {
+            id,
+            before: doc.get(id).cloned(),
+            after,
+            recipe,
+            undoes,
+        }
     };
     match edit {
         Edit::Create(draft) => {
@@ -324,7 +378,9 @@ fn plan(
                     yours: entry.before.clone().map(Value::Object),
                 })));
             }
-            Ok(planned(entry.id, entry.before.clone(), Some(*n)))
+            let mut undo = planned(entry.id, None, Some(*n));
+            undo.after = entry.before.clone();
+            Ok(undo)
         }
     }
 }

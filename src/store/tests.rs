@@ -50,6 +50,68 @@ fn create_gives_the_next_id_and_writes_a_pretty_loadable_file() {
     let disk = on_disk(&store);
     assert_eq!(disk.get(6).unwrap().ingredients.len(), 3);
     assert_eq!(saved.recipes.len(), disk.len());
+    assert_eq!(
+        saved.recipes.all(),
+        disk.all(),
+        "the collection served is the file's"
+    );
+}
+
+#[test]
+fn the_collection_after_each_kind_of_change_is_the_file_s() {
+    let (_dir, store) = store();
+    let created = store.apply(Edit::Create(drink("Aviation")), "a").unwrap();
+    assert_eq!(created.recipes.all(), on_disk(&store).all());
+    let v = version_of(&store, 1);
+    let changed = store
+        .apply(
+            Edit::Update {
+                id: 1,
+                expected: v,
+                draft: drink("Zombie"),
+            },
+            "a",
+        )
+        .unwrap();
+    assert_eq!(
+        changed.recipes.all(),
+        on_disk(&store).all(),
+        "re-sorted by the new name"
+    );
+    let v = version_of(&store, 5);
+    let deleted = store
+        .apply(Edit::Delete { id: 5, expected: v }, "a")
+        .unwrap();
+    assert_eq!(deleted.recipes.all(), on_disk(&store).all());
+    let undone = store
+        .apply(Edit::Undo(deleted.entry.unwrap().n), "a")
+        .unwrap();
+    assert_eq!(undone.recipes.all(), on_disk(&store).all());
+}
+
+#[test]
+fn a_hand_edit_after_a_save_is_seen_by_the_next_save() {
+    let (_dir, store) = store();
+    store.apply(Edit::Create(drink("Gimlet")), "a").unwrap();
+    let before_hand_edit = version_of(&store, 6);
+    let text = std::fs::read_to_string(store.path()).unwrap();
+    std::fs::write(
+        store.path(),
+        text.replace("\"Gimlet\"", "\"Gimlet (hand)\""),
+    )
+    .unwrap();
+    let err = store
+        .apply(
+            Edit::Update {
+                id: 6,
+                expected: before_hand_edit,
+                draft: drink("Gimlet (app)"),
+            },
+            "a",
+        )
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Conflict(_)), "{err}");
+    assert_eq!(on_disk(&store).get(6).unwrap().name, "Gimlet (hand)");
 }
 
 #[test]
