@@ -51,6 +51,10 @@ pub struct Reloader {
     /// file's stamp differs. Shared by clones, so a save in the app (which publishes its own
     /// collection) does not make the poller read the file again.
     seen: Arc<Mutex<Option<Stamp>>>,
+    /// Held while a new site is built and swapped in, by reloads and publishes alike, so
+    /// that an older collection never replaces a newer one; holds the number of the last
+    /// change published.
+    swapping: Arc<tokio::sync::Mutex<u64>>,
     /// A larger file is refused and the served recipes kept.
     max_bytes: u64,
 }
@@ -71,6 +75,7 @@ impl Reloader {
             assets,
             metrics,
             seen: Arc::new(Mutex::new(loaded)),
+            swapping: Arc::new(tokio::sync::Mutex::new(0)),
             max_bytes,
         }
     }
@@ -88,6 +93,7 @@ impl Reloader {
             );
             return Ok(self.site.load().recipes().len());
         };
+        let _turn = self.swapping.lock().await;
         match self.build(path.clone()).await {
             Ok(site) => Ok(self.swap_in(site)),
             Err(e) => {
@@ -176,16 +182,22 @@ impl Reloader {
 
 /// A change saved in the app: its collection is served at once, and the file it wrote is
 /// marked as seen so the poller does not load it again.
+/// A change saved in the app: its collection is served at once, and the file it wrote is
+/// marked as seen so the poller does not load it again. Publishes and reloads take turns
+/// (`swapping`), and a publish for an older change than the last one published is
+/// dropped: the newer collection already holds it.
 impl crate::web::Publish for Reloader {
     fn publish(
         &self,
         recipes: Recipes,
+        written: Option<Stamp>,
+        change: u64,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), String>> + Send + '_>> {
         Box::pin(async move {
-            let written = match &self.path {
-                Some(path) => credentials::resolve(path).ok().and_then(|p| Stamp::of(&p)),
-                None => None,
-            };
+            let mut last = self.swapping.lock().await;
+            if change <= *last {
+                return Ok(());
+            }
             let assets = self.assets.clone();
             let site = tokio::task::spawn_blocking(move || Site::new(recipes, &assets))
                 .await
@@ -194,6 +206,7 @@ impl crate::web::Publish for Reloader {
             let site = self.swap_in_as(site, "saved in the app: serving");
             tokio::task::spawn_blocking(move || site.compress_quickly());
             *self.seen() = written;
+            *last = change;
             Ok(())
         })
     }

@@ -217,6 +217,12 @@ async fn create_edit_delete_and_undo_through_the_api_keep_the_file_true() {
         .unwrap();
     assert!(found.is_empty());
     disk_matches_api(&server, &path).await;
+    // Saving an edit of it now: a conflict saying it is gone, with what was sent.
+    let r = put(&server, id, &edited_tag, &changed).await;
+    assert_eq!(r.status(), StatusCode::CONFLICT);
+    let gone: Value = r.json().await.unwrap();
+    assert!(gone["conflict"]["current"].is_null(), "{gone}");
+    assert_eq!(gone["conflict"]["yours"]["notes"], "Shake very hard.");
 
     // The history, newest first, and undo of the delete brings it back with its id.
     let changes: Value = get(&server, "/api/changes").await.json().await.unwrap();
@@ -456,7 +462,7 @@ async fn write_bodies_have_their_own_limit() {
     let (_dir, path) = collection();
     let server = editor(&path, &[]);
     let mut big = gimlet();
-    big["notes"] = json!("n".repeat(70 * 1024));
+    big["notes"] = json!("n".repeat(300 * 1024));
     let r = post(&server, "/api/recipes", &big).await;
     assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
     // A body far over the 1 KiB read limit but under 64 KiB is fine.

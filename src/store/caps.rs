@@ -14,7 +14,7 @@
 
 use super::document::{Object, key_like};
 use super::{FieldError, StoreError};
-use crate::recipes::{RECIPE_FIELDS, Recipe};
+use crate::recipes::{INGREDIENT_FIELDS, RECIPE_FIELDS, Recipe};
 use serde_json::Value;
 
 pub const NAME_CHARS: usize = 120;
@@ -163,15 +163,41 @@ fn stored(recipe: &Recipe, before: Option<&Object>) -> Object {
         Ok(Value::Object(o)) => o,
         _ => Object::new(),
     };
-    if let Some(before) = before {
-        for (key, value) in before {
-            let known = RECIPE_FIELDS.iter().any(|f| f.eq_ignore_ascii_case(key));
-            if !known && key_like(&object, key).is_none() {
-                object.insert(key.clone(), value.clone());
+    let Some(before) = before else {
+        return object;
+    };
+    keep_unknown(&mut object, before, &RECIPE_FIELDS);
+    let old_rows: Vec<&Object> = key_like(before, "ingredients")
+        .and_then(|(_, v)| v.as_array())
+        .map(|rows| rows.iter().filter_map(Value::as_object).collect())
+        .unwrap_or_default();
+    if let Some(Value::Array(rows)) = object.get_mut("ingredients") {
+        for (i, row) in rows.iter_mut().enumerate() {
+            let Value::Object(row) = row else { continue };
+            // The row it was: the one with the same name, else the one in its place.
+            let name = row.get("name").and_then(Value::as_str).unwrap_or_default();
+            let same_name = old_rows.iter().find(|old| {
+                key_like(old, "name")
+                    .and_then(|(_, v)| v.as_str())
+                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
+            });
+            if let Some(old) = same_name.or(old_rows.get(i)) {
+                keep_unknown(row, old, &INGREDIENT_FIELDS);
             }
         }
     }
     object
+}
+
+/// Copies the keys of `old` that are not schema fields (in any case) into `new`: the Go
+/// original ignored unknown keys, and an edit must not drop what someone put there.
+fn keep_unknown(new: &mut Object, old: &Object, schema: &[&str]) {
+    for (key, value) in old {
+        let known = schema.iter().any(|f| f.eq_ignore_ascii_case(key));
+        if !known && key_like(new, key).is_none() {
+            new.insert(key.clone(), value.clone());
+        }
+    }
 }
 
 fn error(field: &str, message: &str) -> FieldError {

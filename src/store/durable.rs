@@ -77,6 +77,28 @@ pub(crate) fn check_writable(path: &Path) -> io::Result<()> {
     OpenOptions::new().append(true).open(path).map(drop)
 }
 
+/// Takes an exclusive lock on `<path>.lock` (created if missing) for as long as the file
+/// is open, or fails at once when another process holds it.
+pub(crate) fn lock_beside(path: &Path) -> io::Result<File> {
+    use std::os::fd::AsRawFd;
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(PathBuf::from(name))?;
+    // SAFETY: flock on a descriptor this function owns; no memory is involved.
+    let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if locked != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::WouldBlock,
+            "another process is editing this file (its journal is locked)",
+        ));
+    }
+    Ok(file)
+}
+
 fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }

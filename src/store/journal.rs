@@ -54,6 +54,10 @@ pub struct Entry {
     pub undoes: Option<u64>,
     /// The highest recipe id ever given out, this change included.
     pub max_id: u64,
+    /// The SHA-256 of the recipes file this change started from: if the file still holds
+    /// exactly those bytes, the change never reached it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_before: Option<String>,
     /// The recipe object before the change (`None` when it was created).
     pub before: Option<Object>,
     /// The recipe object after the change (`None` when it was deleted).
@@ -155,8 +159,12 @@ impl Journal {
         durable::append(&self.path, &line).map_err(|e| self.write_error(e))?;
         self.entries.push(entry);
         self.lines += 1;
-        if self.lines >= KEEP + SLACK {
-            self.compact()?;
+        if self.lines >= KEEP + SLACK
+            && let Err(e) = self.compact()
+        {
+            // The change itself is safe on disk; the journal stays longer until the next
+            // compaction succeeds.
+            tracing::warn!("cannot compact the change journal: {e}");
         }
         Ok(())
     }
@@ -170,8 +178,15 @@ impl Journal {
 
     fn compact(&mut self) -> Result<(), JournalError> {
         let excess = self.entries.len().saturating_sub(KEEP);
-        self.entries.drain(..excess);
-        self.rewrite()
+        let kept = self.entries.split_off(excess);
+        let dropped = std::mem::replace(&mut self.entries, kept);
+        let rewritten = self.rewrite();
+        if rewritten.is_err() {
+            // Nothing changed on disk: neither may the entries in memory.
+            let kept = std::mem::replace(&mut self.entries, dropped);
+            self.entries.extend(kept);
+        }
+        rewritten
     }
 
     fn rewrite(&mut self) -> Result<(), JournalError> {
@@ -244,6 +259,7 @@ mod tests {
             fields: vec![],
             undoes: None,
             max_id: n,
+            file_before: None,
             before: None,
             after: Some(Object::new()),
         }

@@ -30,6 +30,7 @@ use document::{Document, Object, key_like};
 use journal::Journal;
 use serde::Serialize;
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -63,6 +64,14 @@ pub enum StoreError {
         "{path} cannot be written ({source}), so editing is off; point --recipes at a writable copy (the NixOS module does this with editing.enable)"
     )]
     NotWritable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "{path} is being edited by another process ({source}), so editing is off here; stop the other one or give this one its own file"
+    )]
+    Locked {
         path: PathBuf,
         #[source]
         source: std::io::Error,
@@ -111,6 +120,9 @@ pub struct Saved {
     pub recipes: Recipes,
     /// The change as journaled; `None` when the edit changed nothing.
     pub entry: Option<Entry>,
+    /// The stamp of the file this change wrote (`None` when nothing was written), for the
+    /// reloader to know it has seen it.
+    pub stamp: Option<Stamp>,
 }
 
 /// The recipes file and its journal, open for changes.
@@ -125,17 +137,29 @@ pub struct Store {
 #[derive(Debug)]
 struct State {
     journal: Journal,
-    /// The collection as our last write left it, with that file's [`Stamp`]: the next
-    /// change starts from it without reading and parsing thousands of recipes again, as
-    /// long as the file on disk still has that stamp (a hand edit changes it).
+    /// The collection as our last write left it, with the hash of the bytes written: the
+    /// next change starts from it without parsing thousands of recipes again, as long as
+    /// the file on disk still holds exactly those bytes (any hand edit changes them; a
+    /// size and time check alone could miss one made within a timestamp tick).
     written: Option<Written>,
+    /// Held for as long as the store is open: a second process editing the same file
+    /// would interleave journal numbers and ids.
+    _lock: std::fs::File,
 }
 
 #[derive(Debug)]
 struct Written {
-    stamp: Stamp,
+    hash: String,
     recipes: Recipes,
     doc: Document,
+}
+
+/// The hex SHA-256 of a file's bytes, as journal entries record it.
+fn file_hash(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 impl Store {
@@ -143,15 +167,23 @@ impl Store {
     /// path or a systemd credential), and its journal readable. Drops a journal line that
     /// a crash left unapplied.
     pub fn open(path: &Path, max_bytes: u64) -> Result<Store, StoreError> {
-        durable::check_writable(path).map_err(|source| StoreError::NotWritable {
+        let not_writable = |source| StoreError::NotWritable {
+            path: path.to_owned(),
+            source,
+        };
+        // A link is followed: edits go to the file it names, and replacing the file
+        // replaces that file, not the link.
+        let path = &std::fs::canonicalize(path).map_err(not_writable)?;
+        durable::check_writable(path).map_err(not_writable)?;
+        let journal_path = Journal::path_for(path);
+        let lock = durable::lock_beside(&journal_path).map_err(|source| StoreError::Locked {
             path: path.to_owned(),
             source,
         })?;
-        let mut journal = Journal::open(Journal::path_for(path))?;
-        let (_, doc) = read(path, max_bytes)?;
+        let mut journal = Journal::open(journal_path)?;
+        let (_, doc, hash) = read(path, max_bytes)?;
         if let Some(last) = journal.last()
-            && doc.get(last.id) != last.after.as_ref()
-            && doc.get(last.id) == last.before.as_ref()
+            && unapplied(last, &doc, &hash)
         {
             tracing::warn!(
                 change = last.n,
@@ -165,6 +197,7 @@ impl Store {
             state: Mutex::new(State {
                 journal,
                 written: None,
+                _lock: lock,
             }),
         })
     }
@@ -193,10 +226,7 @@ impl Store {
     /// Makes a change on behalf of `who`; see the module docs for the steps.
     pub fn apply(&self, edit: Edit, who: &str) -> Result<Saved, StoreError> {
         let mut state = self.lock();
-        let (recipes, mut doc) = match state.written.take() {
-            Some(w) if Stamp::of(&self.path).as_ref() == Some(&w.stamp) => (w.recipes, w.doc),
-            _ => read(&self.path, self.max_bytes)?,
-        };
+        let (recipes, mut doc, file_before) = self.current(state.written.take())?;
         let journal = &mut state.journal;
         let planned = plan(&edit, &recipes, &doc, journal)?;
         let fields = changed_fields(planned.before.as_ref(), planned.after.as_ref());
@@ -204,6 +234,7 @@ impl Store {
             return Ok(Saved {
                 recipes,
                 entry: None,
+                stamp: None,
             });
         }
         match &planned.after {
@@ -240,22 +271,34 @@ impl Store {
             fields,
             undoes: planned.undoes,
             max_id: journal.max_id().max(doc.max_id()).max(planned.id),
+            file_before: Some(file_before),
             before: planned.before,
             after: planned.after,
         };
         journal.append(entry.clone())?;
-        let meta = durable::replace(&self.path, &bytes).map_err(|source| StoreError::Write {
-            path: self.path.clone(),
-            source,
-        })?;
+        let written = match durable::replace(&self.path, &bytes) {
+            Ok(meta) => meta,
+            Err(source) => {
+                // The change was not made: its journal line must not stay behind as
+                // history of something that never happened.
+                if let Err(e) = journal.drop_last() {
+                    tracing::error!("cannot take back the journal line of a failed save: {e}");
+                }
+                return Err(StoreError::Write {
+                    path: self.path.clone(),
+                    source,
+                });
+            }
+        };
         state.written = Some(Written {
-            stamp: Stamp::from(&meta),
+            hash: file_hash(&bytes),
             recipes: recipes.clone(),
             doc,
         });
         Ok(Saved {
             recipes,
             entry: Some(entry),
+            stamp: Some(Stamp::from(&written)),
         })
     }
 
@@ -275,6 +318,22 @@ impl Store {
         // failed change (appends happen last), and took the written state out, so what
         // is left is still good to use.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The collection as the file holds it now, and the hash of its bytes: what the last
+    /// write left when the bytes are still those, else read and validated afresh.
+    fn current(&self, written: Option<Written>) -> Result<(Recipes, Document, String), StoreError> {
+        let bytes = std::fs::read(&self.path).map_err(|source| {
+            StoreError::FileInvalid(LoadError::Read {
+                path: self.path.clone(),
+                source,
+            })
+        })?;
+        let hash = file_hash(&bytes);
+        match written {
+            Some(w) if w.hash == hash => Ok((w.recipes, w.doc, hash)),
+            _ => read(&self.path, self.max_bytes),
+        }
     }
 
     /// Runs the loader over the file about to be written: what the app writes must load.
@@ -304,7 +363,7 @@ pub fn seed(path: &Path, text: &str) -> Result<(), StoreError> {
 }
 
 /// The file as it is now: validated, and as written.
-fn read(path: &Path, max_bytes: u64) -> Result<(Recipes, Document), StoreError> {
+fn read(path: &Path, max_bytes: u64) -> Result<(Recipes, Document, String), StoreError> {
     let (text, updated) =
         crate::recipes::read_at_most(path, max_bytes).map_err(StoreError::FileInvalid)?;
     let origin = Origin::File(path.to_owned());
@@ -318,7 +377,19 @@ fn read(path: &Path, max_bytes: u64) -> Result<(Recipes, Document), StoreError> 
             message: e.to_string(),
         })
     })?;
-    Ok((recipes, doc))
+    Ok((recipes, doc, file_hash(text.as_bytes())))
+}
+
+/// Whether the journal's last change never reached the file: a crash came between its
+/// line and the file's replacement. Then the file still holds the very bytes the change
+/// started from. (Comparing only the recipe would take a recipe created and later
+/// removed by hand for a change never made, and give its id out again.)
+fn unapplied(last: &Entry, doc: &Document, hash: &str) -> bool {
+    match &last.file_before {
+        Some(before) => before == hash,
+        // Written before entries carried the hash: the recipe tells.
+        None => doc.get(last.id) != last.after.as_ref() && doc.get(last.id) == last.before.as_ref(),
+    }
 }
 
 /// What a change will do to one recipe.
@@ -392,7 +463,20 @@ fn current_at(
     expected: &str,
     yours: Option<&Value>,
 ) -> Result<(), StoreError> {
-    let current = recipes.get(id).ok_or(StoreError::NoRecipe(id))?;
+    let Some(current) = recipes.get(id) else {
+        // Deleted while someone edited it: a conflict they can resolve (save theirs as a
+        // new recipe), not a "not found" that loses what they typed.
+        return Err(match yours {
+            Some(yours) if !expected.is_empty() => StoreError::Conflict(Box::new(Conflict {
+                id,
+                expected: expected.to_owned(),
+                current: None,
+                current_version: None,
+                yours: Some(yours.clone()),
+            })),
+            _ => StoreError::NoRecipe(id),
+        });
+    };
     let now = version(current);
     if now == expected.trim_matches('"') {
         return Ok(());

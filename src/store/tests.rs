@@ -2,7 +2,7 @@ use super::*;
 use serde_json::json;
 
 const FILE: &str = r#"[
-  {"id": 1, "name": "Negroni", "base": ["Gin"], "ingredients": [{"name": "Gin", "measure": "25", "unit": "ml"}], "ZZ": "kept"},
+  {"id": 1, "name": "Negroni", "base": ["Gin"], "ingredients": [{"name": "Gin", "measure": "25", "unit": "ml", "brand": "kept too"}], "ZZ": "kept"},
   {"id": 5, "name": "Daiquiri", "base": ["Rum"]}
 ]"#;
 
@@ -129,7 +129,9 @@ fn ids_are_never_reused_after_a_delete() {
     let saved = store.apply(Edit::Create(drink("Southside")), "a").unwrap();
     assert_eq!(saved.entry.unwrap().id, 7);
     // Also after the store is opened again, from the journal's high-water mark.
-    let again = Store::open(store.path(), 1 << 20).unwrap();
+    let path = store.path().to_owned();
+    drop(store);
+    let again = Store::open(&path, 1 << 20).unwrap();
     let saved = again.apply(Edit::Create(drink("Gin Rickey")), "a").unwrap();
     assert_eq!(saved.entry.unwrap().id, 8);
 }
@@ -220,6 +222,11 @@ fn an_edit_keeps_unknown_keys_and_names_the_changed_fields() {
         .unwrap();
     assert_eq!(entry.fields, ["ingredients"]);
     assert_eq!(entry.before.unwrap()["ZZ"], "kept");
+    let text = std::fs::read_to_string(store.path()).unwrap();
+    assert!(
+        text.contains("\"brand\": \"kept too\""),
+        "an ingredient's unknown key stays"
+    );
     assert!(
         std::fs::read_to_string(store.path())
             .unwrap()
@@ -346,8 +353,10 @@ fn opening_drops_a_journaled_change_the_file_never_got() {
     let file = std::fs::read(store.path()).unwrap();
     store.apply(Edit::Create(drink("Southside")), "a").unwrap();
     // As if the process died after the journal line and before the rename.
-    std::fs::write(store.path(), file).unwrap();
-    let again = Store::open(store.path(), 1 << 20).unwrap();
+    let path = store.path().to_owned();
+    drop(store);
+    std::fs::write(&path, file).unwrap();
+    let again = Store::open(&path, 1 << 20).unwrap();
     let names: Vec<String> = again.changes().into_iter().map(|e| e.name).collect();
     assert_eq!(names, ["Gimlet"]);
     let saved = again.apply(Edit::Create(drink("Bramble")), "a").unwrap();
@@ -362,4 +371,60 @@ fn a_read_only_file_cannot_be_opened_for_editing() {
     let err = Store::open(store.path(), 1 << 20).unwrap_err();
     assert!(matches!(err, StoreError::NotWritable { .. }), "{err}");
     assert!(err.to_string().contains("recipes.json"), "{err}");
+}
+
+#[test]
+fn a_second_store_on_the_same_file_is_refused_until_the_first_closes() {
+    let (_dir, store) = store();
+    let path = store.path().to_owned();
+    let err = Store::open(&path, 1 << 20).unwrap_err();
+    assert!(matches!(err, StoreError::Locked { .. }), "{err}");
+    drop(store);
+    assert!(Store::open(&path, 1 << 20).is_ok());
+}
+
+#[test]
+fn a_recipe_created_then_removed_by_hand_keeps_its_id_taken() {
+    let (_dir, store) = store();
+    let created = store
+        .apply(Edit::Create(drink("Gimlet")), "a")
+        .unwrap()
+        .entry
+        .unwrap();
+    assert_eq!(created.id, 6);
+    let path = store.path().to_owned();
+    drop(store);
+    // By hand, the file goes back to a content without recipe 6 (not byte-equal to the
+    // file the change started from): the change did happen, so its id stays taken.
+    std::fs::write(&path, FILE.replace("Daiquiri", "Daiquiri No. 2")).unwrap();
+    let again = Store::open(&path, 1 << 20).unwrap();
+    assert_eq!(again.changes().len(), 1, "the change is still history");
+    let next = again
+        .apply(Edit::Create(drink("Southside")), "a")
+        .unwrap()
+        .entry
+        .unwrap();
+    assert_eq!(next.id, 7, "id 6 is never given out again");
+}
+
+#[test]
+fn a_symlinked_file_is_edited_through_its_link() {
+    let (dir, store) = store();
+    let real = store.path().to_owned();
+    drop(store);
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let store = Store::open(&link, 1 << 20).unwrap();
+    store.apply(Edit::Create(drink("Gimlet")), "a").unwrap();
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link stays a link"
+    );
+    assert!(
+        std::fs::read_to_string(&real).unwrap().contains("Gimlet"),
+        "the file it names changed"
+    );
 }

@@ -226,7 +226,11 @@ async fn submit(
         }
         Err(WebError::Conflict(c)) => {
             // The form now carries the current version: saving again puts this over it.
+            // If the recipe was deleted meanwhile, saving again adds it as a new one.
             state.version = c.current_version.clone().unwrap_or_default();
+            if c.current.is_none() {
+                state.id = None;
+            }
             state.conflict = Some(ConflictView {
                 id: c.id,
                 current: c.current.clone(),
@@ -474,13 +478,20 @@ impl Draft {
                 .collect();
             lists.insert(f, lines);
         }
-        let rows = all(fields, "ing-name")
-            .zip(all(fields, "ing-measure"))
-            .zip(all(fields, "ing-unit"))
-            .map(|((name, measure), unit)| DraftRow {
-                name,
-                measure,
-                unit,
+        // Every row has the three inputs; a hand-made form with fewer of one kind still
+        // keeps every value it sent, in rows padded with blanks.
+        let (names, measures, units): (Vec<_>, Vec<_>, Vec<_>) = (
+            all(fields, "ing-name").collect(),
+            all(fields, "ing-measure").collect(),
+            all(fields, "ing-unit").collect(),
+        );
+        let count = names.len().max(measures.len()).max(units.len());
+        let at = |v: &[String], i: usize| v.get(i).cloned().unwrap_or_default();
+        let rows = (0..count)
+            .map(|i| DraftRow {
+                name: at(&names, i),
+                measure: at(&measures, i),
+                unit: at(&units, i),
                 error: None,
             })
             .collect();

@@ -15,7 +15,7 @@
 
 use super::error::WebError;
 use super::identity::{Identity, Visitor};
-use crate::recipes::Recipes;
+use crate::recipes::{Recipes, Stamp};
 use crate::store::{Saved, Store};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
@@ -29,9 +29,14 @@ use std::time::{Duration, Instant};
 
 /// Makes a saved collection the one served (the reloader does it: it owns the swap).
 pub trait Publish: Send + Sync + 'static {
+    /// Serves `recipes`, the collection after change number `change`, which wrote the file
+    /// with stamp `written`. Publishes may arrive out of order: one for an older change
+    /// than the last published must change nothing.
     fn publish(
         &self,
         recipes: Recipes,
+        written: Option<Stamp>,
+        change: u64,
     ) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + '_>>;
 }
 
@@ -130,7 +135,8 @@ impl Editing {
         let Some(login) = login else {
             return Err(forbidden("Tagged devices cannot edit recipes."));
         };
-        let granted = identity.capabilities.edit || self.editors.iter().any(|e| e == login);
+        let granted = identity.capabilities.edit
+            || self.editors.iter().any(|e| e.eq_ignore_ascii_case(login));
         if !granted {
             return Err(forbidden(
                 "You may not edit recipes: the tailnet policy grants you no {\"edit\": true} under the app's capability.",
@@ -173,11 +179,11 @@ impl Editing {
 
     /// Serves `saved`'s collection from now on (list, search, API, pages).
     pub(crate) async fn publish(&self, saved: &Saved) -> Result<(), WebError> {
-        let Some(publish) = &self.publish else {
+        let (Some(publish), Some(entry)) = (&self.publish, &saved.entry) else {
             return Ok(());
         };
         publish
-            .publish(saved.recipes.clone())
+            .publish(saved.recipes.clone(), saved.stamp.clone(), entry.n)
             .await
             .map_err(WebError::Publish)
     }

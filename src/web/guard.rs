@@ -1,6 +1,6 @@
 //! The request guard: refuses what no page of ours can answer before any handler sees it,
 //! with a plain-text reason: over-long targets (414), bodies on a GET or HEAD and bodies
-//! over the limit (413: 1 KiB, or 64 KiB for a change), and
+//! over the limit (413: 1 KiB, or 256 KiB for a change), and
 //! paths that try to smuggle a separator or NUL past routing (400).
 
 use super::router::RequestLimits;

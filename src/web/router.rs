@@ -47,7 +47,8 @@ pub struct AppState {
 pub struct RequestLimits {
     pub(crate) max_uri_bytes: usize,
     pub(crate) max_body_bytes: usize,
-    /// The largest body of a change (POST, PUT, DELETE): a recipe, with room to spare.
+    /// The largest body of a change (POST, PUT, DELETE): a recipe at every cap, form-encoded
+    /// (5,000 characters of notes in another script are some 45 KB on their own).
     pub(crate) max_write_bytes: usize,
     /// How long a client may take to send a request body it announced.
     pub(crate) body_timeout: std::time::Duration,
@@ -58,7 +59,7 @@ impl Default for RequestLimits {
         RequestLimits {
             max_uri_bytes: 8192,
             max_body_bytes: 1024,
-            max_write_bytes: 64 * 1024,
+            max_write_bytes: 256 * 1024,
             body_timeout: std::time::Duration::from_secs(10),
         }
     }

@@ -97,7 +97,10 @@ function clearProblems(form) {
 function fieldInput(form, field) {
   const ing = /^ingredients\[(\d+)\]\.(\w+)$/.exec(field);
   if (ing) {
-    const row = form.querySelectorAll(".ing-row")[Number(ing[1])];
+    // The server numbers the rows it was sent, and readForm leaves blank rows out.
+    const filled = [...form.querySelectorAll(".ing-row")].filter((row) =>
+      [...row.querySelectorAll("input")].some((input) => input.value.trim()));
+    const row = filled[Number(ing[1])];
     return row?.querySelector(`[name=ing-${ing[2]}]`) ?? null;
   }
   const base = field.replace(/\[\d+\]$/, "");
@@ -177,6 +180,20 @@ function showConflict(form, conflict) {
       keepDraft(form);
     });
     box.append(mine, take);
+  } else {
+    const p = document.createElement("p");
+    p.textContent = "Yours is still in the form.";
+    const asNew = document.createElement("button");
+    asNew.type = "button";
+    asNew.textContent = "Save mine as a new recipe";
+    asNew.addEventListener("click", () => {
+      localStorage.removeItem(draftKey(form));
+      form.dataset.id = "";
+      form.dataset.version = "";
+      box.hidden = true;
+      form.requestSubmit(form.querySelector("button[value=save]"));
+    });
+    box.append(p, asNew);
   }
   box.hidden = false;
   h.tabIndex = -1;
@@ -204,6 +221,9 @@ function restoreDraft(form) {
   }
   if (!saved?.recipe || JSON.stringify(saved.recipe) === JSON.stringify(readForm(form))) return;
   fillForm(form, saved.recipe);
+  // The draft was made from the version it was begun on: saving it over a newer one
+  // must be a conflict that shows both, never a silent overwrite.
+  if (saved.version !== undefined) form.dataset.version = saved.version;
   say(form, "Your unsaved draft from this phone is back in the form.");
   const discard = form.querySelector(".discard-draft");
   discard.hidden = false;
