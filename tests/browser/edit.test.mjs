@@ -175,3 +175,35 @@ test("offline, the form keeps the draft on the phone instead of losing it", asyn
     await app.stop();
   }
 });
+
+test("a draft restored after someone else saved is a conflict, never a silent overwrite", async () => {
+  const app = await editable();
+  const context = await phone(browser);
+  const someoneElse = await phone(browser);
+  try {
+    const page = await context.newPage();
+    await page.goto(app.server.url("/recipes/2/edit"));
+    await page.fill("#notes", "My draft notes.");
+    await page.close();
+    // Someone else, on another phone, saves recipe 2 meanwhile.
+    const other = await someoneElse.newPage();
+    await other.goto(app.server.url("/recipes/2/edit"));
+    await other.fill("#name", "Renamed by someone else");
+    await other.click("button.save");
+    await other.waitForURL(/saved=/);
+    // Back on the first phone: the draft is restored, and saving it shows both versions.
+    const back = await context.newPage();
+    await back.goto(app.server.url("/recipes/2/edit"));
+    assert.equal(await back.inputValue("#notes"), "My draft notes.", "the draft came back");
+    await back.click("button.save");
+    const box = back.locator(".conflict-js");
+    await box.waitFor({ state: "visible", timeout: 10_000 });
+    assert.match(await box.textContent(), /Renamed by someone else/);
+    const saved = await (await fetch(app.server.url("/api/recipes/2"))).json();
+    assert.equal(saved.name, "Renamed by someone else", "nothing was overwritten");
+  } finally {
+    await someoneElse.close();
+    await context.close();
+    await app.stop();
+  }
+});
