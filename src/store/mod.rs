@@ -323,16 +323,12 @@ impl Store {
     /// The collection as the file holds it now, and the hash of its bytes: what the last
     /// write left when the bytes are still those, else read and validated afresh.
     fn current(&self, written: Option<Written>) -> Result<(Recipes, Document, String), StoreError> {
-        let bytes = std::fs::read(&self.path).map_err(|source| {
-            StoreError::FileInvalid(LoadError::Read {
-                path: self.path.clone(),
-                source,
-            })
-        })?;
-        let hash = file_hash(&bytes);
+        let (text, updated) = crate::recipes::read_at_most(&self.path, self.max_bytes)
+            .map_err(StoreError::FileInvalid)?;
+        let hash = file_hash(text.as_bytes());
         match written {
             Some(w) if w.hash == hash => Ok((w.recipes, w.doc, hash)),
-            _ => read(&self.path, self.max_bytes),
+            _ => parse(&self.path, &text, updated).map(|(r, d)| (r, d, hash)),
         }
     }
 
@@ -366,10 +362,15 @@ pub fn seed(path: &Path, text: &str) -> Result<(), StoreError> {
 fn read(path: &Path, max_bytes: u64) -> Result<(Recipes, Document, String), StoreError> {
     let (text, updated) =
         crate::recipes::read_at_most(path, max_bytes).map_err(StoreError::FileInvalid)?;
+    let (recipes, doc) = parse(path, &text, updated)?;
+    Ok((recipes, doc, file_hash(text.as_bytes())))
+}
+
+/// `text`, the file at `path`, validated and as written.
+fn parse(path: &Path, text: &str, updated: SystemTime) -> Result<(Recipes, Document), StoreError> {
     let origin = Origin::File(path.to_owned());
-    let recipes =
-        Recipes::parse(&text, origin.clone(), updated).map_err(StoreError::FileInvalid)?;
-    let doc = Document::parse(&text).map_err(|e| {
+    let recipes = Recipes::parse(text, origin.clone(), updated).map_err(StoreError::FileInvalid)?;
+    let doc = Document::parse(text).map_err(|e| {
         StoreError::FileInvalid(LoadError::Syntax {
             origin,
             line: e.line(),
@@ -377,7 +378,7 @@ fn read(path: &Path, max_bytes: u64) -> Result<(Recipes, Document, String), Stor
             message: e.to_string(),
         })
     })?;
-    Ok((recipes, doc, file_hash(text.as_bytes())))
+    Ok((recipes, doc))
 }
 
 /// Whether the journal's last change never reached the file: a crash came between its

@@ -84,7 +84,7 @@ pub(crate) async fn delete(
     from: Provenance,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    let fields = checked_form(&editing, &visitor, form)?;
+    let (_, fields) = checked_form(&editing, &visitor, form)?;
     let expected = field(&fields, "version").to_owned();
     let saved = change(&editing, &visitor, &from, Edit::Delete { id, expected }).await?;
     Ok(done(&saved))
@@ -171,13 +171,13 @@ fn checked_form(
     editing: &Editing,
     visitor: &Visitor,
     form: Result<Form<Fields>, FormRejection>,
-) -> Result<Fields, WebError> {
+) -> Result<(Editor, Fields), WebError> {
     editing.writable()?;
     let editor = editing.editor(visitor)?;
     let Form(fields) =
         form.map_err(|e| WebError::BadRequest(format!("The form could not be read: {e}")))?;
     editing::check_token(&editor, field(&fields, "csrf"))?;
-    Ok(fields)
+    Ok((editor, fields))
 }
 
 async fn submit(
@@ -188,8 +188,7 @@ async fn submit(
     form: Result<Form<Fields>, FormRejection>,
     id: Option<u64>,
 ) -> Result<Response, WebError> {
-    let fields = checked_form(editing, visitor, form)?;
-    let editor = editing.editor(visitor)?;
+    let (editor, fields) = checked_form(editing, visitor, form)?;
     let mut state = FormState::posted(&editor, &fields, id);
     let op = field(&fields, "op");
     if op != "save" && !op.is_empty() {

@@ -49,6 +49,7 @@ pub(crate) async fn recipe(
     let (site, searches, editing) = (state.site.load_full(), state.searches, state.editing);
     let cost = site.recipes().len();
     let editor = editing.editor(&visitor).ok();
+    let personal = editor.is_some();
     let saved = after.ok().and_then(|Query(a)| a.saved);
     let mut page = gated_page(&searches, cost, share, site, headers, move |site| {
         let r = find_recipe(site, &id)?;
@@ -60,7 +61,7 @@ pub(crate) async fn recipe(
         Ok(site.render_recipe(r, display, controls)?)
     })
     .await?;
-    if editing.may_edit(&visitor) {
+    if personal {
         // The page carries this person's form token: nobody else's cache may keep it.
         page.headers_mut().insert(
             axum::http::header::CACHE_CONTROL,
