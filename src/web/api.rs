@@ -5,6 +5,7 @@ use super::cached::per_request;
 use super::error::{Api, WebError};
 use super::gate::SearchGate;
 use super::params::{Search, find_recipe};
+use super::scratch::with_scratch;
 use super::site::Site;
 use crate::connections::Share;
 use axum::extract::{Extension, Path, State};
@@ -28,7 +29,10 @@ pub(crate) async fn list(
     let cost = site.search_cost(&query);
     let answer = searches
         .run(cost, share.as_deref(), move || {
-            per_request(site.search_json(&query), JSON, &headers)
+            with_scratch(|scratch| {
+                site.search_json(&query, &mut scratch.body);
+                per_request(scratch, JSON, &headers)
+            })
         })
         .await?;
     Ok(answer)
@@ -40,6 +44,9 @@ pub(crate) async fn recipe(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, Api<WebError>> {
-    let body = serde_json::to_vec(find_recipe(&site, &id)?)?;
-    Ok(per_request(body, JSON, &headers))
+    let recipe = find_recipe(&site, &id)?;
+    with_scratch(|scratch| {
+        serde_json::to_writer(&mut scratch.body, recipe)?;
+        Ok(per_request(scratch, JSON, &headers))
+    })
 }

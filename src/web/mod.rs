@@ -36,6 +36,7 @@ mod links;
 mod pages;
 mod params;
 mod router;
+mod scratch;
 mod shelf;
 mod site;
 mod templates;
