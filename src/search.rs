@@ -220,6 +220,10 @@ impl Doc {
             }
             doc.ends[field.position()] = doc.text.len();
         }
+        // Growth by doubling leaves up to half of the text unused for as long as the
+        // collection is loaded: 330 KiB of the index's 2 MiB at 5,000 recipes. (The folded
+        // values pushed here are dropped at once; nothing else in a Doc has spare room.)
+        doc.text.shrink_to_fit();
         doc
     }
 
