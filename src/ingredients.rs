@@ -261,7 +261,7 @@ mod tests {
             sample
                 .all()
                 .iter()
-                .flat_map(|r| r.ingredients.iter().map(|i| i.name.clone())),
+                .flat_map(|r| r.ingredients.iter().map(|i| i.name.to_string())),
         );
         for name in names.chain(
             [

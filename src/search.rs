@@ -9,6 +9,7 @@
 
 use crate::recipes::{IngredientLine, Recipe, Recipes};
 use crate::text::{WordStart, fold};
+use compact_str::CompactString;
 
 /// The fields a term can be narrowed to with `field:value`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -42,7 +43,7 @@ impl Field {
 
     /// The recipe's values of this field, as written.
     fn values(self, r: &Recipe) -> impl Iterator<Item = &str> {
-        let (texts, lines): (&[String], &[IngredientLine]) = match self {
+        let (texts, lines): (&[CompactString], &[IngredientLine]) = match self {
             Field::Name => (std::slice::from_ref(&r.name), &[]),
             Field::Base => (&r.base, &[]),
             Field::Glass => (&r.glass, &[]),
@@ -53,7 +54,7 @@ impl Field {
             Field::Notes => (std::slice::from_ref(&r.notes), &[]),
         };
         let names = lines.iter().map(|line| line.name.as_str());
-        texts.iter().map(String::as_str).chain(names)
+        texts.iter().map(CompactString::as_str).chain(names)
     }
 
     /// The prefix as typed (already folded); plurals are accepted too.
@@ -219,6 +220,10 @@ impl Doc {
             }
             doc.ends[field.position()] = doc.text.len();
         }
+        // Growth by doubling leaves up to half of the text unused for as long as the
+        // collection is loaded: 330 KiB of the index's 2 MiB at 5,000 recipes. (The folded
+        // values pushed here are dropped at once; nothing else in a Doc has spare room.)
+        doc.text.shrink_to_fit();
         doc
     }
 
@@ -384,7 +389,7 @@ mod tests {
             }
             false
         };
-        let join = |values: &[String]| {
+        let join = |values: &[CompactString]| {
             values
                 .iter()
                 .map(|v| fold(v))
@@ -393,7 +398,8 @@ mod tests {
         };
         let mut hits: Vec<(usize, usize)> = Vec::new();
         for (i, r) in recipes.all().iter().enumerate() {
-            let ingredients: Vec<String> = r.ingredients.iter().map(|i| i.name.clone()).collect();
+            let ingredients: Vec<CompactString> =
+                r.ingredients.iter().map(|i| i.name.clone()).collect();
             let fields = [
                 fold(&r.name),
                 join(&r.base),

@@ -31,9 +31,9 @@ fn makeable_and_missing_one_on_iba() {
     for r in recipes.all() {
         let need = needs(r);
         match missing(&need, &shelf)[..] {
-            [] => can_make.push(r.name.clone()),
+            [] => can_make.push(r.name.to_string()),
             [one] => {
-                missing_one.insert(r.name.clone(), one.to_owned());
+                missing_one.insert(r.name.to_string(), one.to_owned());
             }
             _ => {}
         }

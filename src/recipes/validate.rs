@@ -10,6 +10,7 @@
 
 use super::json::Json;
 use super::{IngredientLine, LoadError, Origin, Recipe};
+use compact_str::CompactString;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -308,7 +309,12 @@ impl Context<'_> {
         }
         let recipe = Recipe {
             id: self.recipe.id.unwrap_or_default(),
-            name: self.recipe.name.clone().unwrap_or_default(),
+            name: self
+                .recipe
+                .name
+                .as_deref()
+                .map(Into::into)
+                .unwrap_or_default(),
             base: self.strings(&fields, "base"),
             glass: self.strings(&fields, "glass"),
             method: self.strings(&fields, "method"),
@@ -399,14 +405,14 @@ impl Context<'_> {
     }
 
     /// A list of strings; missing or `null` is empty.
-    fn strings(&mut self, fields: &HashMap<&str, &Json>, key: &str) -> Vec<String> {
+    fn strings(&mut self, fields: &HashMap<&str, &Json>, key: &str) -> Vec<CompactString> {
         match fields.get(key) {
             None | Some(Json::Null) => Vec::new(),
             Some(Json::Array(items)) => {
                 let mut out = Vec::with_capacity(items.len());
                 for (i, item) in items.iter().enumerate() {
                     match item {
-                        Json::String(s) => out.push(s.clone()),
+                        Json::String(s) => out.push(s.as_str().into()),
                         other => self.push(
                             Some(&format!("{key}[{i}]")),
                             format!("expected a string, found {}", other.kind()),
@@ -429,23 +435,23 @@ impl Context<'_> {
     }
 
     /// A free-text string; missing or `null` is empty.
-    fn text(&mut self, value: Option<&Json>, path: &str) -> String {
+    fn text(&mut self, value: Option<&Json>, path: &str) -> CompactString {
         match value {
-            None | Some(Json::Null) => String::new(),
-            Some(Json::String(s)) => s.clone(),
+            None | Some(Json::Null) => CompactString::default(),
+            Some(Json::String(s)) => s.as_str().into(),
             Some(Json::Number(n)) => {
                 self.push(
                     Some(path),
                     format!("expected a string, found the number {n}; write it in quotes: \"{n}\""),
                 );
-                String::new()
+                CompactString::default()
             }
             Some(other) => {
                 self.push(
                     Some(path),
                     format!("expected a string, found {}", other.kind()),
                 );
-                String::new()
+                CompactString::default()
             }
         }
     }
@@ -483,17 +489,17 @@ impl Context<'_> {
             );
             let name_path = format!("{path}.name");
             let name = match fields.get("name") {
-                Some(Json::String(s)) if !s.trim().is_empty() => s.clone(),
+                Some(Json::String(s)) if !s.trim().is_empty() => s.as_str().into(),
                 Some(Json::String(_)) | None | Some(Json::Null) => {
                     self.push(Some(&name_path), "every ingredient needs a name".into());
-                    String::new()
+                    CompactString::default()
                 }
                 Some(other) => {
                     self.push(
                         Some(&name_path),
                         format!("expected a string, found {}", other.kind()),
                     );
-                    String::new()
+                    CompactString::default()
                 }
             };
             let measure = self.text(fields.get("measure").copied(), &format!("{path}.measure"));
@@ -514,29 +520,31 @@ impl Context<'_> {
 mod fast {
     use super::super::{IngredientLine, Recipe};
     use super::MAX_ID;
+    use compact_str::CompactString;
     use serde::Deserialize;
     use std::collections::HashSet;
 
+    /// Text is read straight into [`CompactString`]: short text never takes a heap block.
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct FastRecipe {
         id: u64,
-        name: String,
-        base: Option<Vec<String>>,
-        glass: Option<Vec<String>>,
-        method: Option<Vec<String>>,
-        ice: Option<Vec<String>>,
+        name: CompactString,
+        base: Option<Vec<CompactString>>,
+        glass: Option<Vec<CompactString>>,
+        method: Option<Vec<CompactString>>,
+        ice: Option<Vec<CompactString>>,
         ingredients: Option<Vec<FastIngredient>>,
-        garnish: Option<Vec<String>>,
-        notes: Option<String>,
+        garnish: Option<Vec<CompactString>>,
+        notes: Option<CompactString>,
     }
 
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct FastIngredient {
-        name: String,
-        measure: Option<String>,
-        unit: Option<String>,
+        name: CompactString,
+        measure: Option<CompactString>,
+        unit: Option<CompactString>,
     }
 
     pub(crate) fn parse(text: &str) -> Option<Vec<Recipe>> {

@@ -19,6 +19,7 @@ use axum::extract::rejection::{FormRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
+use compact_str::CompactString;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -378,7 +379,7 @@ impl Suggestions {
         for (field, pick) in [
             (
                 "base",
-                (|r: &Recipe| &r.base) as fn(&Recipe) -> &Vec<String>,
+                (|r: &Recipe| &r.base) as fn(&Recipe) -> &Vec<CompactString>,
             ),
             ("glass", |r| &r.glass),
             ("method", |r| &r.method),
@@ -389,7 +390,7 @@ impl Suggestions {
                 most_used(
                     recipes
                         .iter()
-                        .flat_map(|r| pick(r).iter().map(String::as_str)),
+                        .flat_map(|r| pick(r).iter().map(CompactString::as_str)),
                     12,
                 ),
             );
@@ -440,22 +441,22 @@ impl Draft {
             ("ice", &r.ice),
             ("garnish", &r.garnish),
         ] {
-            lists.insert(f, v.clone());
+            lists.insert(f, v.iter().map(ToString::to_string).collect());
         }
         Draft {
-            name: r.name.clone(),
+            name: r.name.to_string(),
             lists,
             rows: r
                 .ingredients
                 .iter()
                 .map(|i| DraftRow {
-                    name: i.name.clone(),
-                    measure: i.measure.clone(),
-                    unit: i.unit.clone(),
+                    name: i.name.to_string(),
+                    measure: i.measure.to_string(),
+                    unit: i.unit.to_string(),
                     error: None,
                 })
                 .collect(),
-            notes: r.notes.clone(),
+            notes: r.notes.to_string(),
         }
     }
 

@@ -5,6 +5,7 @@
 //! before "mug", "brandy balloon" before "wine"). Anything unknown gets the default icon.
 
 use crate::text::fold;
+use compact_str::CompactString;
 
 /// (keyword, symbol id in `static/glasses.svg` without the `glass-` prefix).
 const KEYWORDS: &[(&str, &str)] = &[
@@ -48,7 +49,7 @@ const KEYWORDS: &[(&str, &str)] = &[
 ];
 
 /// The icon for a recipe's glasses; only the first entry counts.
-pub(crate) fn icon(glasses: &[String]) -> &'static str {
+pub(crate) fn icon(glasses: &[CompactString]) -> &'static str {
     let Some(first) = glasses.first() else {
         return "default";
     };
@@ -92,7 +93,7 @@ mod tests {
             ("", "default"),
         ];
         for (glass, want) in cases {
-            assert_eq!(icon(&[glass.to_owned()]), want, "{glass}");
+            assert_eq!(icon(&[glass.into()]), want, "{glass}");
         }
         assert_eq!(icon(&[]), "default");
         assert_eq!(icon(&["Coupe".into(), "Rocks".into()]), "coupe");
