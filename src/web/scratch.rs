@@ -9,10 +9,11 @@
 //! block on its own instead returns it, but costs page faults for every request (−8 to
 //! −40 % searches a second, measured).
 //!
-//! So a request borrows a [`Scratch`] (a body buffer and the memory brotli's encoder
-//! asked for last time) and gives it back when its answer is built. At most one scratch
-//! per core is kept, the number of searches that run at once ([`super::SearchGate`]), and
-//! one that grew past [`KEEP_AT_MOST`] is dropped rather than kept.
+//! So a request borrows a [`Scratch`] (buffers for the body and its compressed form, and
+//! the memory brotli's encoder asked for last time) and gives it back when its answer is
+//! built. At most one scratch per core is kept, the number of searches that run at once
+//! ([`super::SearchGate`]), and one that grew past [`KEEP_AT_MOST`] is dropped rather than
+//! kept.
 
 use brotli::enc::BrotliAlloc;
 use brotli::{Allocator, SliceWrapper, SliceWrapperMut};
@@ -33,6 +34,8 @@ const PER_TYPE: usize = 3;
 pub(crate) struct Scratch {
     /// The response body before compression; cleared before each use.
     pub(crate) body: Vec<u8>,
+    /// The compressed body, before it is copied out at its size.
+    pub(crate) out: Vec<u8>,
     /// What brotli's encoder freed last time, handed back when it asks again.
     pub(crate) tables: Tables,
 }
@@ -40,7 +43,7 @@ pub(crate) struct Scratch {
 impl Scratch {
     /// Bytes this scratch keeps allocated.
     fn size(&self) -> usize {
-        self.body.capacity() + self.tables.bytes
+        self.body.capacity() + self.out.capacity() + self.tables.bytes
     }
 }
 
