@@ -6,14 +6,10 @@
 //! freed so far, so after the first brotli table is freed the next ones come from the
 //! heap, whose freed pages stay resident: peak and resting RSS both grew by ~10–30 MiB at
 //! 5,000 recipes. [`loading`] keeps the threshold low, so every large block is its own
-//! mapping and goes back to the kernel when freed.
-//!
-//! [`serving`] keeps it low too, and returns free space at the heap's top sooner. The
-//! large blocks of a request (its body, brotli's tables) live in reused scratch memory
-//! (`web::scratch`), so they are mapped once, not per request; what the heaps still see
-//! is small blocks. Measured side by side under 64 connections searching 5,000 recipes
-//! (3 rounds): peak RSS 54–55 MB against 56–57 MB with the earlier 8 MiB / 16 MiB, and as
-//! many searches a second (629–642 vs 609–648 for `/?q=lime`).
+//! mapping and goes back to the kernel when freed. Once the start-up work is done,
+//! [`serving`] raises it, so that per-request bodies (a search over thousands of recipes
+//! can be a megabyte) reuse heap memory instead of mapping and faulting fresh pages each
+//! time.
 //!
 //! Elsewhere than glibc both are no-ops.
 
@@ -22,10 +18,10 @@ pub fn loading() {
     set(256 << 10, 256 << 10);
 }
 
-/// Allocations of 256 KiB and more are mapped; the heap keeps up to 1 MiB of free space at
-/// its top before returning it.
+/// Allocations up to 8 MiB come from the heap from here on; the heap keeps up to 16 MiB
+/// of free space at its top before returning it.
 pub fn serving() {
-    set(256 << 10, 1 << 20);
+    set(8 << 20, 16 << 20);
 }
 
 /// Heaps at most. glibc gives threads up to eight per core, and each keeps its own free

@@ -5,7 +5,6 @@ use super::cached::per_request;
 use super::error::{Api, WebError};
 use super::gate::SearchGate;
 use super::params::{Search, find_recipe};
-use super::scratch::with_scratch;
 use super::site::Site;
 use crate::connections::Share;
 use axum::extract::{Extension, Path, State};
@@ -29,10 +28,7 @@ pub(crate) async fn list(
     let cost = site.search_cost(&query);
     let answer = searches
         .run(cost, share.as_deref(), move || {
-            with_scratch(|scratch| {
-                site.search_json(&query, &mut scratch.body);
-                per_request(scratch, JSON, &headers)
-            })
+            per_request(site.search_json(&query), JSON, &headers)
         })
         .await?;
     Ok(answer)
@@ -44,9 +40,6 @@ pub(crate) async fn recipe(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, Api<WebError>> {
-    let recipe = find_recipe(&site, &id)?;
-    with_scratch(|scratch| {
-        serde_json::to_writer(&mut scratch.body, recipe)?;
-        Ok(per_request(scratch, JSON, &headers))
-    })
+    let body = serde_json::to_vec(find_recipe(&site, &id)?)?;
+    Ok(per_request(body, JSON, &headers))
 }

@@ -5,10 +5,8 @@
 //! best encoding the client accepts. Compression of large bodies can run after start-up
 //! ([`Cached::compress`]); until it has, clients get the identity body.
 
-use super::scratch::Scratch;
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
-use brotli::enc::BrotliAlloc;
 use bytes::Bytes;
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -131,14 +129,35 @@ impl Cached {
 
     /// Computes the gzip and brotli variants; later calls do nothing.
     pub(crate) fn compress(&self, effort: Effort) {
+        self.compress_only(effort, true, true);
+    }
+
+    /// Computes only the variant that a request with these headers gets, for a body made
+    /// for that one request: the other variant would never be sent.
+    pub(crate) fn compress_for(&self, request: &HeaderMap, effort: Effort) {
+        let encoding = negotiate(request);
+        self.compress_only(
+            effort,
+            encoding == Encoding::Gzip,
+            encoding == Encoding::Brotli,
+        );
+    }
+
+    fn compress_only(&self, effort: Effort, with_gzip: bool, with_brotli: bool) {
         self.compressed.get_or_init(|| {
             let keep = |b: Vec<u8>| (b.len() < self.identity.len()).then(|| Bytes::from(b));
             if !compressible(&self.content_type) || self.identity.len() < 256 {
                 return Compressed::default();
             }
             Compressed {
-                gzip: gzip(&self.identity, effort).and_then(keep),
-                brotli: brotli(&self.identity, effort).and_then(keep),
+                gzip: with_gzip
+                    .then(|| gzip(&self.identity, effort))
+                    .flatten()
+                    .and_then(keep),
+                brotli: with_brotli
+                    .then(|| brotli(&self.identity, effort))
+                    .flatten()
+                    .and_then(keep),
             }
         });
     }
@@ -147,43 +166,6 @@ impl Cached {
     /// headers, so that it cannot fail: there is no error to turn into an empty answer.
     pub(crate) fn respond(&self, request: &HeaderMap) -> Response<Body> {
         let (body, encoding) = self.variant(negotiate(request));
-        let tags = Tags {
-            hash: &self.hash,
-            content_type: &self.content_type,
-            cache_control: &self.cache_control,
-        };
-        tags.respond(request, body, encoding)
-    }
-
-    /// The bytes to send for the encoding a client prefers: that variant if it has been
-    /// made, else gzip for a brotli client, else the identity body.
-    fn variant(&self, encoding: Encoding) -> (Bytes, Encoding) {
-        match (encoding, self.compressed.get()) {
-            (
-                Encoding::Brotli,
-                Some(Compressed {
-                    brotli: Some(b), ..
-                }),
-            ) => (b.clone(), encoding),
-            (Encoding::Brotli | Encoding::Gzip, Some(Compressed { gzip: Some(g), .. })) => {
-                (g.clone(), Encoding::Gzip)
-            }
-            _ => (self.identity.clone(), Encoding::Identity),
-        }
-    }
-}
-
-/// What a response says about its content besides the bytes.
-struct Tags<'a> {
-    hash: &'a str,
-    content_type: &'a HeaderValue,
-    cache_control: &'a HeaderValue,
-}
-
-impl Tags<'_> {
-    /// The response carrying `body`, which is the content in `encoding`, or a 304 when
-    /// the request's `If-None-Match` names the content.
-    fn respond(&self, request: &HeaderMap, body: Bytes, encoding: Encoding) -> Response<Body> {
         let mut response = Response::new(Body::empty());
         let headers = response.headers_mut();
         headers.insert(header::CACHE_CONTROL, self.cache_control.clone());
@@ -208,6 +190,23 @@ impl Tags<'_> {
         response
     }
 
+    /// The bytes to send for the encoding a client prefers: that variant if it has been
+    /// made, else gzip for a brotli client, else the identity body.
+    fn variant(&self, encoding: Encoding) -> (Bytes, Encoding) {
+        match (encoding, self.compressed.get()) {
+            (
+                Encoding::Brotli,
+                Some(Compressed {
+                    brotli: Some(b), ..
+                }),
+            ) => (b.clone(), encoding),
+            (Encoding::Brotli | Encoding::Gzip, Some(Compressed { gzip: Some(g), .. })) => {
+                (g.clone(), Encoding::Gzip)
+            }
+            _ => (self.identity.clone(), Encoding::Identity),
+        }
+    }
+
     /// `If-None-Match` names any representation of this content (weak comparison, as
     /// RFC 9110 asks for this header).
     fn not_modified(&self, request: &HeaderMap) -> bool {
@@ -217,49 +216,21 @@ impl Tags<'_> {
             .filter_map(|v| v.to_str().ok())
             .flat_map(|v| v.split(','))
             .map(|tag| tag.trim().trim_start_matches("W/").trim_matches('"'))
-            .any(|tag| tag == "*" || tag.split('-').next() == Some(self.hash))
+            .any(|tag| tag == "*" || tag.split('-').next() == Some(self.hash.as_str()))
     }
 }
 
-/// A per-request body, compressed cheaply and with an ETag of its own. Only the variant
-/// the request gets is made, with brotli's tables from `scratch` (see [`super::scratch`]);
-/// the body itself stays in the scratch and is copied only for a client that takes it
-/// uncompressed.
+/// A per-request body, compressed cheaply and with an ETag of its own.
 /// Marked [`crate::connections::PerRequest`]: its bytes are this request's own, counted against
 /// the budget for unsent answers while a slow client holds them.
 pub(crate) fn per_request(
-    scratch: &mut Scratch,
+    body: impl Into<Bytes>,
     content_type: &str,
     request: &HeaderMap,
 ) -> Response<Body> {
-    let body = &scratch.body;
-    let hash = content_hash(body);
-    let content_type = HeaderValue::from_str(content_type)
-        .unwrap_or(HeaderValue::from_static("application/octet-stream"));
-    let tags = Tags {
-        hash: &hash,
-        content_type: &content_type,
-        cache_control: &HeaderValue::from_static(super::site::HTML_CACHE),
-    };
-    let wanted = if compressible(&content_type) && body.len() >= 256 {
-        negotiate(request)
-    } else {
-        Encoding::Identity
-    };
-    let out = &mut scratch.out;
-    out.clear();
-    let compressed = match wanted {
-        Encoding::Brotli => brotli_into(body, Effort::Fast, scratch.tables.lend(), out),
-        Encoding::Gzip => gzip_into(body, Effort::Fast, out),
-        Encoding::Identity => false,
-    } && out.len() < body.len();
-    // Copied out at its size: the scratch keeps its buffers for the next request.
-    let (bytes, encoding) = if compressed {
-        (Bytes::copy_from_slice(out), wanted)
-    } else {
-        (Bytes::copy_from_slice(body), Encoding::Identity)
-    };
-    let mut response = tags.respond(request, bytes, encoding);
+    let cached = Cached::new(body, content_type, super::site::HTML_CACHE);
+    cached.compress_for(request, Effort::Fast);
+    let mut response = cached.respond(request);
     response
         .extensions_mut()
         .insert(crate::connections::PerRequest);
@@ -283,33 +254,16 @@ fn compressible(content_type: &HeaderValue) -> bool {
 }
 
 fn gzip(data: &[u8], effort: Effort) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    gzip_into(data, effort, &mut out).then_some(out)
-}
-
-/// Gzip at `effort`, appended to `out`; false if it failed.
-fn gzip_into(data: &[u8], effort: Effort, out: &mut Vec<u8>) -> bool {
     let level = match effort {
         Effort::Best => flate2::Compression::best(),
         Effort::Fast => flate2::Compression::fast(),
     };
-    let mut encoder = flate2::write::GzEncoder::new(out, level);
-    encoder.write_all(data).is_ok() && encoder.finish().is_ok()
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), level);
+    encoder.write_all(data).ok()?;
+    encoder.finish().ok()
 }
 
 fn brotli(data: &[u8], effort: Effort) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    brotli_into(
-        data,
-        effort,
-        brotli::enc::StandardAlloc::default(),
-        &mut out,
-    )
-    .then_some(out)
-}
-
-/// Brotli at `effort`, with its tables from `alloc`, appended to `out`; false if it failed.
-fn brotli_into(data: &[u8], effort: Effort, alloc: impl BrotliAlloc, out: &mut Vec<u8>) -> bool {
     // Per request, quality 3 takes half the time of 4 for a few per cent more bytes
     // (a search hitting 1,646 of 5,000 recipes: JSON 3.9 vs 7.0 ms, 84,058 vs 79,003 B;
     // HTML 1.4 vs 2.7 ms, 27,935 vs 27,439 B).
@@ -317,6 +271,7 @@ fn brotli_into(data: &[u8], effort: Effort, alloc: impl BrotliAlloc, out: &mut V
         Effort::Best => 11,
         Effort::Fast => 3,
     };
+    let mut out = Vec::new();
     let mut params = brotli::enc::BrotliEncoderParams {
         quality,
         lgwin: window_bits(data.len(), effort),
@@ -329,9 +284,8 @@ fn brotli_into(data: &[u8], effort: Effort, alloc: impl BrotliAlloc, out: &mut V
         // list page +4 B of 49,918, JSON +0.3 %).
         params.lgblock = 16;
     }
-    let (mut input, mut output) = ([0u8; 4096], [0u8; 4096]);
-    brotli::BrotliCompressCustomAlloc(&mut &data[..], out, &mut input, &mut output, &params, alloc)
-        .is_ok()
+    brotli::BrotliCompress(&mut &data[..], &mut out, &params).ok()?;
+    Some(out)
 }
 
 /// The largest brotli window for quality 11: 512 KiB. Its match finder keeps 8 bytes per
@@ -431,67 +385,34 @@ mod tests {
         assert_eq!(c.respond(&other).status(), StatusCode::OK);
     }
 
-    /// The body a response carries, decoded.
-    async fn decoded(response: Response<Body>) -> (Option<String>, Vec<u8>) {
-        let encoding = response
-            .headers()
-            .get(header::CONTENT_ENCODING)
-            .map(|v| v.to_str().expect("ascii").to_owned());
-        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-            .await
-            .expect("a body in memory");
-        let mut plain = Vec::new();
-        match encoding.as_deref() {
-            Some("br") => {
-                brotli::BrotliDecompress(&mut &bytes[..], &mut plain).expect("valid brotli");
-            }
-            Some("gzip") => {
-                use std::io::Read;
-                flate2::read::GzDecoder::new(&bytes[..])
-                    .read_to_end(&mut plain)
-                    .expect("valid gzip");
-            }
-            _ => plain = bytes.to_vec(),
-        }
-        (encoding, plain)
-    }
-
-    #[tokio::test]
-    async fn per_request_sends_the_negotiated_variant_of_the_scratch_body() {
-        let body = "<p>hello</p>".repeat(100).into_bytes();
-        let mut scratch = Scratch::default();
-        let mut etags = Vec::new();
-        for (accept_encoding, sent) in [
-            ("gzip, deflate, br", Some("br")),
-            ("gzip", Some("gzip")),
-            ("br;q=0, gzip;q=0", None),
-        ] {
-            scratch.body.clone_from(&body);
-            let response = per_request(&mut scratch, "text/html", &accept(accept_encoding));
-            etags.push(response.headers()[header::ETAG].clone());
+    #[test]
+    fn compress_for_makes_only_the_negotiated_variant() {
+        let body = "<p>hello</p>".repeat(100);
+        for (accept_encoding, sent) in [("gzip, deflate, br", "br"), ("gzip", "gzip")] {
+            let c = Cached::new(body.clone(), "text/html; charset=utf-8", "no-cache");
+            c.compress_for(&accept(accept_encoding), Effort::Fast);
+            let r = c.respond(&accept(accept_encoding));
+            assert_eq!(r.headers()[header::CONTENT_ENCODING], sent);
+            let other = if sent == "br" {
+                "gzip"
+            } else {
+                "br;q=0, gzip;q=0"
+            };
             assert!(
-                response
-                    .extensions()
-                    .get::<crate::connections::PerRequest>()
-                    .is_some()
+                c.respond(&accept(other))
+                    .headers()
+                    .get(header::CONTENT_ENCODING)
+                    .is_none()
             );
-            let (encoding, plain) = decoded(response).await;
-            assert_eq!(encoding.as_deref(), sent, "for {accept_encoding:?}");
-            assert_eq!(plain, body, "for {accept_encoding:?}");
         }
-        let hash = content_hash(&body);
-        assert_eq!(etags[0], format!("\"{hash}-br\""));
-        assert_eq!(etags[2], format!("\"{hash}\""));
-        // A client that has the content gets a 304, whichever variant it holds.
-        let mut again = accept("br");
-        again.insert(header::IF_NONE_MATCH, etags[1].clone());
-        scratch.body.clone_from(&body);
-        let response = per_request(&mut scratch, "text/html", &again);
-        assert_eq!(response.status(), StatusCode::NOT_MODIFIED);
-        // Binary or tiny bodies go as they are.
-        scratch.body = vec![0; 4096];
-        let (encoding, _) = decoded(per_request(&mut scratch, "image/png", &accept("br"))).await;
-        assert_eq!(encoding, None);
+        let c = Cached::new(body, "text/html; charset=utf-8", "no-cache");
+        c.compress_for(&HeaderMap::new(), Effort::Fast);
+        assert!(
+            c.respond(&accept("br"))
+                .headers()
+                .get(header::CONTENT_ENCODING)
+                .is_none()
+        );
     }
 
     #[test]

@@ -36,7 +36,6 @@ mod links;
 mod pages;
 mod params;
 mod router;
-mod scratch;
 mod shelf;
 mod site;
 mod templates;

@@ -7,7 +7,6 @@ use super::gate::SearchGate;
 use super::identity::Visitor;
 use super::params::{Amounts, Search, find_recipe};
 use super::router::AppState;
-use super::scratch::with_scratch;
 use super::site::Site;
 use super::templates::EditControls;
 use crate::connections::Share;
@@ -29,8 +28,8 @@ pub(crate) async fn index(
         return Ok(site.list_page().respond(&headers));
     };
     let cost = site.search_cost(&query);
-    gated_page(&searches, cost, share, site, headers, move |site, out| {
-        Ok(site.render_search_into(&text, query, out)?)
+    gated_page(&searches, cost, share, site, headers, move |site| {
+        Ok(site.render_search(&text, query)?)
     })
     .await
 }
@@ -52,14 +51,14 @@ pub(crate) async fn recipe(
     let editor = editing.editor(&visitor).ok();
     let personal = editor.is_some();
     let saved = after.ok().and_then(|Query(a)| a.saved);
-    let mut page = gated_page(&searches, cost, share, site, headers, move |site, out| {
+    let mut page = gated_page(&searches, cost, share, site, headers, move |site| {
         let r = find_recipe(site, &id)?;
         let controls = editor.map(|e| EditControls {
             csrf: e.token,
             version: crate::store::version(r),
             saved,
         });
-        Ok(site.render_recipe(r, display, controls, out)?)
+        Ok(site.render_recipe(r, display, controls)?)
     })
     .await?;
     if personal {
@@ -78,22 +77,20 @@ pub(crate) struct AfterSave {
     saved: Option<u64>,
 }
 
-/// An HTML page rendered per request through the gate ([`SearchGate::run`]) into a
-/// scratch buffer, compressed for the request.
+/// An HTML page rendered per request through the gate ([`SearchGate::run`]), compressed for
+/// the request.
 async fn gated_page(
     searches: &SearchGate,
     cost: usize,
     share: Option<Extension<Share>>,
     site: Arc<Site>,
     headers: HeaderMap,
-    render: impl FnOnce(&Site, &mut Vec<u8>) -> Result<(), WebError> + Send + 'static,
+    render: impl FnOnce(&Site) -> Result<String, WebError> + Send + 'static,
 ) -> Result<Response, WebError> {
     searches
         .run(cost, share.as_deref(), move || {
-            with_scratch(|scratch| {
-                render(&site, &mut scratch.body)?;
-                Ok(per_request(scratch, "text/html; charset=utf-8", &headers))
-            })
+            let body = render(&site)?;
+            Ok(per_request(body, "text/html; charset=utf-8", &headers))
         })
         .await?
 }
