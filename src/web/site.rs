@@ -12,7 +12,9 @@ use crate::recipes::{Recipe, Recipes};
 use crate::search::{Index, SearchQuery};
 use crate::units::AmountView;
 use askama::Template;
+use bytes::Bytes;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// HTML changes whenever the recipes do, so browsers must revalidate (cheap: ETag → 304).
 pub(crate) const HTML_CACHE: &str = "no-cache";
@@ -41,7 +43,9 @@ pub struct Site {
     urls: Urls,
     footer: Footer,
     list_page: Cached,
-    /// Where the full list without the page around it is in `list_page`, for recipe
+    /// The list page's text, the same allocation as `list_page`'s body.
+    list_text: SharedText,
+    /// Where the full list without the page around it is in `list_text`, for recipe
     /// pages ([`ListBody`]).
     list_body: Range<usize>,
     all_json: Cached,
@@ -86,7 +90,7 @@ impl Site {
             let (index, json) = joined(side);
             (index, json, joined(shelf_job), list)
         });
-        let (list_page, list_body) = list?;
+        let (list_page, list_text, list_body) = list?;
         let (shelf_page, ingredients_json) = shelf?;
         let (all_json, json_spans) = all_json?;
         let manifest = Cached::new(manifest(assets)?, "application/manifest+json", HTML_CACHE);
@@ -108,6 +112,7 @@ impl Site {
             urls,
             footer,
             list_page,
+            list_text,
             list_body,
             all_json,
             shelf_page,
@@ -257,9 +262,8 @@ impl Site {
 
     /// The full list without the page around it, as it sits inside the list page.
     fn list_body(&self) -> Result<&str, SiteError> {
-        let page = self.list_page.bytes();
-        let body = page.get(self.list_body.clone());
-        body.and_then(|b| std::str::from_utf8(b).ok())
+        (self.list_text.0)
+            .get(self.list_body.clone())
             .ok_or(SiteError::ListNotInPage)
     }
 
@@ -285,7 +289,10 @@ pub(crate) fn render(page: &'static str, template: &impl Template) -> Result<Str
 /// The full list, rendered once: the list page (cached), and where in it the list alone
 /// is, which every recipe page shows beside the recipe (kept as a range rather than a
 /// second copy: 1.3 MB for 5,000 recipes).
-fn list(recipes: &Recipes, chrome: Chrome<'_>) -> Result<(Cached, Range<usize>), SiteError> {
+fn list(
+    recipes: &Recipes,
+    chrome: Chrome<'_>,
+) -> Result<(Cached, SharedText, Range<usize>), SiteError> {
     let body = ListBody {
         urls: chrome.urls,
         q: "",
@@ -303,8 +310,25 @@ fn list(recipes: &Recipes, chrome: Chrome<'_>) -> Result<(Cached, Range<usize>),
     )?;
     let start =
         memchr::memmem::find(page.as_bytes(), body.as_bytes()).ok_or(SiteError::ListNotInPage)?;
-    let page = Cached::new(page, "text/html; charset=utf-8", HTML_CACHE);
-    Ok((page, start..start + body.len()))
+    let text = SharedText(page.into());
+    let cached = Cached::new(
+        Bytes::from_owner(text.clone()),
+        "text/html; charset=utf-8",
+        HTML_CACHE,
+    );
+    Ok((cached, text, start..start + body.len()))
+}
+
+/// Text shared between a [`Cached`] body (as bytes) and the code that reads it as text,
+/// so that recipe pages take the list from the list page without a copy or a UTF-8 check
+/// per request.
+#[derive(Debug, Clone)]
+struct SharedText(Arc<str>);
+
+impl AsRef<[u8]> for SharedText {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
 }
 
 /// What a start-up thread built; its panic, if it had one, goes on here.
