@@ -28,9 +28,9 @@ pub(crate) async fn list(
     let cost = site.search_cost(&query);
     let answer = searches
         .run(cost, share.as_deref(), move || {
-            per_request(site.search_json(&query), JSON, &headers)
+            site.search_json_answer(&query, &headers)
         })
-        .await?;
+        .await??;
     Ok(answer)
 }
 

@@ -21,7 +21,7 @@ pub(crate) enum Encoding {
 }
 
 impl Encoding {
-    fn token(self) -> Option<&'static str> {
+    pub(crate) fn token(self) -> Option<&'static str> {
         match self {
             Encoding::Identity => None,
             Encoding::Gzip => Some("gzip"),
@@ -166,28 +166,13 @@ impl Cached {
     /// headers, so that it cannot fail: there is no error to turn into an empty answer.
     pub(crate) fn respond(&self, request: &HeaderMap) -> Response<Body> {
         let (body, encoding) = self.variant(negotiate(request));
-        let mut response = Response::new(Body::empty());
-        let headers = response.headers_mut();
-        headers.insert(header::CACHE_CONTROL, self.cache_control.clone());
-        headers.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
-        // Each encoding is its own representation, so each gets its own strong ETag.
-        let etag = match encoding.token() {
-            Some(token) => format!("\"{}-{token}\"", self.hash),
-            None => format!("\"{}\"", self.hash),
+        let representation = Representation {
+            hash: &self.hash,
+            content_type: &self.content_type,
+            cache_control: &self.cache_control,
+            encoding,
         };
-        if let Ok(etag) = HeaderValue::from_str(&etag) {
-            headers.insert(header::ETAG, etag);
-        }
-        if self.not_modified(request) {
-            *response.status_mut() = StatusCode::NOT_MODIFIED;
-            return response;
-        }
-        headers.insert(header::CONTENT_TYPE, self.content_type.clone());
-        if let Some(token) = encoding.token() {
-            headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
-        }
-        *response.body_mut() = Body::from(body);
-        response
+        representation.respond(body, request)
     }
 
     /// The bytes to send for the encoding a client prefers: that variant if it has been
@@ -205,18 +190,6 @@ impl Cached {
             }
             _ => (self.identity.clone(), Encoding::Identity),
         }
-    }
-
-    /// `If-None-Match` names any representation of this content (weak comparison, as
-    /// RFC 9110 asks for this header).
-    fn not_modified(&self, request: &HeaderMap) -> bool {
-        request
-            .get_all(header::IF_NONE_MATCH)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .map(|tag| tag.trim().trim_start_matches("W/").trim_matches('"'))
-            .any(|tag| tag == "*" || tag.split('-').next() == Some(self.hash.as_str()))
     }
 }
 
@@ -237,10 +210,66 @@ pub(crate) fn per_request(
     response
 }
 
+/// What the headers of one representation say: the content's hash, its type and caching
+/// policy, and the coding its bytes are in. [`Cached`] bodies and answers compressed as they
+/// are written ([`super::answer::Answer`]) are sent through it alike.
+pub(crate) struct Representation<'a> {
+    pub(crate) hash: &'a str,
+    pub(crate) content_type: &'a HeaderValue,
+    pub(crate) cache_control: &'a HeaderValue,
+    pub(crate) encoding: Encoding,
+}
+
+impl Representation<'_> {
+    /// The response for a GET or HEAD: 304 when `If-None-Match` names this content, else
+    /// `body` with its headers. Built from typed headers, so that it cannot fail.
+    pub(crate) fn respond(&self, body: Bytes, request: &HeaderMap) -> Response<Body> {
+        let mut response = Response::new(Body::empty());
+        let headers = response.headers_mut();
+        headers.insert(header::CACHE_CONTROL, self.cache_control.clone());
+        headers.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+        // Each encoding is its own representation, so each gets its own strong ETag.
+        let etag = match self.encoding.token() {
+            Some(token) => format!("\"{}-{token}\"", self.hash),
+            None => format!("\"{}\"", self.hash),
+        };
+        if let Ok(etag) = HeaderValue::from_str(&etag) {
+            headers.insert(header::ETAG, etag);
+        }
+        if self.not_modified(request) {
+            *response.status_mut() = StatusCode::NOT_MODIFIED;
+            return response;
+        }
+        headers.insert(header::CONTENT_TYPE, self.content_type.clone());
+        if let Some(token) = self.encoding.token() {
+            headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
+        }
+        *response.body_mut() = Body::from(body);
+        response
+    }
+
+    /// `If-None-Match` names any representation of this content (weak comparison, as
+    /// RFC 9110 asks for this header).
+    fn not_modified(&self, request: &HeaderMap) -> bool {
+        request
+            .get_all(header::IF_NONE_MATCH)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .map(|tag| tag.trim().trim_start_matches("W/").trim_matches('"'))
+            .any(|tag| tag == "*" || tag.split('-').next() == Some(self.hash))
+    }
+}
+
+/// The hex form of a content hash: its first 8 bytes, 16 digits, plenty to tell versions
+/// apart.
+pub(crate) fn hash_hex(digest: &[u8]) -> String {
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
 /// The first 16 hex digits of the SHA-256 of `bytes`: plenty to tell versions apart.
 pub(crate) fn content_hash(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    hash_hex(&Sha256::digest(bytes))
 }
 
 fn compressible(content_type: &HeaderValue) -> bool {
@@ -263,13 +292,16 @@ fn gzip(data: &[u8], effort: Effort) -> Option<Vec<u8>> {
     encoder.finish().ok()
 }
 
+/// Brotli's quality for bodies made per request (see [`brotli`]).
+pub(crate) const FAST_BROTLI_QUALITY: i32 = 3;
+
 fn brotli(data: &[u8], effort: Effort) -> Option<Vec<u8>> {
     // Per request, quality 3 takes half the time of 4 for a few per cent more bytes
     // (a search hitting 1,646 of 5,000 recipes: JSON 3.9 vs 7.0 ms, 84,058 vs 79,003 B;
     // HTML 1.4 vs 2.7 ms, 27,935 vs 27,439 B).
     let quality = match effort {
         Effort::Best => 11,
-        Effort::Fast => 3,
+        Effort::Fast => FAST_BROTLI_QUALITY,
     };
     let mut out = Vec::new();
     let mut params = brotli::enc::BrotliEncoderParams {
@@ -303,7 +335,7 @@ const MAX_WINDOW_BITS_FAST: i32 = 21;
 /// The smallest brotli window (10 bits up to the cap for `effort`) that holds `len`
 /// bytes: a window larger than the input compresses no better, but its match finder's
 /// tables (megabytes at quality 11) dominate the time for small files.
-fn window_bits(len: usize, effort: Effort) -> i32 {
+pub(crate) fn window_bits(len: usize, effort: Effort) -> i32 {
     let cap = match effort {
         Effort::Best => MAX_WINDOW_BITS_BEST,
         Effort::Fast => MAX_WINDOW_BITS_FAST,

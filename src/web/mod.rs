@@ -19,6 +19,7 @@
 //! rest), a template struct with a `Chrome` in `templates` rendered by a `Site` method, and
 //! a route in `router::app`. An API route wraps its error and extractors in `Api`.
 
+mod answer;
 mod api;
 mod assets;
 mod cached;

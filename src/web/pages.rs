@@ -1,7 +1,6 @@
 //! Handlers for the HTML pages: the list and its searches, a recipe, and the pages for
 //! addresses and methods we do not serve. Errors answer as the site's error page.
 
-use super::cached::per_request;
 use super::error::WebError;
 use super::gate::SearchGate;
 use super::identity::Visitor;
@@ -28,8 +27,8 @@ pub(crate) async fn index(
         return Ok(site.list_page().respond(&headers));
     };
     let cost = site.search_cost(&query);
-    gated_page(&searches, cost, share, site, headers, move |site| {
-        Ok(site.render_search(&text, query)?)
+    gated_page(&searches, cost, share, site, headers, move |site, headers| {
+        Ok(site.search_answer(&text, query, headers)?)
     })
     .await
 }
@@ -51,14 +50,14 @@ pub(crate) async fn recipe(
     let editor = editing.editor(&visitor).ok();
     let personal = editor.is_some();
     let saved = after.ok().and_then(|Query(a)| a.saved);
-    let mut page = gated_page(&searches, cost, share, site, headers, move |site| {
+    let mut page = gated_page(&searches, cost, share, site, headers, move |site, headers| {
         let r = find_recipe(site, &id)?;
         let controls = editor.map(|e| EditControls {
             csrf: e.token,
             version: crate::store::version(r),
             saved,
         });
-        Ok(site.render_recipe(r, display, controls)?)
+        Ok(site.recipe_answer(r, display, controls, headers)?)
     })
     .await?;
     if personal {
@@ -85,13 +84,10 @@ async fn gated_page(
     share: Option<Extension<Share>>,
     site: Arc<Site>,
     headers: HeaderMap,
-    render: impl FnOnce(&Site) -> Result<String, WebError> + Send + 'static,
+    render: impl FnOnce(&Site, &HeaderMap) -> Result<Response, WebError> + Send + 'static,
 ) -> Result<Response, WebError> {
     searches
-        .run(cost, share.as_deref(), move || {
-            let body = render(&site)?;
-            Ok(per_request(body, "text/html; charset=utf-8", &headers))
-        })
+        .run(cost, share.as_deref(), move || render(&site, &headers))
         .await?
 }
 

@@ -1,6 +1,7 @@
 //! Everything derived from one loaded collection: the search index, the pre-rendered list
 //! page and the JSON of all recipes. Built once per load; requests only read it.
 
+use super::answer::Answer;
 use super::assets::Assets;
 use super::cached::{Cached, Effort, content_hash};
 use super::templates::{
@@ -12,12 +13,18 @@ use crate::recipes::{Recipe, Recipes};
 use crate::search::{Index, SearchQuery};
 use crate::units::AmountView;
 use askama::Template;
+use axum::body::Body;
+use axum::http::{HeaderMap, Response};
 use bytes::Bytes;
+use std::io::Write;
 use std::ops::Range;
 use std::sync::Arc;
 
 /// HTML changes whenever the recipes do, so browsers must revalidate (cheap: ETag → 304).
 pub(crate) const HTML_CACHE: &str = "no-cache";
+
+const HTML: &str = "text/html; charset=utf-8";
+const JSON: &str = "application/json";
 
 #[derive(Debug, thiserror::Error)]
 pub enum SiteError {
@@ -33,6 +40,8 @@ pub enum SiteError {
     /// output, but is not worth a panic.
     #[error("the list page does not hold the list it was rendered from")]
     ListNotInPage,
+    #[error("compressing an answer failed: {0}")]
+    Answer(#[from] std::io::Error),
 }
 
 /// A loaded collection and everything rendered from it.
@@ -194,25 +203,40 @@ impl Site {
             .collect()
     }
 
-    /// The JSON array of the recipes matching a query, best first: the same bytes as
-    /// serialising [`Site::search`]'s hits, copied from the JSON of all recipes.
-    pub(crate) fn search_json(&self, query: &SearchQuery) -> Vec<u8> {
+    /// The JSON array of the recipes matching a query, best first, as the answer to
+    /// `request`: the same bytes as serialising [`Site::search`]'s hits, copied from the
+    /// JSON of all recipes (and compressed as they are copied).
+    pub(crate) fn search_json_answer(
+        &self,
+        query: &SearchQuery,
+        request: &HeaderMap,
+    ) -> Result<Response<Body>, SiteError> {
+        let (hits, len) = self.json_hits(query);
+        let mut answer = Answer::new(request, len);
+        self.write_json_hits(&hits, &mut answer)
+            .map_err(SiteError::Answer)?;
+        Ok(answer.finish(JSON, request)?)
+    }
+
+    /// The hits of a query, best first, and the length of their JSON array.
+    fn json_hits(&self, query: &SearchQuery) -> (Vec<usize>, usize) {
         let hits = self.index.search(query);
+        let objects = hits.iter().map(|&i| self.json_spans[i].len()).sum::<usize>();
+        let commas = hits.len().saturating_sub(1);
+        let len = 2 + objects + commas;
+        (hits, len)
+    }
+
+    fn write_json_hits(&self, hits: &[usize], out: &mut impl Write) -> std::io::Result<()> {
         let all = self.all_json.bytes();
-        let len = hits
-            .iter()
-            .map(|&i| self.json_spans[i].len() + 1)
-            .sum::<usize>();
-        let mut out = Vec::with_capacity(len + 2);
-        out.push(b'[');
+        out.write_all(b"[")?;
         for (n, &i) in hits.iter().enumerate() {
             if n > 0 {
-                out.push(b',');
+                out.write_all(b",")?;
             }
-            out.extend_from_slice(&all[self.json_spans[i].clone()]);
+            out.write_all(&all[self.json_spans[i].clone()])?;
         }
-        out.push(b']');
-        out
+        out.write_all(b"]")
     }
 
     /// What every page shows around its own part, with `q` in the search box.
@@ -226,6 +250,22 @@ impl Site {
 
     /// The list page for a search (rendered per request: queries are endless).
     pub fn render_search(&self, q: &str, query: SearchQuery) -> Result<String, SiteError> {
+        render("search results", &self.search_view(q, query))
+    }
+
+    /// [`Site::render_search`] as the answer to `request`, compressed as it is rendered.
+    pub(crate) fn search_answer(
+        &self,
+        q: &str,
+        query: SearchQuery,
+        request: &HeaderMap,
+    ) -> Result<Response<Body>, SiteError> {
+        let page = self.search_view(q, query);
+        let size = self.rows_size(page.list.rows.len());
+        answer("search results", &page, size, request)
+    }
+
+    fn search_view<'a>(&'a self, q: &'a str, query: SearchQuery) -> ListPage<'a, ListBody<'a>> {
         let hits = self.search(&query);
         let list = ListBody {
             urls: &self.urls,
@@ -234,21 +274,49 @@ impl Site {
             rows: hits.into_iter().map(Row::new).collect(),
             device: query.device,
         };
-        let page = ListPage {
+        ListPage {
             chrome: self.chrome(q),
             list,
-        };
-        render("search results", &page)
+        }
+    }
+
+    /// About how long a list of `rows` recipes is, from the full list's length: what a
+    /// page's answer is sized by (see [`Answer::new`]).
+    fn rows_size(&self, rows: usize) -> usize {
+        let per_row = self.list_body.len() / self.recipes.len().max(1);
+        per_row * rows + (self.list_text.0.len() - self.list_body.len())
     }
 
     /// A recipe's page, its amounts shown as `display` asks (`?units=oz&serves=2`).
-    pub(crate) fn render_recipe(
+    #[cfg(test)]
+    fn render_recipe(
         &self,
         r: &Recipe,
         display: AmountView,
         edit: Option<EditControls>,
     ) -> Result<String, SiteError> {
-        let page = RecipePage {
+        render("recipe page", &self.recipe_view(r, display, edit)?)
+    }
+
+    /// [`Site::render_recipe`] as the answer to `request`, compressed as it is rendered.
+    pub(crate) fn recipe_answer(
+        &self,
+        r: &Recipe,
+        display: AmountView,
+        edit: Option<EditControls>,
+        request: &HeaderMap,
+    ) -> Result<Response<Body>, SiteError> {
+        let page = self.recipe_view(r, display, edit)?;
+        answer("recipe page", &page, self.list_text.0.len(), request)
+    }
+
+    fn recipe_view<'a>(
+        &'a self,
+        r: &'a Recipe,
+        display: AmountView,
+        edit: Option<EditControls>,
+    ) -> Result<RecipePage<'a>, SiteError> {
+        Ok(RecipePage {
             edit,
             chrome: self.chrome(""),
             r,
@@ -256,8 +324,7 @@ impl Site {
             amounts: Amounts::new(r, display),
             notes: super::links::note_parts(&r.notes),
             list: self.list_body()?,
-        };
-        render("recipe page", &page)
+        })
     }
 
     /// The full list without the page around it, as it sits inside the list page.
@@ -284,6 +351,21 @@ pub(crate) fn render(page: &'static str, template: &impl Template) -> Result<Str
     template
         .render()
         .map_err(|source| SiteError::Render { page, source })
+}
+
+/// Renders a page into an [`Answer`] for `request` (about `size` bytes of text), whole or
+/// not at all: a failure part way leaves only the error, which becomes a 500.
+fn answer(
+    page: &'static str,
+    template: &impl Template,
+    size: usize,
+    request: &HeaderMap,
+) -> Result<Response<Body>, SiteError> {
+    let mut answer = Answer::new(request, size);
+    template
+        .render_into(&mut answer)
+        .map_err(|source| SiteError::Render { page, source })?;
+    Ok(answer.finish(HTML, request)?)
 }
 
 /// The full list, rendered once: the list page (cached), and where in it the list alone
@@ -447,7 +529,11 @@ mod tests {
         for q in ["", "gin", "lime juice", "base:rum", "zzz", "e"] {
             let query = SearchQuery::parse(q);
             let hits = serde_json::to_vec(&site.search(&query)).expect("hits serialise");
-            assert_eq!(site.search_json(&query), hits, "query {q:?}");
+            let (found, len) = site.json_hits(&query);
+            let mut copied = Vec::new();
+            site.write_json_hits(&found, &mut copied).expect("a Vec takes it");
+            assert_eq!(copied, hits, "query {q:?}");
+            assert_eq!(len, hits.len(), "query {q:?}");
         }
         let empty = Site::new(
             Recipes::parse(
