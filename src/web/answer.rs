@@ -13,8 +13,8 @@
 //! are kept whole and sent through [`per_request`], which compresses only when that makes
 //! them smaller.
 
-use super::cached::{Encoding, Representation, hash_hex, negotiate, per_request, window_bits};
 use super::cached::Effort;
+use super::cached::{Encoding, Representation, hash_hex, negotiate, per_request, window_bits};
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Response};
 use bytes::Bytes;
@@ -115,34 +115,30 @@ impl Answer {
         }
     }
 
-    /// The response: the compressed bytes with the text's ETag, or the whole text through
-    /// [`per_request`]. Marked [`crate::connections::PerRequest`] either way.
+    /// The finished answer: its compressed bytes with the text's hash, or the whole text
+    /// as a response through [`per_request`].
     pub(crate) fn finish(
         mut self,
         content_type: &'static str,
         request: &HeaderMap,
-    ) -> io::Result<Response<Body>> {
+    ) -> io::Result<Finished> {
         if let Some(error) = self.failed.take() {
             return Err(error);
         }
         self.pass_slice()?;
         let (packed, encoding) = match self.sink {
-            Sink::Whole(text) => return Ok(per_request(text, content_type, request)),
+            Sink::Whole(text) => {
+                return Ok(Finished::Whole(per_request(text, content_type, request)));
+            }
             Sink::Brotli(writer) => (writer.into_inner(), Encoding::Brotli),
             Sink::Gzip(writer) => (writer.finish()?, Encoding::Gzip),
         };
-        let hash = hash_hex(&self.hash.finalize());
-        let representation = Representation {
-            hash: &hash,
-            content_type: &HeaderValue::from_static(content_type),
-            cache_control: &HeaderValue::from_static(super::site::HTML_CACHE),
+        Ok(Finished::Packed(Packed {
+            hash: hash_hex(&self.hash.finalize()),
             encoding,
-        };
-        let mut response = representation.respond(Bytes::from(packed), request);
-        response
-            .extensions_mut()
-            .insert(crate::connections::PerRequest);
-        Ok(response)
+            content_type,
+            body: Bytes::from(packed),
+        }))
     }
 
     /// Hashes and compresses what the slice holds.
@@ -175,6 +171,63 @@ impl Answer {
             }
             Sink::Gzip(writer) => writer.write_all(text),
         }
+    }
+}
+
+/// What [`Answer::finish`] made.
+pub(crate) enum Finished {
+    /// Compressed as it was written.
+    Packed(Packed),
+    /// Kept whole (small, or for a client that takes no compression), already a response.
+    Whole(Response<Body>),
+}
+
+impl Finished {
+    /// The response to `request`, marked [`crate::connections::PerRequest`]: its bytes
+    /// were made for this request.
+    pub(crate) fn respond(self, request: &HeaderMap) -> Response<Body> {
+        match self {
+            Finished::Whole(response) => response,
+            Finished::Packed(packed) => {
+                let mut response = packed.respond(request);
+                response
+                    .extensions_mut()
+                    .insert(crate::connections::PerRequest);
+                response
+            }
+        }
+    }
+}
+
+/// An answer's compressed bytes and the hash of its text: all it takes to send it again.
+#[derive(Debug)]
+pub(crate) struct Packed {
+    hash: String,
+    encoding: Encoding,
+    content_type: &'static str,
+    body: Bytes,
+}
+
+impl Packed {
+    /// The response to `request`: these bytes with the text's ETag, or 304.
+    pub(crate) fn respond(&self, request: &HeaderMap) -> Response<Body> {
+        let representation = Representation {
+            hash: &self.hash,
+            content_type: &HeaderValue::from_static(self.content_type),
+            cache_control: &HeaderValue::from_static(super::site::HTML_CACHE),
+            encoding: self.encoding,
+        };
+        representation.respond(self.body.clone(), request)
+    }
+
+    /// The coding the bytes are in.
+    pub(crate) fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// Bytes held: the body and the hash.
+    pub(crate) fn size(&self) -> usize {
+        self.body.len() + self.hash.len()
     }
 }
 
@@ -260,14 +313,22 @@ mod tests {
             assert!(answer.streaming());
             let text = write_rows(&mut answer, 5_000);
             assert!(answer.held() <= SLICE, "held {} bytes", answer.held());
-            let streamed = answer.finish("text/html; charset=utf-8", &request).unwrap();
+            let streamed = answer
+                .finish("text/html; charset=utf-8", &request)
+                .unwrap()
+                .respond(&request);
             let whole = per_request(text.clone(), "text/html; charset=utf-8", &request);
             assert_eq!(streamed.headers()[header::CONTENT_ENCODING], coding);
             assert_eq!(
                 streamed.headers()[header::ETAG],
                 whole.headers()[header::ETAG]
             );
-            assert!(streamed.extensions().get::<crate::connections::PerRequest>().is_some());
+            assert!(
+                streamed
+                    .extensions()
+                    .get::<crate::connections::PerRequest>()
+                    .is_some()
+            );
             let packed = body(streamed).await;
             let mut decoded = Vec::new();
             if coding == "br" {
@@ -286,7 +347,10 @@ mod tests {
         let mut small = Answer::new(&accept("br"), 100);
         assert!(!small.streaming());
         small.write_all(b"[]").unwrap();
-        let response = small.finish("application/json", &accept("br")).unwrap();
+        let response = small
+            .finish("application/json", &accept("br"))
+            .unwrap()
+            .respond(&accept("br"));
         assert!(response.headers().get(header::CONTENT_ENCODING).is_none());
         assert_eq!(body(response).await, b"[]");
 
@@ -294,7 +358,10 @@ mod tests {
         let mut big = Answer::new(&plain, 1 << 20);
         assert!(!big.streaming());
         let text = write_rows(&mut big, 2_000);
-        let response = big.finish("text/html; charset=utf-8", &plain).unwrap();
+        let response = big
+            .finish("text/html; charset=utf-8", &plain)
+            .unwrap()
+            .respond(&plain);
         assert!(response.headers().get(header::CONTENT_ENCODING).is_none());
         assert_eq!(body(response).await, text);
     }
@@ -304,12 +371,18 @@ mod tests {
         let request = accept("br");
         let mut first = Answer::new(&request, 1 << 20);
         write_rows(&mut first, 3_000);
-        let first = first.finish("text/html; charset=utf-8", &request).unwrap();
+        let first = first
+            .finish("text/html; charset=utf-8", &request)
+            .unwrap()
+            .respond(&request);
         let mut again = request.clone();
         again.insert(header::IF_NONE_MATCH, first.headers()[header::ETAG].clone());
         let mut second = Answer::new(&again, 1 << 20);
         write_rows(&mut second, 3_000);
-        let second = second.finish("text/html; charset=utf-8", &again).unwrap();
+        let second = second
+            .finish("text/html; charset=utf-8", &again)
+            .unwrap()
+            .respond(&again);
         assert_eq!(second.status(), StatusCode::NOT_MODIFIED);
         assert!(body(second).await.is_empty());
     }

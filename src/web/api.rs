@@ -5,6 +5,7 @@ use super::cached::per_request;
 use super::error::{Api, WebError};
 use super::gate::SearchGate;
 use super::params::{Search, find_recipe};
+use super::recent::Kind;
 use super::site::Site;
 use crate::connections::Share;
 use axum::extract::{Extension, Path, State};
@@ -22,13 +23,16 @@ pub(crate) async fn list(
     Api(search): Api<Search>,
     headers: HeaderMap,
 ) -> Result<Response, Api<WebError>> {
-    let Search::Matching { query, .. } = search else {
+    let Search::Matching { text, query } = search else {
         return Ok(site.all_json().respond(&headers));
     };
+    if let Some(kept) = site.recent_answer(Kind::Json, &text, &headers) {
+        return Ok(kept);
+    }
     let cost = site.search_cost(&query);
     let answer = searches
         .run(cost, share.as_deref(), move || {
-            site.search_json_answer(&query, &headers)
+            site.search_json_answer(&text, &query, &headers)
         })
         .await??;
     Ok(answer)

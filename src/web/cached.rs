@@ -13,7 +13,7 @@ use std::io::Write;
 use std::sync::{Arc, OnceLock};
 
 /// A content coding we can send.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Encoding {
     Identity,
     Gzip,
@@ -320,13 +320,15 @@ fn brotli(data: &[u8], effort: Effort) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// The largest brotli window for quality 11: 512 KiB. Its match finder keeps 8 bytes per
+/// The largest brotli window for quality 11: 256 KiB. Its match finder keeps 8 bytes per
 /// window byte, and this compression runs at start-up, so the window sets the peak memory
-/// of a start-up: with 5,000 recipes (a 2.7 MB JSON of all recipes, a 1.3 MB list page),
-/// a 2 MiB window peaked ~16 MiB higher than 512 KiB for 8 % fewer bytes of that JSON
-/// (127 vs 139 KB) and 0.5 % of the list page (50,016 vs 50,282 B). The list page is what
-/// a phone waits for; the JSON loads after it.
-const MAX_WINDOW_BITS_BEST: i32 = 19;
+/// of a start-up. With 5,000 recipes (a 2.7 MB JSON of all recipes, a 1.3 MB list page),
+/// brotli's own peak was 12.9 MB at 512 KiB and 9.1 MB at 256 KiB; 2 MiB peaked ~16 MiB
+/// higher still. At 256 KiB the list page is 0.6 % larger than at 512 KiB (51,006 vs
+/// 50,696 B) and the JSON 6.6 % (148 vs 139 KB). The list page is what a phone waits for;
+/// the JSON loads once, after it, into the service worker's cache. Measured against the Go
+/// original's peak memory, the 3.8 MB were worth more than those 9 KB.
+const MAX_WINDOW_BITS_BEST: i32 = 18;
 
 /// Per request (quality 3) the match finder does not grow with the window, so a large
 /// search result gets the format's usual 2 MiB.

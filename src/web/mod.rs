@@ -36,6 +36,7 @@ pub mod identity;
 mod links;
 mod pages;
 mod params;
+mod recent;
 mod router;
 mod shelf;
 mod site;

@@ -5,6 +5,7 @@ use super::error::WebError;
 use super::gate::SearchGate;
 use super::identity::Visitor;
 use super::params::{Amounts, Search, find_recipe};
+use super::recent::Kind;
 use super::router::AppState;
 use super::site::Site;
 use super::templates::EditControls;
@@ -26,10 +27,18 @@ pub(crate) async fn index(
     let Search::Matching { text, query } = search else {
         return Ok(site.list_page().respond(&headers));
     };
+    if let Some(kept) = site.recent_answer(Kind::Page, &text, &headers) {
+        return Ok(kept);
+    }
     let cost = site.search_cost(&query);
-    gated_page(&searches, cost, share, site, headers, move |site, headers| {
-        Ok(site.search_answer(&text, query, headers)?)
-    })
+    gated_page(
+        &searches,
+        cost,
+        share,
+        site,
+        headers,
+        move |site, headers| Ok(site.search_answer(&text, query, headers)?),
+    )
     .await
 }
 
@@ -50,15 +59,22 @@ pub(crate) async fn recipe(
     let editor = editing.editor(&visitor).ok();
     let personal = editor.is_some();
     let saved = after.ok().and_then(|Query(a)| a.saved);
-    let mut page = gated_page(&searches, cost, share, site, headers, move |site, headers| {
-        let r = find_recipe(site, &id)?;
-        let controls = editor.map(|e| EditControls {
-            csrf: e.token,
-            version: crate::store::version(r),
-            saved,
-        });
-        Ok(site.recipe_answer(r, display, controls, headers)?)
-    })
+    let mut page = gated_page(
+        &searches,
+        cost,
+        share,
+        site,
+        headers,
+        move |site, headers| {
+            let r = find_recipe(site, &id)?;
+            let controls = editor.map(|e| EditControls {
+                csrf: e.token,
+                version: crate::store::version(r),
+                saved,
+            });
+            Ok(site.recipe_answer(r, display, controls, headers)?)
+        },
+    )
     .await?;
     if personal {
         // The page carries this person's form token: nobody else's cache may keep it.

@@ -1,9 +1,10 @@
 //! Everything derived from one loaded collection: the search index, the pre-rendered list
 //! page and the JSON of all recipes. Built once per load; requests only read it.
 
-use super::answer::Answer;
+use super::answer::{Answer, Finished};
 use super::assets::Assets;
 use super::cached::{Cached, Effort, content_hash};
+use super::recent::{Kind, Recent};
 use super::templates::{
     Amounts, Chrome, EditControls, ErrorPage, Footer, ListBody, ListPage, RecipePage, Row,
     ShelfPage, Urls,
@@ -65,6 +66,8 @@ pub struct Site {
     json_spans: Vec<Range<usize>>,
     service_worker: Cached,
     manifest: Cached,
+    /// Answers to recent searches, kept compressed.
+    recent: Recent,
 }
 
 impl Site {
@@ -129,6 +132,7 @@ impl Site {
             json_spans,
             service_worker,
             manifest,
+            recent: Recent::new(),
         })
     }
 
@@ -208,20 +212,27 @@ impl Site {
     /// JSON of all recipes (and compressed as they are copied).
     pub(crate) fn search_json_answer(
         &self,
+        q: &str,
         query: &SearchQuery,
         request: &HeaderMap,
     ) -> Result<Response<Body>, SiteError> {
+        if let Some(kept) = self.recent.get(Kind::Json, q, request) {
+            return Ok(kept);
+        }
         let (hits, len) = self.json_hits(query);
         let mut answer = Answer::new(request, len);
-        self.write_json_hits(&hits, &mut answer)
-            .map_err(SiteError::Answer)?;
-        Ok(answer.finish(JSON, request)?)
+        self.write_json_hits(&hits, &mut answer)?;
+        let finished = answer.finish(JSON, request)?;
+        Ok(self.recent.keep(Kind::Json, q, finished, request))
     }
 
     /// The hits of a query, best first, and the length of their JSON array.
     fn json_hits(&self, query: &SearchQuery) -> (Vec<usize>, usize) {
         let hits = self.index.search(query);
-        let objects = hits.iter().map(|&i| self.json_spans[i].len()).sum::<usize>();
+        let objects = hits
+            .iter()
+            .map(|&i| self.json_spans[i].len())
+            .sum::<usize>();
         let commas = hits.len().saturating_sub(1);
         let len = 2 + objects + commas;
         (hits, len)
@@ -260,9 +271,25 @@ impl Site {
         query: SearchQuery,
         request: &HeaderMap,
     ) -> Result<Response<Body>, SiteError> {
+        // Asked again while this request waited for its turn: sent as made then.
+        if let Some(kept) = self.recent.get(Kind::Page, q, request) {
+            return Ok(kept);
+        }
         let page = self.search_view(q, query);
         let size = self.rows_size(page.list.rows.len());
-        answer("search results", &page, size, request)
+        let finished = answer("search results", &page, size, request)?;
+        Ok(self.recent.keep(Kind::Page, q, finished, request))
+    }
+
+    /// The answer made for an earlier request with the same search and coding, if it is
+    /// still kept ([`Recent`]).
+    pub(crate) fn recent_answer(
+        &self,
+        kind: Kind,
+        q: &str,
+        request: &HeaderMap,
+    ) -> Option<Response<Body>> {
+        self.recent.get(kind, q, request)
     }
 
     fn search_view<'a>(&'a self, q: &'a str, query: SearchQuery) -> ListPage<'a, ListBody<'a>> {
@@ -307,7 +334,7 @@ impl Site {
         request: &HeaderMap,
     ) -> Result<Response<Body>, SiteError> {
         let page = self.recipe_view(r, display, edit)?;
-        answer("recipe page", &page, self.list_text.0.len(), request)
+        Ok(answer("recipe page", &page, self.list_text.0.len(), request)?.respond(request))
     }
 
     fn recipe_view<'a>(
@@ -360,7 +387,7 @@ fn answer(
     template: &impl Template,
     size: usize,
     request: &HeaderMap,
-) -> Result<Response<Body>, SiteError> {
+) -> Result<Finished, SiteError> {
     let mut answer = Answer::new(request, size);
     template
         .render_into(&mut answer)
@@ -531,7 +558,8 @@ mod tests {
             let hits = serde_json::to_vec(&site.search(&query)).expect("hits serialise");
             let (found, len) = site.json_hits(&query);
             let mut copied = Vec::new();
-            site.write_json_hits(&found, &mut copied).expect("a Vec takes it");
+            site.write_json_hits(&found, &mut copied)
+                .expect("a Vec takes it");
             assert_eq!(copied, hits, "query {q:?}");
             assert_eq!(len, hits.len(), "query {q:?}");
         }
@@ -546,6 +574,88 @@ mod tests {
         )
         .expect("the site builds");
         assert_eq!(empty.all_json().bytes().as_ref(), b"[]");
+    }
+
+    /// The sample's recipes many times over, under other ids and names: a collection
+    /// whose searches answer with more than [`super::super::answer::STREAM_FROM`] bytes.
+    fn large_site(copies: u64) -> Site {
+        let sample = Recipes::sample().expect("the sample is valid");
+        let mut all = Vec::new();
+        for n in 0..copies {
+            for r in sample.all() {
+                let mut v = serde_json::to_value(r).expect("a recipe serialises");
+                v["id"] = serde_json::json!(n * 1000 + r.id);
+                v["name"] = serde_json::json!(format!("{} {n}", r.name));
+                all.push(v);
+            }
+        }
+        let json = serde_json::to_string(&all).expect("recipes serialise");
+        let recipes = Recipes::parse(
+            &json,
+            crate::recipes::Origin::Embedded,
+            std::time::UNIX_EPOCH,
+        )
+        .expect("the copies are valid");
+        Site::new(recipes, &Assets::load()).expect("the site builds")
+    }
+
+    fn accept(coding: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(
+            axum::http::header::ACCEPT_ENCODING,
+            axum::http::HeaderValue::from_str(coding).expect("a header value"),
+        );
+        h
+    }
+
+    async fn decoded(response: Response<Body>) -> Vec<u8> {
+        let packed = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .expect("a body");
+        let mut text = Vec::new();
+        brotli::BrotliDecompress(&mut &packed[..], &mut text).expect("brotli");
+        text
+    }
+
+    #[tokio::test]
+    async fn search_answers_are_kept_per_search_and_coding_and_sent_again_unchanged() {
+        let site = large_site(60);
+        let br = accept("br");
+        for (kind, q) in [(Kind::Page, "gin"), (Kind::Json, "lime")] {
+            assert!(site.recent_answer(kind, q, &br).is_none());
+            let query = SearchQuery::parse(q);
+            let made = match kind {
+                Kind::Page => site.search_answer(q, query.clone(), &br),
+                Kind::Json => site.search_json_answer(q, &query, &br),
+            }
+            .expect("an answer");
+            let etag = made.headers()[axum::http::header::ETAG].clone();
+            let kept = site.recent_answer(kind, q, &br).expect("kept");
+            assert_eq!(kept.headers()[axum::http::header::ETAG], etag);
+            let (made, kept) = (decoded(made).await, decoded(kept).await);
+            assert_eq!(made, kept);
+            let whole = match kind {
+                Kind::Page => site.render_search(q, query).expect("renders").into_bytes(),
+                Kind::Json => serde_json::to_vec(&site.search(&query)).expect("serialises"),
+            };
+            assert!(
+                whole.len() > super::super::answer::STREAM_FROM,
+                "{q}: too small a test"
+            );
+            assert_eq!(kept, whole, "{q}");
+            // Another search, another coding or the other kind of answer is not this one.
+            assert!(site.recent_answer(kind, "gin lime", &br).is_none());
+            assert!(site.recent_answer(kind, q, &accept("gzip")).is_none());
+            assert!(site.recent_answer(kind, q, &HeaderMap::new()).is_none());
+        }
+        assert!(site.recent_answer(Kind::Json, "gin", &br).is_none());
+        assert_eq!(site.recent.len(), 2);
+        // A new collection starts with none kept.
+        assert!(
+            large_site(60)
+                .recent_answer(Kind::Page, "gin", &br)
+                .is_none()
+        );
     }
 
     #[test]
