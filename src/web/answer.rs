@@ -13,8 +13,8 @@
 //! are kept whole and sent through [`per_request`], which compresses only when that makes
 //! them smaller.
 
-use super::cached::{Encoding, Representation, hash_hex, negotiate, per_request, window_bits};
 use super::cached::Effort;
+use super::cached::{Encoding, Representation, hash_hex, negotiate, per_request, window_bits};
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Response};
 use bytes::Bytes;
@@ -267,7 +267,12 @@ mod tests {
                 streamed.headers()[header::ETAG],
                 whole.headers()[header::ETAG]
             );
-            assert!(streamed.extensions().get::<crate::connections::PerRequest>().is_some());
+            assert!(
+                streamed
+                    .extensions()
+                    .get::<crate::connections::PerRequest>()
+                    .is_some()
+            );
             let packed = body(streamed).await;
             let mut decoded = Vec::new();
             if coding == "br" {

@@ -27,9 +27,14 @@ pub(crate) async fn index(
         return Ok(site.list_page().respond(&headers));
     };
     let cost = site.search_cost(&query);
-    gated_page(&searches, cost, share, site, headers, move |site, headers| {
-        Ok(site.search_answer(&text, query, headers)?)
-    })
+    gated_page(
+        &searches,
+        cost,
+        share,
+        site,
+        headers,
+        move |site, headers| Ok(site.search_answer(&text, query, headers)?),
+    )
     .await
 }
 
@@ -50,15 +55,22 @@ pub(crate) async fn recipe(
     let editor = editing.editor(&visitor).ok();
     let personal = editor.is_some();
     let saved = after.ok().and_then(|Query(a)| a.saved);
-    let mut page = gated_page(&searches, cost, share, site, headers, move |site, headers| {
-        let r = find_recipe(site, &id)?;
-        let controls = editor.map(|e| EditControls {
-            csrf: e.token,
-            version: crate::store::version(r),
-            saved,
-        });
-        Ok(site.recipe_answer(r, display, controls, headers)?)
-    })
+    let mut page = gated_page(
+        &searches,
+        cost,
+        share,
+        site,
+        headers,
+        move |site, headers| {
+            let r = find_recipe(site, &id)?;
+            let controls = editor.map(|e| EditControls {
+                csrf: e.token,
+                version: crate::store::version(r),
+                saved,
+            });
+            Ok(site.recipe_answer(r, display, controls, headers)?)
+        },
+    )
     .await?;
     if personal {
         // The page carries this person's form token: nobody else's cache may keep it.

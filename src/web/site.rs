@@ -221,7 +221,10 @@ impl Site {
     /// The hits of a query, best first, and the length of their JSON array.
     fn json_hits(&self, query: &SearchQuery) -> (Vec<usize>, usize) {
         let hits = self.index.search(query);
-        let objects = hits.iter().map(|&i| self.json_spans[i].len()).sum::<usize>();
+        let objects = hits
+            .iter()
+            .map(|&i| self.json_spans[i].len())
+            .sum::<usize>();
         let commas = hits.len().saturating_sub(1);
         let len = 2 + objects + commas;
         (hits, len)
@@ -531,7 +534,8 @@ mod tests {
             let hits = serde_json::to_vec(&site.search(&query)).expect("hits serialise");
             let (found, len) = site.json_hits(&query);
             let mut copied = Vec::new();
-            site.write_json_hits(&found, &mut copied).expect("a Vec takes it");
+            site.write_json_hits(&found, &mut copied)
+                .expect("a Vec takes it");
             assert_eq!(copied, hits, "query {q:?}");
             assert_eq!(len, hits.len(), "query {q:?}");
         }
