@@ -224,6 +224,11 @@ impl Representation<'_> {
     /// The response for a GET or HEAD: 304 when `If-None-Match` names this content, else
     /// `body` with its headers. Built from typed headers, so that it cannot fail.
     pub(crate) fn respond(&self, body: Bytes, request: &HeaderMap) -> Response<Body> {
+        self.respond_with(Body::from(body), request)
+    }
+
+    /// [`Representation::respond`] with a body of any kind (a spliced answer's pieces).
+    pub(crate) fn respond_with(&self, body: Body, request: &HeaderMap) -> Response<Body> {
         let mut response = Response::new(Body::empty());
         let headers = response.headers_mut();
         headers.insert(header::CACHE_CONTROL, self.cache_control.clone());
@@ -244,7 +249,7 @@ impl Representation<'_> {
         if let Some(token) = self.encoding.token() {
             headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
         }
-        *response.body_mut() = Body::from(body);
+        *response.body_mut() = body;
         response
     }
 

@@ -9,7 +9,8 @@
 //! - `params`: what an address asks for (`?q=`, `?units=&serves=`, a recipe id).
 //! - `error`: one error type, answered as an HTML page or as JSON.
 //! - `guard`: refuses malformed or oversized requests before any handler sees them.
-//! - [`Site`] (`site`): everything rendered from one loaded collection; `templates`: the
+//! - [`Site`] (`site`): everything rendered from one loaded collection (`spliced`: its
+//!   recipe pages as brotli around the list compressed once); `templates`: the
 //!   values each askama template is given; `cached`: fixed bodies with ETags and
 //!   compression; [`Assets`] (`assets`): embedded static files under hashed names.
 //! - [`SearchGate`] (`gate`): CPU-heavy work a few at a time; `host`: the `Host` check
@@ -40,6 +41,7 @@ mod recent;
 mod router;
 mod shelf;
 mod site;
+mod spliced;
 mod templates;
 
 pub use assets::Assets;

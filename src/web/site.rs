@@ -3,8 +3,9 @@
 
 use super::answer::{Answer, Finished};
 use super::assets::Assets;
-use super::cached::{Cached, Effort, content_hash};
+use super::cached::{Cached, Effort, Encoding, Representation, content_hash, hash_hex, negotiate};
 use super::recent::{Kind, Recent};
+use super::spliced::{self, Middle};
 use super::templates::{
     Amounts, Chrome, EditControls, ErrorPage, Footer, ListBody, ListPage, RecipePage, Row,
     ShelfPage, Urls,
@@ -15,11 +16,12 @@ use crate::search::{Index, SearchQuery};
 use crate::units::AmountView;
 use askama::Template;
 use axum::body::Body;
-use axum::http::{HeaderMap, Response};
+use axum::http::{HeaderMap, HeaderValue, Response};
 use bytes::Bytes;
+use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// HTML changes whenever the recipes do, so browsers must revalidate (cheap: ETag → 304).
 pub(crate) const HTML_CACHE: &str = "no-cache";
@@ -58,6 +60,10 @@ pub struct Site {
     /// Where the full list without the page around it is in `list_text`, for recipe
     /// pages ([`ListBody`]).
     list_body: Range<usize>,
+    /// The list compressed once, for recipe pages spliced around it ([`spliced`]): unset
+    /// until [`Site::compress`] or [`Site::compress_quickly`] has made it, `None` if it
+    /// could not be made. Until then recipe pages are compressed whole, per request.
+    list_middle: OnceLock<Option<Middle>>,
     all_json: Cached,
     shelf_page: Cached,
     ingredients_json: Cached,
@@ -126,6 +132,7 @@ impl Site {
             list_page,
             list_text,
             list_body,
+            list_middle: OnceLock::new(),
             all_json,
             shelf_page,
             ingredients_json,
@@ -152,6 +159,10 @@ impl Site {
 
     fn compress_with(&self, effort: Effort) {
         self.list_page.compress(effort);
+        // After the list page, not beside it: two quality-11 compressions at once would
+        // raise the peak memory of a start-up.
+        self.list_middle
+            .get_or_init(|| Middle::compress(self.list_body().ok()?.as_bytes(), effort));
         self.all_json.compress(effort);
         self.shelf_page.compress(effort);
         self.ingredients_json.compress(effort);
@@ -333,8 +344,50 @@ impl Site {
         edit: Option<EditControls>,
         request: &HeaderMap,
     ) -> Result<Response<Body>, SiteError> {
-        let page = self.recipe_view(r, display, edit)?;
+        let mut page = self.recipe_view(r, display, edit)?;
+        if let Some(response) = self.spliced_recipe(&mut page, request)? {
+            return Ok(response);
+        }
         Ok(answer("recipe page", &page, self.list_text.0.len(), request)?.respond(request))
+    }
+
+    /// A recipe page for a brotli client: its own head and tail compressed now, around the
+    /// list compressed once ([`spliced`]). `None` (and `page` as it was) for other clients,
+    /// until the list is compressed, or if the page cannot be spliced.
+    ///
+    /// The ETag is the hash of the whole text, as for the page compressed whole. The answer
+    /// is not marked [`crate::connections::PerRequest`]: only its head and tail (a few
+    /// kilobytes) are this request's own; the rest is the list's shared bytes, which cost
+    /// nothing more to hold, like the pre-rendered pages'.
+    fn spliced_recipe(
+        &self,
+        page: &mut RecipePage<'_>,
+        request: &HeaderMap,
+    ) -> Result<Option<Response<Body>>, SiteError> {
+        let Some(Some(middle)) = self.list_middle.get() else {
+            return Ok(None);
+        };
+        if negotiate(request) != Encoding::Brotli {
+            return Ok(None);
+        }
+        let list = std::mem::replace(&mut page.list, LIST_MARK);
+        let marked = render("recipe page", &*page);
+        page.list = list;
+        let marked = marked?;
+        let Some((head, tail)) = split_at_mark(&marked) else {
+            return Ok(None);
+        };
+        let Some(body) = spliced::splice(head.as_bytes(), middle, tail.as_bytes()) else {
+            return Ok(None);
+        };
+        let hash = text_hash(&[head, list, tail]);
+        let representation = Representation {
+            hash: &hash,
+            content_type: &HeaderValue::from_static(HTML),
+            cache_control: &HeaderValue::from_static(HTML_CACHE),
+            encoding: Encoding::Brotli,
+        };
+        Ok(Some(representation.respond_with(Body::new(body), request)))
     }
 
     fn recipe_view<'a>(
@@ -378,6 +431,26 @@ pub(crate) fn render(page: &'static str, template: &impl Template) -> Result<Str
     template
         .render()
         .map_err(|source| SiteError::Render { page, source })
+}
+
+/// Stands for the list while a recipe page is rendered to be spliced: a private-use
+/// character and NULs, which no page holds otherwise (and one that does is not split:
+/// see [`split_at_mark`]).
+const LIST_MARK: &str = "\u{F8FF}\0list\0\u{F8FF}";
+
+/// `text` before and after its [`LIST_MARK`], or `None` unless it holds the mark once.
+fn split_at_mark(text: &str) -> Option<(&str, &str)> {
+    let (head, tail) = text.split_once(LIST_MARK)?;
+    (!tail.contains(LIST_MARK)).then_some((head, tail))
+}
+
+/// The content hash ([`content_hash`]) of `parts` one after another.
+fn text_hash(parts: &[&str]) -> String {
+    let mut hash = Sha256::new();
+    for part in parts {
+        hash.update(part.as_bytes());
+    }
+    hash_hex(&hash.finalize())
 }
 
 /// Renders a page into an [`Answer`] for `request` (about `size` bytes of text), whole or
@@ -546,6 +619,11 @@ fn service_worker(assets: &Assets, urls: &Urls, bodies: &[&Cached]) -> Result<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::connections::PerRequest;
+    use crate::units::Unit;
+    use crate::web::cached::per_request;
+    use axum::http::header;
+    use std::io::Read;
 
     #[test]
     fn search_json_is_the_serialised_hits() {
@@ -597,15 +675,6 @@ mod tests {
         )
         .expect("the copies are valid");
         Site::new(recipes, &Assets::load()).expect("the site builds")
-    }
-
-    fn accept(coding: &str) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        h.insert(
-            axum::http::header::ACCEPT_ENCODING,
-            axum::http::HeaderValue::from_str(coding).expect("a header value"),
-        );
-        h
     }
 
     async fn decoded(response: Response<Body>) -> Vec<u8> {
@@ -678,5 +747,174 @@ mod tests {
             .render_recipe(&recipes.all()[0], AmountView::default(), None)
             .expect("the page renders");
         assert!(page.contains(&alone));
+    }
+
+    fn accept(coding: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_str(coding).unwrap(),
+        );
+        h
+    }
+
+    async fn body(response: Response<Body>) -> Vec<u8> {
+        axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap()
+            .to_vec()
+    }
+
+    fn decode(coding: &str, packed: &[u8]) -> Vec<u8> {
+        let mut text = Vec::new();
+        match coding {
+            "br" => brotli::BrotliDecompress(&mut &packed[..], &mut text).unwrap(),
+            "gzip" => {
+                flate2::read::GzDecoder::new(packed)
+                    .read_to_end(&mut text)
+                    .unwrap();
+            }
+            _ => text = packed.to_vec(),
+        }
+        text
+    }
+
+    /// `recipes` as JSON: `n` generated recipes, their names starting with `name`.
+    fn generated(n: usize, name: &str) -> Recipes {
+        let all: Vec<serde_json::Value> = (1..=n)
+            .map(|id| {
+                serde_json::json!({
+                    "id": id,
+                    "name": format!("{name} {id}"),
+                    "base": ["Gin"],
+                    "glass": ["Coupe"],
+                    "ingredients": [
+                        {"name": "Gin", "measure": "45", "unit": "ml"},
+                        {"name": format!("Syrup no. {}", id * 7919 % 1000), "measure": "15", "unit": "ml"}
+                    ],
+                    "notes": format!("Shake {id} times with ice. See https://example.com/{id}")
+                })
+            })
+            .collect();
+        let text = serde_json::to_string(&all).unwrap();
+        Recipes::parse(
+            &text,
+            crate::recipes::Origin::Embedded,
+            std::time::UNIX_EPOCH,
+        )
+        .unwrap()
+    }
+
+    /// Every way a recipe page is asked for: amounts as in the file or converted and
+    /// scaled, with and without the edit controls (which change the part after the list).
+    const VIEWS: [(AmountView, bool); 3] = [
+        (
+            AmountView {
+                unit: None,
+                servings: 1,
+            },
+            false,
+        ),
+        (
+            AmountView {
+                unit: Some(Unit::Oz),
+                servings: 3,
+            },
+            false,
+        ),
+        (
+            AmountView {
+                unit: None,
+                servings: 1,
+            },
+            true,
+        ),
+    ];
+
+    fn controls(shown: bool) -> Option<EditControls> {
+        shown.then(|| EditControls {
+            csrf: "token".into(),
+            version: "v1".into(),
+            saved: Some(4),
+        })
+    }
+
+    /// Checks `site`'s answers for `r` for every coding against the whole text and its
+    /// ETag; whether the brotli answer was `spliced` around the list compressed once.
+    async fn check_answers(site: &Site, r: &Recipe, spliced: bool) {
+        for (display, edit) in VIEWS {
+            let text = site.render_recipe(r, display, controls(edit)).unwrap();
+            for coding in ["br", "gzip", "identity"] {
+                let request = accept(coding);
+                let whole = per_request(text.clone(), HTML, &request);
+                let answer = site
+                    .recipe_answer(r, display, controls(edit), &request)
+                    .unwrap();
+                let what = format!("{} {display:?} {coding}", r.name);
+                assert_eq!(
+                    answer.headers()[header::ETAG],
+                    whole.headers()[header::ETAG],
+                    "{what}"
+                );
+                let was_spliced = answer.extensions().get::<PerRequest>().is_none();
+                assert_eq!(was_spliced, spliced && coding == "br", "{what}");
+                let length = answer.headers().get(header::CONTENT_LENGTH).cloned();
+                let sent = answer.headers().get(header::CONTENT_ENCODING).cloned();
+                let packed = body(answer).await;
+                if was_spliced {
+                    let middle = site.list_middle.get().unwrap().as_ref().unwrap().bytes();
+                    assert!(memchr::memmem::find(&packed, middle).is_some(), "{what}");
+                    assert!(length.is_none_or(|l| l == packed.len().to_string().as_str()));
+                }
+                let sent = sent.map(|s| s.to_str().unwrap().to_owned());
+                assert_eq!(
+                    decode(sent.as_deref().unwrap_or(""), &packed),
+                    text.as_bytes(),
+                    "{what}"
+                );
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn brotli_recipe_pages_are_spliced_around_the_list_once_it_is_compressed() {
+        let recipes = Recipes::sample().unwrap();
+        let site = Site::new(recipes.clone(), &Assets::load()).unwrap();
+        check_answers(&site, &recipes.all()[0], false).await;
+        site.compress();
+        for r in recipes.all() {
+            check_answers(&site, r, true).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_list_past_the_streaming_size_is_spliced_too() {
+        let recipes = generated(400, "Generated");
+        let site = Site::new(recipes.clone(), &Assets::load()).unwrap();
+        let list = site.list_body().unwrap().len();
+        assert!(
+            list > crate::web::answer::STREAM_FROM,
+            "list of {list} bytes"
+        );
+        check_answers(&site, &recipes.all()[7], false).await;
+        site.compress_quickly();
+        for r in [&recipes.all()[0], &recipes.all()[123], &recipes.all()[399]] {
+            check_answers(&site, r, true).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_page_holding_the_mark_is_compressed_whole() {
+        let recipes = generated(3, &format!("Odd{LIST_MARK}"));
+        let site = Site::new(recipes.clone(), &Assets::load()).unwrap();
+        site.compress();
+        let page = site
+            .render_recipe(&recipes.all()[1], AmountView::default(), None)
+            .unwrap();
+        assert!(
+            page.matches(LIST_MARK).count() > 1,
+            "the name shows the mark"
+        );
+        check_answers(&site, &recipes.all()[1], false).await;
     }
 }
