@@ -14,6 +14,13 @@
 //! or the journal has ever seen, so a deleted recipe's id is never given to another (a
 //! favourite on a phone never points at a different drink).
 //!
+//! A step that fails leaves no trace: a failed file write takes its journal line back, and
+//! a file renamed into place whose directory could not be synced is put back as it was.
+//! When the cleanup itself fails, the store does not carry on as if it had worked: every
+//! change first repairs the journal from what is on disk (as [`Store::open`] does), and is
+//! refused with [`StoreError::Paused`] until that succeeds. The same repair runs when the
+//! journal was deleted, replaced or changed in length under us ([`Journal::check`]).
+//!
 //! Changes are serialised by one lock; each runs on a blocking thread (the web layer calls
 //! it through `spawn_blocking`).
 
@@ -21,9 +28,10 @@ pub mod caps;
 mod document;
 mod durable;
 pub mod journal;
+mod repair;
 
 pub use document::version;
-pub use journal::{Action, Entry, JournalError};
+pub use journal::{Action, Entry, JournalError, Mark};
 
 use crate::recipes::{LoadError, Origin, Recipe, Recipes, Stamp};
 use document::{Document, Object, key_like};
@@ -61,7 +69,7 @@ pub struct Conflict {
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error(
-        "{path} cannot be written ({source}), so editing is off; point --recipes at a writable copy (the NixOS module does this with editing.enable)"
+        "{path} cannot be written ({source}), so editing is off; make it writable, or point --recipes-file at a writable copy (the NixOS module does this with editing.enable)"
     )]
     NotWritable {
         path: PathBuf,
@@ -86,6 +94,10 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    /// A cleanup after a failed write did not work either, and the repair that must come
+    /// before the next change cannot be made yet (the disk still fails).
+    #[error("saving is paused until the change history can be repaired: {0}")]
+    Paused(String),
     #[error("there is no recipe with id {0}")]
     NoRecipe(u64),
     #[error("change {0} is not in the journal (it may be older than the journal keeps)")]
@@ -142,6 +154,12 @@ struct State {
     /// the file on disk still holds exactly those bytes (any hand edit changes them; a
     /// size and time check alone could miss one made within a timestamp tick).
     written: Option<Written>,
+    /// Why the files on disk may not be what memory says (a cleanup that failed): the
+    /// next change repairs first.
+    suspect: Option<String>,
+    /// The highest id this process has handed to a change, failed ones included: an id
+    /// that may have been seen is never given to another recipe.
+    floor_id: u64,
     /// Held for as long as the store is open: a second process editing the same file
     /// would interleave journal numbers and ids.
     _lock: std::fs::File,
@@ -180,26 +198,25 @@ impl Store {
             path: path.to_owned(),
             source,
         })?;
-        let mut journal = Journal::open(journal_path)?;
         let (_, doc, hash) = read(path, max_bytes)?;
-        if let Some(last) = journal.last()
-            && unapplied(last, &doc, &hash)
-        {
-            tracing::warn!(
-                change = last.n,
-                "dropping the last journaled change: a crash came before the recipes file was written, so it was never made"
-            );
-            journal.drop_last()?;
-        }
+        let journal = open_journal(journal_path, &doc, &hash)?;
         Ok(Store {
             path: path.to_owned(),
             max_bytes,
             state: Mutex::new(State {
                 journal,
                 written: None,
+                suspect: None,
+                floor_id: 0,
                 _lock: lock,
             }),
         })
+    }
+
+    /// The latest restart of the history (set aside, or written again), for the history
+    /// page to say so.
+    pub fn history_restarted(&self) -> Option<Mark> {
+        self.lock().journal.mark().cloned()
     }
 
     /// The file being edited.
@@ -226,9 +243,17 @@ impl Store {
     /// Makes a change on behalf of `who`; see the module docs for the steps.
     pub fn apply(&self, edit: Edit, who: &str) -> Result<Saved, StoreError> {
         let mut state = self.lock();
-        let (recipes, mut doc, file_before) = self.current(state.written.take())?;
+        self.ready(&mut state)?;
+        let (recipes, mut doc, file_before, old_text) = self.current(state.written.take())?;
+        let floor_id = state.floor_id;
         let journal = &mut state.journal;
-        let planned = plan(&edit, &recipes, &doc, journal)?;
+        let planned = plan(
+            &edit,
+            &recipes,
+            &doc,
+            journal,
+            journal.max_id().max(floor_id),
+        )?;
         let fields = changed_fields(planned.before.as_ref(), planned.after.as_ref());
         if fields.is_empty() && planned.before.is_some() && planned.after.is_some() {
             return Ok(Saved {
@@ -270,25 +295,25 @@ impl Store {
             name: name_of(planned.after.as_ref().or(planned.before.as_ref())),
             fields,
             undoes: planned.undoes,
-            max_id: journal.max_id().max(doc.max_id()).max(planned.id),
+            max_id: journal
+                .max_id()
+                .max(doc.max_id())
+                .max(planned.id)
+                .max(floor_id),
             file_before: Some(file_before),
             before: planned.before,
             after: planned.after,
         };
-        journal.append(entry.clone())?;
+        state.floor_id = state.floor_id.max(entry.max_id);
+        if let Err(e) = state.journal.append(entry.clone()) {
+            if !matches!(e, JournalError::Write { .. }) {
+                state.suspect = Some(e.to_string());
+            }
+            return Err(e.into());
+        }
         let written = match durable::replace(&self.path, &bytes) {
             Ok(meta) => meta,
-            Err(source) => {
-                // The change was not made: its journal line must not stay behind as
-                // history of something that never happened.
-                if let Err(e) = journal.drop_last() {
-                    tracing::error!("cannot take back the journal line of a failed save: {e}");
-                }
-                return Err(StoreError::Write {
-                    path: self.path.clone(),
-                    source,
-                });
-            }
+            Err(e) => return Err(self.unmake(&mut state, e, &old_text)),
         };
         state.written = Some(Written {
             hash: file_hash(&bytes),
@@ -300,6 +325,100 @@ impl Store {
             entry: Some(entry),
             stamp: Some(Stamp::from(&written)),
         })
+    }
+
+    /// After a failed file write: puts the file back if it was replaced, and takes the
+    /// change's journal line back, so that nothing of the change is left. What cannot be
+    /// undone makes the store suspect, and the next change repairs first.
+    fn unmake(&self, state: &mut State, failed: durable::ReplaceError, old: &str) -> StoreError {
+        let put_back = match &failed {
+            durable::ReplaceError::Untouched(_) => Ok(()),
+            durable::ReplaceError::Unsynced(_) => durable::replace(&self.path, old.as_bytes())
+                .map(drop)
+                .map_err(durable::ReplaceError::into_io),
+        };
+        let source = failed.into_io();
+        let cleaned = match put_back {
+            Ok(()) => state.journal.take_back().map_err(|e| e.to_string()),
+            Err(e) => Err(format!(
+                "{} was replaced but not synced, and putting the old file back failed: {e}",
+                self.path.display()
+            )),
+        };
+        if let Err(why) = cleaned {
+            tracing::error!(error = %why, "a failed save could not be cleaned up; the next change repairs first");
+            state.suspect = Some(why);
+        }
+        StoreError::Write {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Before a change: the file may still be written, and the journal is what this
+    /// process last left (else it is repaired first, or the change refused).
+    fn ready(&self, state: &mut State) -> Result<(), StoreError> {
+        if let Ok(meta) = std::fs::metadata(&self.path)
+            && meta.permissions().readonly()
+        {
+            return Err(StoreError::NotWritable {
+                path: self.path.clone(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    "the file was made read-only",
+                ),
+            });
+        }
+        let drift = state.journal.check();
+        if state.suspect.is_none() && drift.is_ok() {
+            return Ok(());
+        }
+        let why = match (&state.suspect, &drift) {
+            (Some(why), _) => why.clone(),
+            (None, Err(e)) => e.to_string(),
+            (None, Ok(())) => String::new(),
+        };
+        tracing::warn!(reason = %why, "repairing the change journal before the next change");
+        match self.repair(state, &drift) {
+            Ok(()) => {
+                state.suspect = None;
+                Ok(())
+            }
+            Err(e) => {
+                let reason = format!("{why}; repairing it failed: {e}");
+                state.suspect = Some(reason.clone());
+                Err(StoreError::Paused(reason))
+            }
+        }
+    }
+
+    /// Makes the journal agree with the disk again: written again from memory if it was
+    /// deleted, else read again as [`Store::open`] reads it, keeping every number this
+    /// process gave out.
+    fn repair(
+        &self,
+        state: &mut State,
+        drift: &Result<(), JournalError>,
+    ) -> Result<(), StoreError> {
+        state.written = None;
+        let deleted = matches!(drift, Err(JournalError::Changed { what, .. }) if what == "deleted");
+        if deleted && !state.journal.path().exists() {
+            state.journal.restore(
+                "The change history file was deleted while the app ran; it was written again from the app's memory.",
+            )?;
+            return Ok(());
+        }
+        let (_, doc, hash) = read(&self.path, self.max_bytes)?;
+        let (max_id, next_n) = (state.journal.max_id(), state.journal.next_n());
+        let mut journal = open_journal(state.journal.path().to_owned(), &doc, &hash)?;
+        if journal.max_id() < max_id || journal.next_n() < next_n {
+            journal.raise_floor(max_id, next_n - 1);
+            journal.restore(
+                "The change history file was replaced or cut while the app ran; the app kept counting from where it was.",
+            )?;
+        }
+        state.journal = journal;
+        Ok(())
     }
 
     /// The whole file as it is on disk now (for `/api/recipes/download`).
@@ -322,13 +441,16 @@ impl Store {
 
     /// The collection as the file holds it now, and the hash of its bytes: what the last
     /// write left when the bytes are still those, else read and validated afresh.
-    fn current(&self, written: Option<Written>) -> Result<(Recipes, Document, String), StoreError> {
+    fn current(
+        &self,
+        written: Option<Written>,
+    ) -> Result<(Recipes, Document, String, String), StoreError> {
         let (text, updated) = crate::recipes::read_at_most(&self.path, self.max_bytes)
             .map_err(StoreError::FileInvalid)?;
         let hash = file_hash(text.as_bytes());
         match written {
-            Some(w) if w.hash == hash => Ok((w.recipes, w.doc, hash)),
-            _ => parse(&self.path, &text, updated).map(|(r, d)| (r, d, hash)),
+            Some(w) if w.hash == hash => Ok((w.recipes, w.doc, hash, text)),
+            _ => parse(&self.path, &text, updated).map(|(r, d)| (r, d, hash, text)),
         }
     }
 
@@ -352,10 +474,29 @@ pub fn seed(path: &Path, text: &str) -> Result<(), StoreError> {
         .map_err(StoreError::FileInvalid)?;
     durable::replace(path, text.as_bytes())
         .map(drop)
-        .map_err(|source| StoreError::Write {
+        .map_err(|e| StoreError::Write {
             path: path.to_owned(),
-            source,
+            source: e.into_io(),
         })
+}
+
+/// Opens the journal, repaired, and drops its last change if the recipes file (whose
+/// objects and hash are given) never got it; logs what was done.
+fn open_journal(path: PathBuf, doc: &Document, hash: &str) -> Result<Journal, StoreError> {
+    let (mut journal, opened) = Journal::open(path)?;
+    for note in &opened.notes {
+        tracing::warn!(journal = %journal.path().display(), "{note}");
+    }
+    if let Some(last) = journal.last()
+        && unapplied(last, doc, hash)
+    {
+        tracing::warn!(
+            change = last.n,
+            "dropping the last journaled change: the recipes file never got it (a crash or a failed write came first), so it was never made"
+        );
+        journal.take_back()?;
+    }
+    Ok(journal)
 }
 
 /// The file as it is now: validated, and as written.
@@ -408,6 +549,7 @@ fn plan(
     recipes: &Recipes,
     doc: &Document,
     journal: &Journal,
+    max_id: u64,
 ) -> Result<Planned, StoreError> {
     let planned = |id, after: Option<(Object, Recipe)>, undoes| {
         let (after, recipe) = after.map_or((None, None), |(o, r)| (Some(o), Some(r)));
@@ -421,7 +563,7 @@ fn plan(
     };
     match edit {
         Edit::Create(draft) => {
-            let id = journal.max_id().max(doc.max_id()) + 1;
+            let id = max_id.max(doc.max_id()) + 1;
             let after = caps::checked(draft, id, None)?;
             Ok(planned(id, Some(after), None))
         }
