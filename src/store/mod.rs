@@ -156,13 +156,23 @@ struct State {
     written: Option<Written>,
     /// Why the files on disk may not be what memory says (a cleanup that failed): the
     /// next change repairs first.
-    suspect: Option<String>,
+    suspect: Option<Suspect>,
     /// The highest id this process has handed to a change, failed ones included: an id
     /// that may have been seen is never given to another recipe.
     floor_id: u64,
     /// Held for as long as the store is open: a second process editing the same file
     /// would interleave journal numbers and ids.
     _lock: std::fs::File,
+}
+
+/// A failed change whose traces could not all be removed yet.
+#[derive(Debug)]
+struct Suspect {
+    why: String,
+    /// The file a failed change replaced but could not put back: its text before the
+    /// change, and the hash of what the change wrote. The repair puts it back, unless the
+    /// file has been changed by hand meanwhile.
+    put_back: Option<(String, String)>,
 }
 
 #[derive(Debug)]
@@ -307,13 +317,16 @@ impl Store {
         state.floor_id = state.floor_id.max(entry.max_id);
         if let Err(e) = state.journal.append(entry.clone()) {
             if !matches!(e, JournalError::Write { .. }) {
-                state.suspect = Some(e.to_string());
+                state.suspect = Some(Suspect {
+                    why: e.to_string(),
+                    put_back: None,
+                });
             }
             return Err(e.into());
         }
         let written = match durable::replace(&self.path, &bytes) {
             Ok(meta) => meta,
-            Err(e) => return Err(self.unmake(&mut state, e, &old_text)),
+            Err(e) => return Err(self.unmake(&mut state, e, old_text, file_hash(&bytes))),
         };
         state.written = Some(Written {
             hash: file_hash(&bytes),
@@ -330,24 +343,36 @@ impl Store {
     /// After a failed file write: puts the file back if it was replaced, and takes the
     /// change's journal line back, so that nothing of the change is left. What cannot be
     /// undone makes the store suspect, and the next change repairs first.
-    fn unmake(&self, state: &mut State, failed: durable::ReplaceError, old: &str) -> StoreError {
+    fn unmake(
+        &self,
+        state: &mut State,
+        failed: durable::ReplaceError,
+        old: String,
+        new_hash: String,
+    ) -> StoreError {
         let put_back = match &failed {
             durable::ReplaceError::Untouched(_) => Ok(()),
             durable::ReplaceError::Unsynced(_) => durable::replace(&self.path, old.as_bytes())
                 .map(drop)
-                .map_err(durable::ReplaceError::into_io),
+                .map_err(|e| (e.into_io(), old, new_hash)),
         };
         let source = failed.into_io();
         let cleaned = match put_back {
-            Ok(()) => state.journal.take_back().map_err(|e| e.to_string()),
-            Err(e) => Err(format!(
-                "{} was replaced but not synced, and putting the old file back failed: {e}",
-                self.path.display()
-            )),
+            Ok(()) => state.journal.take_back().map_err(|e| Suspect {
+                why: e.to_string(),
+                put_back: None,
+            }),
+            Err((e, old, new_hash)) => Err(Suspect {
+                why: format!(
+                    "{} was replaced but not synced, and putting the old file back failed: {e}",
+                    self.path.display()
+                ),
+                put_back: Some((old, new_hash)),
+            }),
         };
-        if let Err(why) = cleaned {
-            tracing::error!(error = %why, "a failed save could not be cleaned up; the next change repairs first");
-            state.suspect = Some(why);
+        if let Err(suspect) = cleaned {
+            tracing::error!(error = %suspect.why, "a failed save could not be cleaned up; the next change repairs first");
+            state.suspect = Some(suspect);
         }
         StoreError::Write {
             path: self.path.clone(),
@@ -374,7 +399,7 @@ impl Store {
             return Ok(());
         }
         let why = match (&state.suspect, &drift) {
-            (Some(why), _) => why.clone(),
+            (Some(suspect), _) => suspect.why.clone(),
             (None, Err(e)) => e.to_string(),
             (None, Ok(())) => String::new(),
         };
@@ -386,7 +411,11 @@ impl Store {
             }
             Err(e) => {
                 let reason = format!("{why}; repairing it failed: {e}");
-                state.suspect = Some(reason.clone());
+                let put_back = state.suspect.take().and_then(|s| s.put_back);
+                state.suspect = Some(Suspect {
+                    why: reason.clone(),
+                    put_back,
+                });
                 Err(StoreError::Paused(reason))
             }
         }
@@ -401,6 +430,20 @@ impl Store {
         drift: &Result<(), JournalError>,
     ) -> Result<(), StoreError> {
         state.written = None;
+        if let Some((old, new_hash)) = state.suspect.as_ref().and_then(|s| s.put_back.as_ref()) {
+            let (text, _) = crate::recipes::read_at_most(&self.path, self.max_bytes)
+                .map_err(StoreError::FileInvalid)?;
+            // Only what the failed change wrote is taken back, never a hand edit.
+            if file_hash(text.as_bytes()) == *new_hash {
+                durable::replace(&self.path, old.as_bytes()).map_err(|e| StoreError::Write {
+                    path: self.path.clone(),
+                    source: e.into_io(),
+                })?;
+            }
+            if let Some(s) = state.suspect.as_mut() {
+                s.put_back = None;
+            }
+        }
         let deleted = matches!(drift, Err(JournalError::Changed { what, .. }) if what == "deleted");
         if deleted && !state.journal.path().exists() {
             state.journal.restore(

@@ -62,6 +62,11 @@ pub(crate) enum WebError {
     /// made until it is fixed. The message names the file and the problem.
     #[error("{0}")]
     FileBroken(String),
+    /// Saving cannot go on until the operator acts or the disk recovers (the file was made
+    /// read-only, the journal could not be repaired after a failed save): the message says
+    /// why, and nothing was saved.
+    #[error("{0}")]
+    SavingPaused(String),
     /// Saving failed on our side (the disk, the journal); logged, not explained.
     #[error("saving failed: {0}")]
     Store(StoreError),
@@ -81,6 +86,9 @@ impl From<StoreError> for WebError {
             StoreError::FileInvalid(e) => WebError::FileBroken(format!(
                 "The recipes file does not load right now, so nothing can be saved until it is fixed: {e}"
             )),
+            e @ (StoreError::Paused(_) | StoreError::NotWritable { .. }) => {
+                WebError::SavingPaused(format!("Nothing was saved: {e}"))
+            }
             other => WebError::Store(other),
         }
     }
@@ -115,7 +123,7 @@ impl WebError {
             WebError::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
             WebError::Conflict(_) => StatusCode::CONFLICT,
             WebError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            WebError::FileBroken(_) => StatusCode::SERVICE_UNAVAILABLE,
+            WebError::FileBroken(_) | WebError::SavingPaused(_) => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Site(_)
             | WebError::Json(_)
             | WebError::Task(_)
@@ -152,6 +160,7 @@ impl WebError {
             WebError::Conflict(_) => "Changed meanwhile",
             WebError::Invalid(_) => "Problems in the recipe",
             WebError::FileBroken(_) => "Recipes file broken",
+            WebError::SavingPaused(_) => "Saving paused",
             WebError::Site(_)
             | WebError::Json(_)
             | WebError::Task(_)
