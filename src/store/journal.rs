@@ -401,6 +401,13 @@ impl Journal {
         }
     }
 
+    /// Drops the last change from memory only, when its line cannot be taken back yet:
+    /// the history shows what was acknowledged, and the next change repairs the file.
+    pub fn forget_last(&mut self) {
+        self.entries.pop();
+        self.seen = None;
+    }
+
     fn compact(&mut self) -> Result<(), JournalError> {
         let excess = self.entries.len().saturating_sub(KEEP);
         let kept = self.entries.split_off(excess);

@@ -362,12 +362,15 @@ impl Store {
                 why: e.to_string(),
                 put_back: None,
             }),
-            Err((e, old, new_hash)) => Err(Suspect {
-                why: format!(
-                    "{} was replaced but not synced, and putting the old file back failed: {e}",
-                    self.path.display()
-                ),
-                put_back: Some((old, new_hash)),
+            Err((e, old, new_hash)) => Err({
+                state.journal.forget_last();
+                Suspect {
+                    why: format!(
+                        "{} was replaced but not synced, and putting the old file back failed: {e}",
+                        self.path.display()
+                    ),
+                    put_back: Some((old, new_hash)),
+                }
             }),
         };
         if let Err(suspect) = cleaned {
