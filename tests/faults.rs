@@ -453,6 +453,9 @@ impl Bar {
     }
 }
 
+/// What the server logs when a change repairs the journal first.
+const REPAIR: &str = "repairing the change journal before the next change";
+
 /// One row of the printed matrix.
 struct Row {
     op: Op,
@@ -466,6 +469,8 @@ struct Row {
 /// everything on disk.
 async fn case(bar: &mut Bar, op: Op, faults: &[Fault], logs: &Path, rows: &mut Vec<Row>) {
     bar.prepare(op).await;
+    let repairs = |bar: &Bar| bar.server().log().matches(REPAIR).count();
+    let repairs_before = repairs(bar);
     let label: Vec<String> = faults.iter().map(Fault::label).collect();
     let label = label.join(" + ");
     let log = logs.join(format!("strace-{}.log", rows.len()));
@@ -493,6 +498,13 @@ async fn case(bar: &mut Bar, op: Op, faults: &[Fault], logs: &Path, rows: &mut V
     bar.check(!cleanup_failed, &case).await;
     bar.save(Op::Create).await;
     bar.check(true, &format!("{case}, then a save")).await;
+    if cleanup_failed && injected {
+        assert!(
+            repairs(bar) > repairs_before,
+            "{case}: the next change repairs first:\n{}",
+            bar.server().log()
+        );
+    }
     rows.push(Row {
         op,
         fault: label,
