@@ -754,3 +754,254 @@ async fn a_full_disk_during_the_file_write_or_the_journal_append_leaves_no_trace
     }
     bar.restart_and_check("full disk").await;
 }
+
+/// A small xorshift generator: varied, replayable fault counts and kill times.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// What the soak's clients were told, and what was on the wire when the server died.
+#[derive(Default)]
+struct Told {
+    /// Acknowledged changes: number → (recipe id, name after).
+    acked: std::collections::BTreeMap<u64, (u64, String)>,
+    /// Names sent in creates and edits that were refused with an error answer.
+    refused: Vec<String>,
+    /// Names sent in requests that got no answer (the kill): they may have landed.
+    in_flight: Vec<String>,
+    errors: usize,
+}
+
+/// One soak client: creates, edits, deletes and undoes its own recipes until the server
+/// stops answering.
+async fn soak_client(base: String, who: usize, round: usize, seed: u64) -> Told {
+    let http = client();
+    let mut rng = Rng(seed | 1);
+    let mut told = Told::default();
+    let mut mine: Vec<(u64, String)> = Vec::new();
+    let mut last: Option<u64> = None;
+    for i in 0.. {
+        let name = format!("Soak {round}-{who}-{i}");
+        let body = json!({"name": name, "base": ["Gin"], "notes": "z".repeat(200),
+            "ingredients": [{"name": "Gin", "measure": "50", "unit": "ml"}]});
+        let pick = if mine.is_empty() { 0 } else { rng.below(4) };
+        let request = match pick {
+            1 | 2 => {
+                let at = rng.below(mine.len() as u64) as usize;
+                let (id, tag) = mine[at].clone();
+                let r = if pick == 1 {
+                    http.put(format!("{base}/api/recipes/{id}")).json(&body)
+                } else {
+                    mine.remove(at);
+                    http.delete(format!("{base}/api/recipes/{id}"))
+                };
+                r.header("if-match", tag)
+            }
+            3 if last.is_some() => {
+                let n = last.take().unwrap_or_default();
+                mine.clear(); // versions change with an undo: start from new recipes
+                http.post(format!("{base}/api/changes/{n}/undo"))
+                    .json(&json!({}))
+            }
+            _ => http.post(format!("{base}/api/recipes")).json(&body),
+        };
+        let sent = request
+            .header("origin", &base)
+            .header("sec-fetch-site", "same-origin")
+            .send()
+            .await;
+        let Ok(response) = sent else {
+            told.in_flight.push(name);
+            return told;
+        };
+        let status = response.status();
+        let tag = response
+            .headers()
+            .get("etag")
+            .and_then(|t| t.to_str().ok())
+            .map(str::to_owned);
+        let Ok(answer) = response.json::<Value>().await else {
+            told.in_flight.push(name);
+            return told;
+        };
+        if !status.is_success() {
+            assert!(status.is_server_error(), "{status} {answer}");
+            told.errors += 1;
+            told.refused.push(name);
+            continue;
+        }
+        let change = &answer["change"];
+        let (Some(n), Some(id)) = (change["n"].as_u64(), change["id"].as_u64()) else {
+            continue;
+        };
+        told.acked.insert(
+            n,
+            (id, change["name"].as_str().unwrap_or_default().to_owned()),
+        );
+        last = Some(n);
+        if let (Some(tag), false) = (tag, answer["recipe"].is_null()) {
+            mine.retain(|(i, _)| *i != id);
+            mine.push((id, tag));
+        }
+    }
+    told
+}
+
+/// Writes from two clients while every Nth rename, fsync, fdatasync and ftruncate fails
+/// and the server is killed with SIGKILL every few seconds; after each kill, every
+/// acknowledged change is in the history and the file, no refused one is, `libations
+/// check` passes; at the end the last 20 changes undo. `LIBATIONS_SOAK_SECONDS` (default
+/// 15) and `LIBATIONS_SOAK_KILL_SECONDS` (the mean time between kills, default 4) set its
+/// length; the numbers are printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_under_random_faults_and_kills_lose_nothing_acknowledged() {
+    if !injectable("the fault soak") {
+        return;
+    }
+    let env = |k: &str, d: u64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let total = Duration::from_secs(env("LIBATIONS_SOAK_SECONDS", 15));
+    let kill_every = env("LIBATIONS_SOAK_KILL_SECONDS", 4).max(1);
+    let seed = env("LIBATIONS_SOAK_SEED", 0x5eed_0f_fa17);
+    eprintln!("soak seed {seed} (LIBATIONS_SOAK_SEED replays it)");
+    let mut rng = Rng(seed);
+    let logs = tempfile::tempdir().unwrap();
+    let mut bar = Bar::new(None);
+    let started = Instant::now();
+    let (mut all, mut rounds) = (Told::default(), 0);
+    while started.elapsed() < total {
+        rounds += 1;
+        let faults: Vec<Fault> = ["rename", "fsync", "fdatasync", "ftruncate"]
+            .into_iter()
+            .map(|syscall| {
+                let n = 3 + rng.below(12);
+                Fault {
+                    syscall,
+                    target: Target::Any,
+                    error: ["EIO", "ENOSPC", "EROFS"][rng.below(3) as usize],
+                    when: Box::leak(format!("{n}+{n}").into_boxed_str()),
+                }
+            })
+            .collect();
+        let log = logs.path().join(format!("soak-{rounds}.log"));
+        let tracer = Tracer::attach(bar.server().pid(), &faults, &bar.file, log);
+        let base = bar.server().base.clone();
+        let clients: Vec<_> = (0..2)
+            .map(|who| tokio::spawn(soak_client(base.clone(), who, rounds, rng.below(u64::MAX))))
+            .collect();
+        let wait = kill_every * 500 + rng.below(kill_every * 1000);
+        tokio::time::sleep(Duration::from_millis(wait)).await;
+        bar.kill_and_restart();
+        drop(tracer);
+        for c in clients {
+            let told = c.await.unwrap();
+            all.acked.extend(told.acked);
+            all.refused.extend(told.refused);
+            all.in_flight.extend(told.in_flight);
+            all.errors += told.errors;
+        }
+        soak_check(&bar, &all).await;
+    }
+    let history = undo_last(&bar, 20).await;
+    eprintln!(
+        "soak: {rounds} kills in {:.0?}, {} acknowledged changes, {} refused by faults, {} in flight at a kill, {history} changes in the history; the last 20 undone",
+        started.elapsed(),
+        all.acked.len(),
+        all.errors,
+        all.in_flight.len()
+    );
+    assert!(!all.acked.is_empty() && rounds > 1);
+}
+
+/// Every acknowledged change is in the history as acknowledged; no refused one is; the
+/// file holds what the newest change of each recipe left; `libations check` passes.
+async fn soak_check(bar: &Bar, told: &Told) {
+    let r = bar
+        .request(reqwest::Method::GET, "/api/changes")
+        .send()
+        .await
+        .unwrap();
+    let history: Value = r.json().await.unwrap();
+    let entries = history["changes"].as_array().unwrap();
+    let by_n: std::collections::HashMap<u64, &Value> = entries
+        .iter()
+        .map(|e| (e["n"].as_u64().unwrap(), e))
+        .collect();
+    for (n, (id, name)) in &told.acked {
+        let e = by_n
+            .get(n)
+            .unwrap_or_else(|| panic!("acknowledged change {n} ({name}) is not in the history"));
+        assert_eq!(
+            (e["id"].as_u64(), e["name"].as_str()),
+            (Some(*id), Some(name.as_str()))
+        );
+    }
+    for e in entries {
+        let name = e["name"].as_str().unwrap();
+        let refused = told.refused.iter().any(|r| r == name);
+        let maybe = told.in_flight.iter().any(|r| r == name);
+        assert!(!refused || maybe, "refused change {name} is in the history");
+    }
+    let on_disk = libations::recipes::Recipes::from_file(&bar.file).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for e in entries {
+        let id = e["id"].as_u64().unwrap();
+        if !seen.insert(id) {
+            continue;
+        }
+        let want = e["after"]["name"].as_str();
+        let got = on_disk.get(id).map(|r| r.name.to_string());
+        assert_eq!(
+            got.as_deref(),
+            want,
+            "recipe {id} in the file, change {}",
+            e["n"]
+        );
+    }
+    let out = Command::new(BIN)
+        .arg("check")
+        .arg(&bar.file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "libations check: {out:?}");
+}
+
+/// Undoes the newest `count` changes, newest first; returns the history's length.
+async fn undo_last(bar: &Bar, count: usize) -> usize {
+    let history: Value = bar
+        .request(reqwest::Method::GET, "/api/changes")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let entries = history["changes"].as_array().unwrap();
+    for e in entries.iter().take(count) {
+        let n = e["n"].as_u64().unwrap();
+        let r = bar
+            .request(reqwest::Method::POST, &format!("/api/changes/{n}/undo"))
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap();
+        let status = r.status();
+        assert!(
+            status.is_success(),
+            "undo {n}: {status} {}",
+            r.text().await.unwrap()
+        );
+    }
+    entries.len()
+}
