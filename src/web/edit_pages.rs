@@ -142,6 +142,10 @@ pub(crate) async fn changes(
         why_not,
         csrf: editor.map(|e| e.token).unwrap_or_default(),
         keep: journal::KEEP,
+        restarted: editing
+            .store()
+            .and_then(|s| s.history_restarted())
+            .map(|m| m.restarted),
     };
     let html = super::site::render("history page", &page)?;
     Ok(private(html, StatusCode::OK))

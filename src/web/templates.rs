@@ -485,6 +485,8 @@ pub(crate) struct ChangesPage<'a> {
     pub(crate) why_not: Option<String>,
     pub(crate) csrf: String,
     pub(crate) keep: usize,
+    /// When the history was started again (set aside, or written again), what happened.
+    pub(crate) restarted: Option<String>,
 }
 
 /// One change as the history shows it.

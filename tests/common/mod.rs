@@ -25,7 +25,20 @@ impl Server {
     }
 
     pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut cmd = Command::new(BIN);
+        Server::start_under(&[], args, env)
+    }
+
+    /// Starts the binary through `wrapper` (a command and its arguments that run the rest,
+    /// such as `setpriv --reuid=…`), else as [`Server::start_with_env`].
+    pub fn start_under(wrapper: &[&str], args: &[&str], env: &[(&str, &str)]) -> Server {
+        let mut cmd = match wrapper.split_first() {
+            Some((first, rest)) => {
+                let mut cmd = Command::new(first);
+                cmd.args(rest).arg(BIN);
+                cmd
+            }
+            None => Command::new(BIN),
+        };
         cmd.args(["--local", "--addr", "127.0.0.1:0", "--log-level", "info"])
             .args(args)
             .env_remove("RUST_LOG")
