@@ -28,14 +28,18 @@ pub mod caps;
 mod document;
 mod durable;
 pub mod journal;
+mod plan;
+mod recover;
 mod repair;
 
 pub use document::version;
 pub use journal::{Action, Entry, JournalError, Mark};
 
 use crate::recipes::{LoadError, Origin, Recipe, Recipes, Stamp};
-use document::{Document, Object, key_like};
+use document::Document;
 use journal::Journal;
+use plan::{changed_fields, name_of, plan};
+use recover::{Suspect, open_journal};
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -163,16 +167,6 @@ struct State {
     /// Held for as long as the store is open: a second process editing the same file
     /// would interleave journal numbers and ids.
     _lock: std::fs::File,
-}
-
-/// A failed change whose traces could not all be removed yet.
-#[derive(Debug)]
-struct Suspect {
-    why: String,
-    /// The file a failed change replaced but could not put back: its text before the
-    /// change, and the hash of what the change wrote. The repair puts it back, unless the
-    /// file has been changed by hand meanwhile.
-    put_back: Option<(String, String)>,
 }
 
 #[derive(Debug)]
@@ -340,133 +334,6 @@ impl Store {
         })
     }
 
-    /// After a failed file write: puts the file back if it was replaced, and takes the
-    /// change's journal line back, so that nothing of the change is left. What cannot be
-    /// undone makes the store suspect, and the next change repairs first.
-    fn unmake(
-        &self,
-        state: &mut State,
-        failed: durable::ReplaceError,
-        old: String,
-        new_hash: String,
-    ) -> StoreError {
-        let put_back = match &failed {
-            durable::ReplaceError::Untouched(_) => Ok(()),
-            durable::ReplaceError::Unsynced(_) => durable::replace(&self.path, old.as_bytes())
-                .map(drop)
-                .map_err(|e| (e.into_io(), old, new_hash)),
-        };
-        let source = failed.into_io();
-        let cleaned = match put_back {
-            Ok(()) => state.journal.take_back().map_err(|e| Suspect {
-                why: e.to_string(),
-                put_back: None,
-            }),
-            Err((e, old, new_hash)) => Err({
-                state.journal.forget_last();
-                Suspect {
-                    why: format!(
-                        "{} was replaced but not synced, and putting the old file back failed: {e}",
-                        self.path.display()
-                    ),
-                    put_back: Some((old, new_hash)),
-                }
-            }),
-        };
-        if let Err(suspect) = cleaned {
-            tracing::error!(error = %suspect.why, "a failed save could not be cleaned up; the next change repairs first");
-            state.suspect = Some(suspect);
-        }
-        StoreError::Write {
-            path: self.path.clone(),
-            source,
-        }
-    }
-
-    /// Before a change: the file may still be written, and the journal is what this
-    /// process last left (else it is repaired first, or the change refused).
-    fn ready(&self, state: &mut State) -> Result<(), StoreError> {
-        if let Ok(meta) = std::fs::metadata(&self.path)
-            && meta.permissions().readonly()
-        {
-            return Err(StoreError::NotWritable {
-                path: self.path.clone(),
-                source: std::io::Error::new(
-                    std::io::ErrorKind::PermissionDenied,
-                    "the file was made read-only",
-                ),
-            });
-        }
-        let drift = state.journal.check();
-        if state.suspect.is_none() && drift.is_ok() {
-            return Ok(());
-        }
-        let why = match (&state.suspect, &drift) {
-            (Some(suspect), _) => suspect.why.clone(),
-            (None, Err(e)) => e.to_string(),
-            (None, Ok(())) => String::new(),
-        };
-        tracing::warn!(reason = %why, "repairing the change journal before the next change");
-        match self.repair(state, &drift) {
-            Ok(()) => {
-                state.suspect = None;
-                Ok(())
-            }
-            Err(e) => {
-                let reason = format!("{why}; repairing it failed: {e}");
-                let put_back = state.suspect.take().and_then(|s| s.put_back);
-                state.suspect = Some(Suspect {
-                    why: reason.clone(),
-                    put_back,
-                });
-                Err(StoreError::Paused(reason))
-            }
-        }
-    }
-
-    /// Makes the journal agree with the disk again: written again from memory if it was
-    /// deleted, else read again as [`Store::open`] reads it, keeping every number this
-    /// process gave out.
-    fn repair(
-        &self,
-        state: &mut State,
-        drift: &Result<(), JournalError>,
-    ) -> Result<(), StoreError> {
-        state.written = None;
-        if let Some((old, new_hash)) = state.suspect.as_ref().and_then(|s| s.put_back.as_ref()) {
-            let (text, _) = crate::recipes::read_at_most(&self.path, self.max_bytes)
-                .map_err(StoreError::FileInvalid)?;
-            // Only what the failed change wrote is taken back, never a hand edit.
-            if file_hash(text.as_bytes()) == *new_hash {
-                durable::replace(&self.path, old.as_bytes()).map_err(|e| StoreError::Write {
-                    path: self.path.clone(),
-                    source: e.into_io(),
-                })?;
-            }
-            if let Some(s) = state.suspect.as_mut() {
-                s.put_back = None;
-            }
-        }
-        let deleted = matches!(drift, Err(JournalError::Changed { what, .. }) if what == "deleted");
-        if deleted && !state.journal.path().exists() {
-            state.journal.restore(
-                "The change history file was deleted while the app ran; it was written again from the app's memory.",
-            )?;
-            return Ok(());
-        }
-        let (_, doc, hash) = read(&self.path, self.max_bytes)?;
-        let (max_id, next_n) = (state.journal.max_id(), state.journal.next_n());
-        let mut journal = open_journal(state.journal.path().to_owned(), &doc, &hash)?;
-        if journal.max_id() < max_id || journal.next_n() < next_n {
-            journal.raise_floor(max_id, next_n - 1);
-            journal.restore(
-                "The change history file was replaced or cut while the app ran; the app kept counting from where it was.",
-            )?;
-        }
-        state.journal = journal;
-        Ok(())
-    }
-
     /// The whole file as it is on disk now (for `/api/recipes/download`).
     pub fn download(&self) -> Result<Vec<u8>, StoreError> {
         let _journal = self.lock();
@@ -526,25 +393,6 @@ pub fn seed(path: &Path, text: &str) -> Result<(), StoreError> {
         })
 }
 
-/// Opens the journal, repaired, and drops its last change if the recipes file (whose
-/// objects and hash are given) never got it; logs what was done.
-fn open_journal(path: PathBuf, doc: &Document, hash: &str) -> Result<Journal, StoreError> {
-    let (mut journal, opened) = Journal::open(path)?;
-    for note in &opened.notes {
-        tracing::warn!(journal = %journal.path().display(), "{note}");
-    }
-    if let Some(last) = journal.last()
-        && unapplied(last, doc, hash)
-    {
-        tracing::warn!(
-            change = last.n,
-            "dropping the last journaled change: the recipes file never got it (a crash or a failed write came first), so it was never made"
-        );
-        journal.take_back()?;
-    }
-    Ok(journal)
-}
-
 /// The file as it is now: validated, and as written.
 fn read(path: &Path, max_bytes: u64) -> Result<(Recipes, Document, String), StoreError> {
     let (text, updated) =
@@ -566,141 +414,6 @@ fn parse(path: &Path, text: &str, updated: SystemTime) -> Result<(Recipes, Docum
         })
     })?;
     Ok((recipes, doc))
-}
-
-/// Whether the journal's last change never reached the file: a crash came between its
-/// line and the file's replacement. Then the file still holds the very bytes the change
-/// started from. (Comparing only the recipe would take a recipe created and later
-/// removed by hand for a change never made, and give its id out again.)
-fn unapplied(last: &Entry, doc: &Document, hash: &str) -> bool {
-    match &last.file_before {
-        Some(before) => before == hash,
-        // Written before entries carried the hash: the recipe tells.
-        None => doc.get(last.id) != last.after.as_ref() && doc.get(last.id) == last.before.as_ref(),
-    }
-}
-
-/// What a change will do to one recipe.
-struct Planned {
-    id: u64,
-    before: Option<Object>,
-    after: Option<Object>,
-    /// `after` as the validated recipe, when the store checked it itself.
-    recipe: Option<Recipe>,
-    undoes: Option<u64>,
-}
-
-fn plan(
-    edit: &Edit,
-    recipes: &Recipes,
-    doc: &Document,
-    journal: &Journal,
-    max_id: u64,
-) -> Result<Planned, StoreError> {
-    let planned = |id, after: Option<(Object, Recipe)>, undoes| {
-        let (after, recipe) = after.map_or((None, None), |(o, r)| (Some(o), Some(r)));
-        Planned {
-            id,
-            before: doc.get(id).cloned(),
-            after,
-            recipe,
-            undoes,
-        }
-    };
-    match edit {
-        Edit::Create(draft) => {
-            let id = max_id.max(doc.max_id()) + 1;
-            let after = caps::checked(draft, id, None)?;
-            Ok(planned(id, Some(after), None))
-        }
-        Edit::Update {
-            id,
-            expected,
-            draft,
-        } => {
-            current_at(recipes, *id, expected, Some(draft))?;
-            let after = caps::checked(draft, *id, doc.get(*id))?;
-            Ok(planned(*id, Some(after), None))
-        }
-        Edit::Delete { id, expected } => {
-            current_at(recipes, *id, expected, None)?;
-            Ok(planned(*id, None, None))
-        }
-        Edit::Undo(n) => {
-            let entry = journal.get(*n).ok_or(StoreError::NoChange(*n))?;
-            if doc.get(entry.id) != entry.after.as_ref() {
-                let current = recipes.get(entry.id).cloned();
-                return Err(StoreError::Conflict(Box::new(Conflict {
-                    id: entry.id,
-                    expected: String::new(),
-                    current_version: current.as_ref().map(version),
-                    current,
-                    yours: entry.before.clone().map(Value::Object),
-                })));
-            }
-            let mut undo = planned(entry.id, None, Some(*n));
-            undo.after = entry.before.clone();
-            Ok(undo)
-        }
-    }
-}
-
-/// Checks that recipe `id` exists and is still at version `expected`.
-fn current_at(
-    recipes: &Recipes,
-    id: u64,
-    expected: &str,
-    yours: Option<&Value>,
-) -> Result<(), StoreError> {
-    let Some(current) = recipes.get(id) else {
-        // Deleted while someone edited it: a conflict they can resolve (save theirs as a
-        // new recipe), not a "not found" that loses what they typed.
-        return Err(match yours {
-            Some(yours) if !expected.is_empty() => StoreError::Conflict(Box::new(Conflict {
-                id,
-                expected: expected.to_owned(),
-                current: None,
-                current_version: None,
-                yours: Some(yours.clone()),
-            })),
-            _ => StoreError::NoRecipe(id),
-        });
-    };
-    let now = version(current);
-    if now == expected.trim_matches('"') {
-        return Ok(());
-    }
-    Err(StoreError::Conflict(Box::new(Conflict {
-        id,
-        expected: expected.to_owned(),
-        current: Some(current.clone()),
-        current_version: Some(now),
-        yours: yours.cloned(),
-    })))
-}
-
-fn name_of(object: Option<&Object>) -> String {
-    object
-        .and_then(|o| key_like(o, "name"))
-        .and_then(|(_, v)| v.as_str())
-        .unwrap_or_default()
-        .to_owned()
-}
-
-/// The schema fields whose values differ between two versions of a recipe. A missing key,
-/// `null`, `[]` and `""` are all "empty", as the loader reads them.
-fn changed_fields(before: Option<&Object>, after: Option<&Object>) -> Vec<String> {
-    let value = |o: Option<&Object>, f: &str| match o.and_then(|o| key_like(o, f)).map(|(_, v)| v) {
-        None | Some(Value::Null) => None,
-        Some(Value::Array(a)) if a.is_empty() => None,
-        Some(Value::String(s)) if s.is_empty() => None,
-        Some(v) => Some(v.clone()),
-    };
-    crate::recipes::RECIPE_FIELDS
-        .iter()
-        .filter(|f| **f != "id" && value(before, f) != value(after, f))
-        .map(|f| (*f).to_owned())
-        .collect()
 }
 
 #[cfg(test)]

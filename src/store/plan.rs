@@ -1,0 +1,131 @@
+//! What a change will do to one recipe: which object goes in or out, whether the editor
+//! started from the version on disk, and which fields differ. Nothing here touches a file.
+
+use super::document::{Document, Object, key_like};
+use super::journal::Journal;
+use super::{Conflict, Edit, StoreError, caps, version};
+use crate::recipes::{Recipe, Recipes};
+use serde_json::Value;
+
+/// What a change will do to one recipe.
+pub(super) struct Planned {
+    pub(super) id: u64,
+    pub(super) before: Option<Object>,
+    pub(super) after: Option<Object>,
+    /// `after` as the validated recipe, when the store checked it itself.
+    pub(super) recipe: Option<Recipe>,
+    pub(super) undoes: Option<u64>,
+}
+
+pub(super) fn plan(
+    edit: &Edit,
+    recipes: &Recipes,
+    doc: &Document,
+    journal: &Journal,
+    max_id: u64,
+) -> Result<Planned, StoreError> {
+    let planned = |id, after: Option<(Object, Recipe)>, undoes| {
+        let (after, recipe) = after.map_or((None, None), |(o, r)| (Some(o), Some(r)));
+        Planned {
+            id,
+            before: doc.get(id).cloned(),
+            after,
+            recipe,
+            undoes,
+        }
+    };
+    match edit {
+        Edit::Create(draft) => {
+            let id = max_id.max(doc.max_id()) + 1;
+            let after = caps::checked(draft, id, None)?;
+            Ok(planned(id, Some(after), None))
+        }
+        Edit::Update {
+            id,
+            expected,
+            draft,
+        } => {
+            current_at(recipes, *id, expected, Some(draft))?;
+            let after = caps::checked(draft, *id, doc.get(*id))?;
+            Ok(planned(*id, Some(after), None))
+        }
+        Edit::Delete { id, expected } => {
+            current_at(recipes, *id, expected, None)?;
+            Ok(planned(*id, None, None))
+        }
+        Edit::Undo(n) => {
+            let entry = journal.get(*n).ok_or(StoreError::NoChange(*n))?;
+            if doc.get(entry.id) != entry.after.as_ref() {
+                let current = recipes.get(entry.id).cloned();
+                return Err(StoreError::Conflict(Box::new(Conflict {
+                    id: entry.id,
+                    expected: String::new(),
+                    current_version: current.as_ref().map(version),
+                    current,
+                    yours: entry.before.clone().map(Value::Object),
+                })));
+            }
+            let mut undo = planned(entry.id, None, Some(*n));
+            undo.after = entry.before.clone();
+            Ok(undo)
+        }
+    }
+}
+
+/// Checks that recipe `id` exists and is still at version `expected`.
+fn current_at(
+    recipes: &Recipes,
+    id: u64,
+    expected: &str,
+    yours: Option<&Value>,
+) -> Result<(), StoreError> {
+    let Some(current) = recipes.get(id) else {
+        // Deleted while someone edited it: a conflict they can resolve (save theirs as a
+        // new recipe), not a "not found" that loses what they typed.
+        return Err(match yours {
+            Some(yours) if !expected.is_empty() => StoreError::Conflict(Box::new(Conflict {
+                id,
+                expected: expected.to_owned(),
+                current: None,
+                current_version: None,
+                yours: Some(yours.clone()),
+            })),
+            _ => StoreError::NoRecipe(id),
+        });
+    };
+    let now = version(current);
+    if now == expected.trim_matches('"') {
+        return Ok(());
+    }
+    Err(StoreError::Conflict(Box::new(Conflict {
+        id,
+        expected: expected.to_owned(),
+        current: Some(current.clone()),
+        current_version: Some(now),
+        yours: yours.cloned(),
+    })))
+}
+
+pub(super) fn name_of(object: Option<&Object>) -> String {
+    object
+        .and_then(|o| key_like(o, "name"))
+        .and_then(|(_, v)| v.as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The schema fields whose values differ between two versions of a recipe. A missing key,
+/// `null`, `[]` and `""` are all "empty", as the loader reads them.
+pub(super) fn changed_fields(before: Option<&Object>, after: Option<&Object>) -> Vec<String> {
+    let value = |o: Option<&Object>, f: &str| match o.and_then(|o| key_like(o, f)).map(|(_, v)| v) {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(a)) if a.is_empty() => None,
+        Some(Value::String(s)) if s.is_empty() => None,
+        Some(v) => Some(v.clone()),
+    };
+    crate::recipes::RECIPE_FIELDS
+        .iter()
+        .filter(|f| **f != "id" && value(before, f) != value(after, f))
+        .map(|f| (*f).to_owned())
+        .collect()
+}
