@@ -358,18 +358,26 @@ impl Bar {
         self.ack(&answer);
     }
 
-    /// History, file and journal hold exactly what was acknowledged; only the history
-    /// unless `on_disk` (a failed cleanup leaves the disk to the next change's repair).
-    async fn check(&self, on_disk: bool, case: &str) {
+    /// `GET /api/changes`: the history, newest first.
+    async fn history(&self) -> Vec<Value> {
         let r = self
             .request(reqwest::Method::GET, "/api/changes")
             .send()
             .await
             .unwrap();
-        let history: Value = r.json().await.unwrap();
-        let mut listed: Vec<(u64, String)> = history["changes"]
-            .as_array()
+        let mut history: Value = r.json().await.unwrap();
+        history["changes"]
+            .as_array_mut()
+            .map(std::mem::take)
             .unwrap()
+    }
+
+    /// History, file and journal hold exactly what was acknowledged; only the history
+    /// unless `on_disk` (a failed cleanup leaves the disk to the next change's repair).
+    async fn check(&self, on_disk: bool, case: &str) {
+        let mut listed: Vec<(u64, String)> = self
+            .history()
+            .await
             .iter()
             .map(|e| {
                 (
@@ -927,13 +935,7 @@ async fn writes_under_random_faults_and_kills_lose_nothing_acknowledged() {
 /// Every acknowledged change is in the history as acknowledged; no refused one is; the
 /// file holds what the newest change of each recipe left; `libations check` passes.
 async fn soak_check(bar: &Bar, told: &Told) {
-    let r = bar
-        .request(reqwest::Method::GET, "/api/changes")
-        .send()
-        .await
-        .unwrap();
-    let history: Value = r.json().await.unwrap();
-    let entries = history["changes"].as_array().unwrap();
+    let entries = &bar.history().await;
     let by_n: std::collections::HashMap<u64, &Value> = entries
         .iter()
         .map(|e| (e["n"].as_u64().unwrap(), e))
@@ -979,15 +981,7 @@ async fn soak_check(bar: &Bar, told: &Told) {
 
 /// Undoes the newest `count` changes, newest first; returns the history's length.
 async fn undo_last(bar: &Bar, count: usize) -> usize {
-    let history: Value = bar
-        .request(reqwest::Method::GET, "/api/changes")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let entries = history["changes"].as_array().unwrap();
+    let entries = bar.history().await;
     for e in entries.iter().take(count) {
         let n = e["n"].as_u64().unwrap();
         let r = bar
