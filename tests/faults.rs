@@ -1,9 +1,10 @@
 //! Faults on real syscalls in the whole save path: the real binary, attached by `strace`,
 //! whose `--inject` fails one syscall of one file at a time (`-P` limits it to the
 //! recipes file, its journal, its temporary file or its directory), for a create, an edit,
-//! a delete and an undo, with EIO, ENOSPC and EROFS, on the first and the second such
-//! call; and a real full disk, a small tmpfs filled during the file write and during the
-//! journal append.
+//! a delete and an undo, with EIO, ENOSPC and EROFS: every call a save makes, and the
+//! later calls that the cleanup of a failed save makes (taking the journal line back,
+//! putting the old file back), failing too; and a real full disk, a small tmpfs filled
+//! during the file write and during the journal append.
 //!
 //! For every case: a change whose syscall failed is answered with an error, one whose
 //! syscalls all worked with a 2xx (strace's log says which were injected); the history
@@ -87,22 +88,24 @@ impl Target {
     }
 }
 
-/// One injected fault: `syscall` on `target` fails with `error` from its `when`th call
-/// (strace's `when=` syntax: `2` is the second only, `1+` every one).
+/// One injected fault: `syscall` on the files `on` fails with `error` at its `when`th
+/// call, counted over those files in one thread (strace's `when=` syntax: `2` is the
+/// second only, `2..3` the second and third, `1+` every one).
 #[derive(Debug, Clone)]
 struct Fault {
     syscall: &'static str,
-    target: Target,
+    on: &'static [Target],
     error: &'static str,
     when: &'static str,
 }
 
 impl Fault {
     fn label(&self) -> String {
+        let on: Vec<&str> = self.on.iter().map(|t| t.name()).collect();
         format!(
             "{}({}) {} #{}",
             self.syscall,
-            self.target.name(),
+            on.join("+"),
             self.error,
             self.when
         )
@@ -129,9 +132,15 @@ impl Tracer {
                 f.syscall, f.error, f.when
             ));
         }
-        let paths: Vec<PathBuf> = faults.iter().filter_map(|f| f.target.path(file)).collect();
+        let mut paths: Vec<PathBuf> = faults
+            .iter()
+            .flat_map(|f| f.on.iter().filter_map(|t| t.path(file)))
+            .collect();
+        paths.sort();
+        paths.dedup();
+        let any = faults.iter().any(|f| f.on.contains(&Target::Any));
         assert!(
-            paths.is_empty() || paths.len() == faults.len(),
+            !any || paths.is_empty(),
             "-P applies to every fault of one strace"
         );
         for p in paths {
@@ -502,7 +511,7 @@ async fn case(bar: &mut Bar, op: Op, faults: &[Fault], logs: &Path, rows: &mut V
         bar.ack(&answer);
     }
     // Where a cleanup failed too, the disk is repaired by the next change, not before.
-    let cleanup_failed = faults.len() > 1;
+    let cleanup_failed = faults.len() > 1 || faults[0].when.contains("..");
     bar.check(!cleanup_failed, &case).await;
     bar.save(Op::Create).await;
     bar.check(true, &format!("{case}, then a save")).await;
@@ -526,55 +535,58 @@ async fn case(bar: &mut Bar, op: Op, faults: &[Fault], logs: &Path, rows: &mut V
     });
 }
 
+/// Each syscall of a save on each of its files, failing at its one call in a save.
 fn single_faults(error: &'static str) -> Vec<Vec<Fault>> {
-    let targets = [
-        ("openat", Target::Recipes),
-        ("openat", Target::Journal),
-        ("write", Target::Journal),
-        ("fdatasync", Target::Journal),
-        ("openat", Target::Temp),
-        ("write", Target::Temp),
-        ("fsync", Target::Temp),
-        ("rename", Target::Any),
-        ("openat", Target::Dir),
-        ("fsync", Target::Dir),
+    use Target::*;
+    let targets: [(&str, &[Target]); 10] = [
+        ("openat", &[Recipes]),
+        ("openat", &[Journal]),
+        ("write", &[Journal]),
+        ("fdatasync", &[Journal]),
+        ("openat", &[Temp]),
+        ("write", &[Temp]),
+        ("fsync", &[Temp]),
+        ("rename", &[Any]),
+        ("openat", &[Dir]),
+        ("fsync", &[Dir]),
     ];
-    let mut all = Vec::new();
-    for (syscall, target) in targets {
-        for when in ["1", "2"] {
-            all.push(vec![Fault {
+    targets
+        .into_iter()
+        .map(|(syscall, on)| {
+            vec![Fault {
                 syscall,
-                target,
+                on,
                 error,
-                when,
-            }]);
-        }
-    }
-    all
+                when: "1",
+            }]
+        })
+        .collect()
 }
 
-/// Faults whose cleanup fails too: the line cannot be taken back, the file cannot be
-/// put back.
-fn double_faults() -> Vec<Vec<Fault>> {
-    let f = |syscall, target, when| Fault {
+/// The later calls: those a failed save's cleanup makes (the take-back of the journal
+/// line, putting the old file back), failing too. Counts are per thread, over the files
+/// named: without `-P`, the save's first fdatasync is the journal append's and the second
+/// the take-back's; its first fsync is the temporary file's, the second the directory's;
+/// its second rename puts the old file back. Over temp+journal, openat #2 is the
+/// temporary file and #3 the take-back's journal; over temp+dir, openat and fsync #2 are
+/// the directory's and #3 and #4 those of putting the file back, write #2 its write.
+fn later_faults(error: &'static str) -> Vec<Vec<Fault>> {
+    use Target::*;
+    let f = |syscall, on, when| Fault {
         syscall,
-        target,
-        error: "EIO",
+        on,
+        error,
         when,
     };
-    // Without -P the counts are of the save's own thread: its first fdatasync is the
-    // journal append's, the second the take-back's; its first fsync is the temporary
-    // file's, the second the directory's; its second rename puts the old file back.
     vec![
-        vec![
-            f("rename", Target::Any, "1"),
-            f("ftruncate", Target::Any, "1"),
-        ],
-        vec![
-            f("rename", Target::Any, "1"),
-            f("fdatasync", Target::Any, "2"),
-        ],
-        vec![f("fsync", Target::Any, "2"), f("rename", Target::Any, "2")],
+        vec![f("rename", &[Any], "1"), f("ftruncate", &[Any], "1")],
+        vec![f("rename", &[Any], "1"), f("fdatasync", &[Any], "2")],
+        vec![f("openat", &[Temp, Journal], "2..3")],
+        vec![f("fsync", &[Any], "2"), f("rename", &[Any], "2")],
+        vec![f("fsync", &[Temp, Dir], "2..3")],
+        vec![f("fsync", &[Temp, Dir], "2..4+2")],
+        vec![f("openat", &[Temp, Dir], "2..3")],
+        vec![f("fsync", &[Temp, Dir], "2"), f("write", &[Temp, Dir], "2")],
     ]
 }
 
@@ -609,9 +621,7 @@ async fn every_failing_syscall_of_every_kind_of_save_leaves_no_trace() {
         for error in ["EIO", "ENOSPC", "EROFS"] {
             let mut bar = Bar::new(None);
             let mut faults = single_faults(error);
-            if error == "EIO" {
-                faults.extend(double_faults());
-            }
+            faults.extend(later_faults(error));
             for f in &faults {
                 case(&mut bar, op, f, logs.path(), &mut rows).await;
             }
@@ -639,13 +649,13 @@ async fn a_cleanup_that_keeps_failing_pauses_saving_until_the_disk_recovers() {
     let faults = [
         Fault {
             syscall: "rename",
-            target: Target::Any,
+            on: &[Target::Any],
             error: "EIO",
             when: "1+",
         },
         Fault {
             syscall: "ftruncate",
-            target: Target::Any,
+            on: &[Target::Any],
             error: "EIO",
             when: "1+",
         },
@@ -896,7 +906,7 @@ async fn writes_under_random_faults_and_kills_lose_nothing_acknowledged() {
                 let n = 3 + rng.below(12);
                 Fault {
                     syscall,
-                    target: Target::Any,
+                    on: &[Target::Any],
                     error: ["EIO", "ENOSPC", "EROFS"][rng.below(3) as usize],
                     when: Box::leak(format!("{n}+{n}").into_boxed_str()),
                 }
