@@ -518,17 +518,21 @@ impl Draft {
         recipe
     }
 
-    /// A row button without JavaScript: `add`, or `remove:i`, `up:i`, `down:i`.
+    /// A row button without JavaScript: `add`, or `remove:i`, `up:i`, `down:i`. The page
+    /// only sends indices of its rows, but a hand-made or stale form may send anything: an
+    /// index that names no row (not a number, negative, past the end) changes nothing, and
+    /// the form comes back as it was sent.
     fn apply(&mut self, op: &str) {
         let (verb, at) = op.split_once(':').unwrap_or((op, ""));
-        let at: usize = at.parse().unwrap_or(usize::MAX);
-        match verb {
-            "add" => self.rows.push(DraftRow::default()),
-            "remove" if at < self.rows.len() => {
-                self.rows.remove(at);
+        let row = at.parse::<usize>().ok().filter(|&i| i < self.rows.len());
+        match (verb, row) {
+            ("add", _) => self.rows.push(DraftRow::default()),
+            ("remove", Some(i)) => {
+                self.rows.remove(i);
             }
-            "up" if at > 0 && at < self.rows.len() => self.rows.swap(at, at - 1),
-            "down" if at + 1 < self.rows.len() => self.rows.swap(at, at + 1),
+            ("up", Some(i)) if i > 0 => self.rows.swap(i, i - 1),
+            // `i` is a row's index, so `i + 1` is at most the number of rows.
+            ("down", Some(i)) if i + 1 < self.rows.len() => self.rows.swap(i, i + 1),
             _ => {}
         }
     }
