@@ -10,6 +10,7 @@ mod common;
 use common::{Server, client};
 use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, HeaderValue};
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 /// A temporary copy of the sample collection.
@@ -88,8 +89,11 @@ fn inputs(html: &str, name: &str) -> Vec<String> {
         .collect()
 }
 
-/// The form's ingredient rows that are not blank, as (measure, unit, name).
-fn rows(html: &str) -> Vec<(String, String, String)> {
+/// An ingredient row of the form: (measure, unit, name).
+type Row = (String, String, String);
+
+/// The form's ingredient rows that are not blank.
+fn rows(html: &str) -> Vec<Row> {
     let (m, u, n) = (
         inputs(html, "ing-measure"),
         inputs(html, "ing-unit"),
@@ -102,7 +106,7 @@ fn rows(html: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn row(m: &str, u: &str, n: &str) -> (String, String, String) {
+fn row(m: &str, u: &str, n: &str) -> Row {
     (m.to_owned(), u.to_owned(), n.to_owned())
 }
 
@@ -150,7 +154,7 @@ async fn row_buttons_with_any_index_answer_the_form_with_everything_typed() {
         "18446744073709551616",
         "99999999999999999999999999",
     ];
-    let mut cases: Vec<(String, Vec<(String, String, String)>)> = vec![
+    let mut cases: Vec<(String, Vec<Row>)> = vec![
         ("remove:2".into(), vec![gin.clone(), lime.clone()]),
         (
             "up:2".into(),
@@ -194,4 +198,168 @@ async fn row_buttons_with_any_index_answer_the_form_with_everything_typed() {
         }
     }
     assert_eq!(std::fs::read(&path).unwrap(), before, "a row button saved");
+}
+
+/// `n` ingredient rows of a form as short as they come: an empty name each (the page
+/// makes a row of every name, measure or unit).
+fn many_rows(n: usize) -> Vec<(String, String)> {
+    (0..n)
+        .map(|_| ("ing-name".to_owned(), String::new()))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_form_with_more_rows_than_a_recipe_has_is_refused_without_rendering_them() {
+    let (_dir, path) = collection();
+    let server = editor(&path, &["--edits-per-minute", "1000"]);
+    let before = std::fs::read(&path).unwrap();
+    let hidden = hidden_fields(&server, "/recipes/new").await;
+    let name = [("name", "Many Rows")];
+
+    // Thousands of rows, on a row button or a save, new or edit: a short 422 saying the cap.
+    for (form, op, n) in [
+        ("/recipes/new", "add", 26_000),
+        ("/recipes/new", "save", 23_000),
+        ("/recipes/1/edit", "down:0", 5_000),
+        ("/recipes/new", "add", 42),
+    ] {
+        let hidden = hidden_fields(&server, form).await;
+        let mut fields = with(&hidden, &name);
+        fields.extend(many_rows(n));
+        fields.push(("op".into(), op.into()));
+        let r = post_form(&server, form, &fields).await;
+        assert_eq!(
+            r.status(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{form} {op} {n}"
+        );
+        let page = r.text().await.unwrap();
+        assert!(
+            page.len() < 8_000,
+            "{form} {op} {n}: a {} byte answer",
+            page.len()
+        );
+        assert!(
+            page.contains(&format!("sent {n} ingredient rows"))
+                && page.contains("at most 40 ingredients"),
+            "{page}"
+        );
+        assert!(!page.contains("name=\"ing-name\""), "rows rendered");
+    }
+    // Just the blank row too many for a recipe at the cap; the store says what is wrong
+    // with the rows, and the page shows them.
+    let mut fields = with(&hidden, &name);
+    fields.extend(many_rows(41));
+    fields.push(("op".into(), "add".into()));
+    let r = post_form(&server, "/recipes/new", &fields).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let page = r.text().await.unwrap();
+    assert_eq!(
+        inputs(&page, "ing-name").len(),
+        41,
+        "a row was added at the cap"
+    );
+    assert!(
+        page.contains("at most 40 ingredients, so no row was added"),
+        "the page does not say why"
+    );
+    // Below the cap, a row is added; at the cap, the page adds no blank row past 41.
+    let mut fields = with(&hidden, &name);
+    fields.extend(many_rows(39));
+    fields.push(("op".into(), "add".into()));
+    let page = post_form(&server, "/recipes/new", &fields)
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(inputs(&page, "ing-name").len(), 40);
+    let filled: Vec<(String, String)> = (0..41)
+        .flat_map(|i| [("ing-name".to_owned(), format!("Thing {i}"))])
+        .collect();
+    let mut fields = with(&hidden, &name);
+    fields.extend(filled);
+    fields.push(("op".into(), "save".into()));
+    let r = post_form(&server, "/recipes/new", &fields).await;
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let page = r.text().await.unwrap();
+    assert!(page.contains("at most 40 ingredients, found 41"), "{page}");
+    assert_eq!(
+        inputs(&page, "ing-name").len(),
+        41,
+        "the form it shows can be posted back"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before, "something was saved");
+}
+
+#[tokio::test]
+async fn the_api_refuses_overlong_lists_with_one_short_problem() {
+    let (_dir, path) = collection();
+    let server = editor(&path, &[]);
+    let before = std::fs::read(&path).unwrap();
+    let blank_rows: Vec<Value> = (0..60_000).map(|_| json!({})).collect();
+    let blank_entries: Vec<Value> = (0..60_000).map(|_| json!("")).collect();
+    let numbers: Vec<Value> = (0..30_000).map(|i| json!(i)).collect();
+    let mut unknown = serde_json::Map::new();
+    unknown.insert("name".into(), json!("Unknown Keys"));
+    for i in 0..20_000 {
+        unknown.insert(format!("k{i}"), json!(0));
+    }
+    for (body, field) in [
+        (
+            json!({"name": "Rows", "ingredients": blank_rows}),
+            "ingredients",
+        ),
+        (
+            json!({"name": "Entries", "garnish": blank_entries}),
+            "garnish",
+        ),
+        (json!({"name": "Numbers", "Base": numbers}), "Base"),
+        (Value::Object(unknown), "k0"),
+    ] {
+        let r = client()
+            .post(server.url("/api/recipes"))
+            .headers(same_origin(&server))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY, "{field}");
+        let text = r.text().await.unwrap();
+        assert!(text.len() < 16_000, "{field}: a {} byte answer", text.len());
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(answer["problems"][0]["field"], field, "{answer}");
+        assert!(answer["problems"].as_array().unwrap().len() <= 100);
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}
+
+#[tokio::test]
+async fn row_buttons_count_towards_the_rate_limit() {
+    let (_dir, path) = collection();
+    let server = editor(&path, &["--edits-per-minute", "2"]);
+    let hidden = hidden_fields(&server, "/recipes/new").await;
+    for _ in 0..2 {
+        let r = post_form(
+            &server,
+            "/recipes/new",
+            &with(&typed(&hidden), &[("op", "add")]),
+        )
+        .await;
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+    for op in ["down:0", "save"] {
+        let r = post_form(
+            &server,
+            "/recipes/new",
+            &with(&typed(&hidden), &[("op", op)]),
+        )
+        .await;
+        assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS, "{op}");
+        let wait: u64 = r.headers()["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((1..=60).contains(&wait), "Retry-After {wait}");
+    }
 }

@@ -40,6 +40,10 @@ pub(crate) fn checked(
             "expected a recipe: a JSON object with its fields",
         )])
     })?;
+    let long = too_long(fields);
+    if !long.is_empty() {
+        return Err(invalid(long));
+    }
     let mut problems = Vec::new();
     let mut candidate = Object::new();
     candidate.insert("id".into(), Value::from(id));
@@ -79,8 +83,37 @@ pub(crate) fn checked(
     }
     match recipe {
         Some(recipe) if problems.is_empty() => Ok((stored(&recipe, before), recipe)),
-        _ => Err(invalid(problems)),
+        _ => Err(invalid(at_most_shown(problems))),
     }
+}
+
+/// The most problems one answer lists. A recipe sent by hand can have one per key or entry
+/// (thousands in a 256 KiB body), and each would be in the answer; the first hundred say
+/// enough to start fixing.
+pub const PROBLEMS_SHOWN: usize = 100;
+
+fn at_most_shown(mut problems: Vec<FieldError>) -> Vec<FieldError> {
+    if problems.len() > PROBLEMS_SHOWN {
+        let more = problems.len() - (PROBLEMS_SHOWN - 1);
+        problems.truncate(PROBLEMS_SHOWN - 1);
+        problems.push(error("", &format!("and {more} more problems, not listed")));
+    }
+    problems
+}
+
+/// The lists (and ingredients) longer than their cap, found before any entry is checked:
+/// a form or body with thousands of rows is refused with one problem each, not one per row.
+fn too_long(fields: &Object) -> Vec<FieldError> {
+    let lists = ["base", "glass", "method", "ice", "garnish"].map(|f| (f, LIST_ENTRIES, "entries"));
+    lists
+        .into_iter()
+        .chain([("ingredients", INGREDIENT_ROWS, "ingredients")])
+        .filter_map(|(field, max, what)| {
+            let (key, value) = key_like(fields, field)?;
+            let found = value.as_array()?.len();
+            (found > max).then(|| error(key, &format!("at most {max} {what}, found {found}")))
+        })
+        .collect()
 }
 
 /// Every cap the recipe goes past, and every blank entry.

@@ -55,6 +55,10 @@ pub(crate) enum WebError {
     /// A save would overwrite a change made since the editor read the recipe.
     #[error("This recipe changed since you opened it; nothing was saved.")]
     Conflict(Box<Conflict>),
+    /// A form no page of ours sends (too many rows, a field twice): refused as a whole,
+    /// with why, before anything is rendered or saved.
+    #[error("{0}")]
+    FormRefused(String),
     /// The recipe sent has problems, each named by its field.
     #[error("The recipe has {} problem(s); nothing was saved.", .0.len())]
     Invalid(Vec<FieldError>),
@@ -114,7 +118,7 @@ impl WebError {
             WebError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             WebError::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
             WebError::Conflict(_) => StatusCode::CONFLICT,
-            WebError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            WebError::Invalid(_) | WebError::FormRefused(_) => StatusCode::UNPROCESSABLE_ENTITY,
             WebError::FileBroken(_) => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Site(_)
             | WebError::Json(_)
@@ -151,6 +155,7 @@ impl WebError {
             WebError::PreconditionRequired => "Version needed",
             WebError::Conflict(_) => "Changed meanwhile",
             WebError::Invalid(_) => "Problems in the recipe",
+            WebError::FormRefused(_) => "Form not taken",
             WebError::FileBroken(_) => "Recipes file broken",
             WebError::Site(_)
             | WebError::Json(_)
