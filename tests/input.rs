@@ -363,3 +363,156 @@ async fn row_buttons_count_towards_the_rate_limit() {
         assert!((1..=60).contains(&wait), "Retry-After {wait}");
     }
 }
+
+/// Sends `body` as it is (JSON with keys twice cannot be made from a `Value`).
+async fn send_raw(
+    server: &Server,
+    method: reqwest::Method,
+    path: &str,
+    body: &str,
+) -> reqwest::Response {
+    let mut request = client()
+        .request(method, server.url(path))
+        .headers(same_origin(server))
+        .header("content-type", "application/json")
+        .body(body.to_owned());
+    if path.starts_with("/api/recipes/") {
+        let tag = get(server, path).await.headers()["etag"].clone();
+        request = request.header("if-match", tag);
+    }
+    request.send().await.unwrap()
+}
+
+fn fields_at_fault(answer: &Value) -> Vec<&str> {
+    answer["problems"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no problems in {answer}"))
+        .iter()
+        .map(|p| p["field"].as_str().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_api_refuses_a_key_sent_twice_naming_it() {
+    let (_dir, path) = collection();
+    let server = editor(&path, &[]);
+    let before = std::fs::read(&path).unwrap();
+    let cases = [
+        (r#"{"name": "first", "name": "second"}"#, vec!["name"]),
+        (
+            r#"{"name": "x", "ingredients": [{"name": "Gin", "unit": "ml", "unit": "cl"}]}"#,
+            vec!["ingredients[0].unit"],
+        ),
+        (r#"{"name": "first", "Name": "second"}"#, vec!["Name"]),
+        (
+            r#"{"name": "x", "notes": "a", "ingredients": [{"name": "g"}, {"name": "h", "NAME": "i"}], "notes": "b"}"#,
+            vec!["ingredients[1].NAME", "notes"],
+        ),
+    ];
+    for (method, at) in [
+        (reqwest::Method::POST, "/api/recipes"),
+        (reqwest::Method::PUT, "/api/recipes/1"),
+    ] {
+        for (body, fields) in &cases {
+            let r = send_raw(&server, method.clone(), at, body).await;
+            assert_eq!(
+                r.status(),
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "{method} {body}"
+            );
+            let answer: Value = r.json().await.unwrap();
+            assert_eq!(&fields_at_fault(&answer), fields, "{method} {body}");
+            assert!(
+                answer["problems"][0]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("more than once"),
+                "{answer}"
+            );
+        }
+        // Invalid JSON still says where.
+        let r = send_raw(&server, method.clone(), at, r#"{"name": "x",, }"#).await;
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+        let answer: Value = r.json().await.unwrap();
+        let error = answer["error"].as_str().unwrap();
+        assert!(
+            error.starts_with("The body is not JSON") && error.contains("(line 1, column 14)"),
+            "{error}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "a repeated key was saved"
+    );
+}
+
+#[tokio::test]
+async fn a_form_with_a_single_field_twice_comes_back_naming_it() {
+    let (_dir, path) = collection();
+    let server = editor(&path, &["--edits-per-minute", "1000"]);
+    let before = std::fs::read(&path).unwrap();
+    for form in ["/recipes/new", "/recipes/1/edit"] {
+        let hidden = hidden_fields(&server, form).await;
+        let token = hidden.iter().find(|(k, _)| k == "csrf").unwrap().1.clone();
+        let version = hidden
+            .iter()
+            .find(|(k, _)| k == "version")
+            .unwrap()
+            .1
+            .clone();
+        for (name, again) in [
+            ("name", "Second Name"),
+            ("notes", "second notes"),
+            ("base", "Rum"),
+            ("glass", "Flute"),
+            ("method", "Stir"),
+            ("ice", "Cubed"),
+            ("garnish", "Olive"),
+            ("version", version.as_str()),
+            ("csrf", token.as_str()),
+            ("op", "add"),
+        ] {
+            // The field once as typed (or as "first"), then again.
+            let mut fields = typed(&hidden);
+            if !fields.iter().any(|(k, _)| k == name) {
+                fields.push((name.into(), "first".into()));
+            }
+            fields.push((name.into(), again.into()));
+            if name != "op" {
+                fields.push(("op".into(), "save".into()));
+            }
+            let r = post_form(&server, form, &fields).await;
+            assert_eq!(
+                r.status(),
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "{form} {name}"
+            );
+            let page = r.text().await.unwrap();
+            assert!(
+                page.contains(&format!("{name}: was sent more than once")),
+                "{form} {name}: the field is not named"
+            );
+            assert_eq!(inputs(&page, "name"), ["Typed Sour"], "{form} {name}");
+            assert!(page.contains(">Typed notes</textarea>"), "{form} {name}");
+            assert_eq!(rows(&page).len(), 3, "{form} {name}: rows lost");
+        }
+    }
+    // Delete and undo take their fields once too.
+    let hidden = hidden_fields(&server, "/recipes/1/edit").await;
+    let twice: Vec<(String, String)> = hidden.iter().chain(hidden.iter()).cloned().collect();
+    for at in ["/recipes/1/delete", "/changes/1/undo"] {
+        let r = post_form(&server, at, &twice).await;
+        assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY, "{at}");
+        let page = r.text().await.unwrap();
+        assert!(
+            page.contains("more than once; nothing was changed"),
+            "{at}: {page}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "a form with a field twice was saved"
+    );
+}

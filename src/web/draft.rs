@@ -18,12 +18,25 @@ pub(crate) type Fields = Vec<(String, String)>;
 /// anything is rendered (rendered back, 26,000 rows made a 19 MB page).
 pub(crate) const FORM_ROWS: usize = caps::INGREDIENT_ROWS + 1;
 
+/// The fields the page sends once. A second value would be dropped without a word (only
+/// the first is read), so a form with one twice is refused, naming it.
+const SINGLE: [&str; 10] = [
+    "name", "notes", "base", "glass", "method", "ice", "garnish", "version", "csrf", "op",
+];
+
 /// The value of the first field called `name` ("" when there is none).
 pub(crate) fn field<'f>(fields: &'f Fields, name: &str) -> &'f str {
     fields
         .iter()
         .find(|(k, _)| k == name)
         .map_or("", |(_, v)| v.as_str())
+}
+
+/// The first of the fields the page sends once that was sent more than once.
+pub(crate) fn repeated(fields: &Fields) -> Option<&'static str> {
+    SINGLE
+        .into_iter()
+        .find(|name| fields.iter().filter(|(k, _)| k == name).count() > 1)
 }
 
 /// How many ingredient rows the form sent: the most of any of a row's three inputs.

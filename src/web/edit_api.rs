@@ -6,6 +6,7 @@
 //! A recipe's version is the ETag `GET /api/recipes/{id}` sends (the hash of its JSON); a
 //! change answers with the recipe's new ETag.
 
+use super::body;
 use super::editing::{self, Editing, Provenance};
 use super::error::{Api, WebError};
 use super::identity::Visitor;
@@ -147,17 +148,23 @@ pub(crate) async fn on_blocking<T: Send + 'static>(
         .map_err(WebError::from)
 }
 
-/// The request's JSON body, or a 400 that says where it stops being JSON.
+/// The request's JSON body, or a 400 that says where it stops being JSON, or a 422 naming
+/// each key an object repeats ([`body`]).
 fn read_json(headers: &HeaderMap, body: &[u8]) -> Result<Value, WebError> {
     editing::json_body(headers)?;
-    serde_json::from_slice(body).map_err(|e| {
+    let (value, repeats) = body::parse(body).map_err(|e| {
         WebError::BadRequest(format!(
             "The body is not JSON: {} (line {}, column {}).",
             strip_position(&e.to_string()),
             e.line(),
             e.column()
         ))
-    })
+    })?;
+    if repeats.is_empty() {
+        Ok(value)
+    } else {
+        Err(WebError::Invalid(repeats))
+    }
 }
 
 fn strip_position(message: &str) -> &str {

@@ -82,6 +82,7 @@ pub(crate) async fn delete(
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
     let (_, fields) = checked_form(&editing, &visitor, form)?;
+    once_each(&fields)?;
     let expected = field(&fields, "version").to_owned();
     let saved = change(&editing, &visitor, &from, Edit::Delete { id, expected }).await?;
     Ok(done(&saved))
@@ -95,7 +96,8 @@ pub(crate) async fn undo(
     from: Provenance,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    checked_form(&editing, &visitor, form)?;
+    let (_, fields) = checked_form(&editing, &visitor, form)?;
+    once_each(&fields)?;
     let saved = change(&editing, &visitor, &from, Edit::Undo(n)).await?;
     Ok(done(&saved))
 }
@@ -177,6 +179,16 @@ fn checked_form(
     Ok((editor, fields))
 }
 
+/// Refuses a delete or undo form with a field twice: which one was meant is not known.
+fn once_each(fields: &Fields) -> Result<(), WebError> {
+    match draft::repeated(fields) {
+        Some(name) => Err(WebError::FormRefused(format!(
+            "The form sent \u{201c}{name}\u{201d} more than once; nothing was changed."
+        ))),
+        None => Ok(()),
+    }
+}
+
 async fn submit(
     site: &Site,
     editing: &Arc<Editing>,
@@ -190,6 +202,14 @@ async fn submit(
         return Err(WebError::FormRefused(why));
     }
     let mut state = FormState::posted(&editor, &fields, id);
+    if let Some(name) = draft::repeated(&fields) {
+        state.problems.push(FieldError {
+            field: name.to_owned(),
+            message: "was sent more than once, and the form sends it once; nothing was saved"
+                .into(),
+        });
+        return render(site, state, StatusCode::UNPROCESSABLE_ENTITY);
+    }
     let op = field(&fields, "op");
     if op != "save" && !op.is_empty() {
         // A row button re-renders the whole page: it counts as a write, so that posting

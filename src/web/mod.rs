@@ -5,7 +5,7 @@
 //! - Handlers by purpose: `pages` (list, search, recipe, not found), `api` (JSON),
 //!   `shelf`, `files` (assets, service worker, manifest), [`identity`] (`/api/whoami`).
 //! - Changing recipes: `editing` (who may, and the checks every change passes),
-//!   `edit_api` (the JSON API), `edit_pages` (the forms and history, without JavaScript),
+//!   `edit_api` (the JSON API; `body`: its JSON, repeated keys found), `edit_pages` (the forms and history, without JavaScript),
 //!   `draft` (the recipe form as posted: its fields, rows and row buttons).
 //! - `params`: what an address asks for (`?q=`, `?units=&serves=`, a recipe id).
 //! - `error`: one error type, answered as an HTML page or as JSON.
@@ -24,6 +24,7 @@
 mod answer;
 mod api;
 mod assets;
+mod body;
 mod cached;
 mod draft;
 mod edit_api;
