@@ -516,3 +516,165 @@ async fn a_form_with_a_single_field_twice_comes_back_naming_it() {
         "a form with a field twice was saved"
     );
 }
+
+/// Characters no recipe text may hold, with the code point a refusal names.
+const INVISIBLE: [(&str, &str); 14] = [
+    ("\u{0}", "U+0000"),
+    ("\u{1b}", "U+001B"),
+    ("\u{7}", "U+0007"),
+    ("\u{1}", "U+0001"),
+    ("\r", "U+000D"),
+    ("\u{7f}", "U+007F"),
+    ("\u{85}", "U+0085"),
+    ("\u{9f}", "U+009F"),
+    ("\u{202e}", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+    ("\u{2067}", "U+2067 RIGHT-TO-LEFT ISOLATE"),
+    ("\u{200f}", "U+200F RIGHT-TO-LEFT MARK"),
+    ("\u{61c}", "U+061C ARABIC LETTER MARK"),
+    ("\u{feff}", "U+FEFF"),
+    ("\u{e0041}", "U+E0041"),
+];
+
+#[tokio::test]
+async fn control_and_invisible_characters_are_refused_naming_field_and_character() {
+    let (_dir, path) = collection();
+    let server = editor(&path, &["--edits-per-minute", "1000"]);
+    let before = std::fs::read(&path).unwrap();
+    let recipe = |field: &str, text: &str| {
+        let mut r = json!({
+            "name": "Clean", "glass": ["Coupe"], "notes": "Shake.",
+            "ingredients": [{"name": "Gin", "measure": "50", "unit": "ml"}],
+        });
+        let at = match field {
+            "name" | "notes" => &mut r[field],
+            "glass[0]" => &mut r["glass"][0],
+            other => &mut r["ingredients"][0][other.trim_start_matches("ingredients[0].")],
+        };
+        *at = json!(format!("a{text}b"));
+        r
+    };
+    let fields = [
+        "name",
+        "glass[0]",
+        "ingredients[0].name",
+        "ingredients[0].measure",
+        "ingredients[0].unit",
+        "notes",
+    ];
+    for (text, named) in INVISIBLE
+        .iter()
+        .chain(&[("\t", "U+0009"), ("\n", "U+000A")])
+    {
+        for field in fields {
+            if field == "notes" && (*text == "\t" || *text == "\n") {
+                continue;
+            }
+            let r = client()
+                .post(server.url("/api/recipes"))
+                .headers(same_origin(&server))
+                .json(&recipe(field, text))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(
+                r.status(),
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "{named} in {field}"
+            );
+            let answer: Value = r.json().await.unwrap();
+            assert_eq!(fields_at_fault(&answer), [field], "{named} in {field}");
+            let message = answer["problems"][0]["message"].as_str().unwrap();
+            assert!(
+                message.contains(&format!("contains {named}"))
+                    && message.contains("at character 2"),
+                "{named} in {field}: {message}"
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "an invisible character was saved"
+    );
+
+    // Lines and tabs are fine in notes, and only there.
+    let r = client()
+        .post(server.url("/api/recipes"))
+        .headers(same_origin(&server))
+        .json(&recipe("notes", "\n\tc"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let saved: Value = r.json().await.unwrap();
+    assert_eq!(saved["recipe"]["notes"], "a\n\tcb");
+
+    // The forms pass the same check: the page comes back with the field's problem.
+    let hidden = hidden_fields(&server, "/recipes/new").await;
+    let mut fields = typed(&hidden);
+    fields.retain(|(k, _)| k != "name");
+    fields.push(("name".into(), "Sour \u{202e}ruoS".into()));
+    fields.push(("op".into(), "save".into()));
+    let r = post_form(&server, "/recipes/new", &fields).await;
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let page = r.text().await.unwrap();
+    assert!(
+        page.contains("id=\"name-error\""),
+        "the problem is not at its field"
+    );
+    assert!(
+        page.contains("U+202E RIGHT-TO-LEFT OVERRIDE at character 6"),
+        "{page}"
+    );
+    // A browser sends a textarea's lines as CRLF; they are saved as lines.
+    let mut fields = typed(&hidden);
+    fields.retain(|(k, _)| k != "notes");
+    fields.push(("notes".into(), "Shake.\r\n\tHard.".into()));
+    fields.push(("op".into(), "save".into()));
+    let r = post_form(&server, "/recipes/new", &fields).await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+}
+
+#[test]
+fn the_loader_and_check_only_warn_about_invisible_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bar.json");
+    std::fs::write(
+        &file,
+        "[{\"id\": 1, \"name\": \"Gin\"},\n {\"id\": 2, \"name\": \"Sour \\u202eruoS\",\n  \"ingredients\": [{\"name\": \"Lime\\u0000\"}]}]\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(common::BIN)
+        .arg("check")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("OK, 2 recipes") && stdout.contains("2 warning(s)"),
+        "{stdout}"
+    );
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    let place = format!("warning: {}:2: recipe index 1 (id 2, ", file.display());
+    assert!(lines[0].starts_with(&place), "{}", lines[0]);
+    assert!(
+        lines[0].contains("field \"name\": contains U+202E RIGHT-TO-LEFT OVERRIDE at character 6"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].contains("field \"ingredients[0].name\": contains U+0000 NULL at character 5"),
+        "{}",
+        lines[1]
+    );
+    // The app loads it, and logs the warnings.
+    let server = Server::start(&["--recipes-file", file.to_str().unwrap()]);
+    let log = server.log();
+    assert!(
+        log.contains("U+202E RIGHT-TO-LEFT OVERRIDE"),
+        "not logged: {log}"
+    );
+}

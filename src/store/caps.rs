@@ -10,11 +10,14 @@
 //! | `notes` | 5,000 characters |
 //!
 //! Text is counted in characters (Unicode scalar values), not bytes. List entries and
-//! ingredient names must not be blank.
+//! ingredient names must not be blank. No text may hold a control, bidi or other invisible
+//! character (line feeds and tabs are fine in notes): this is the one check both the API
+//! and the forms pass through.
 
 use super::document::{Object, key_like};
 use super::{FieldError, StoreError};
 use crate::recipes::{INGREDIENT_FIELDS, RECIPE_FIELDS, Recipe};
+use crate::text::invisible;
 use serde_json::Value;
 
 pub const NAME_CHARS: usize = 120;
@@ -173,12 +176,27 @@ pub fn over_caps(r: &Recipe) -> Vec<FieldError> {
     out
 }
 
+/// The cap on `value`'s length, and the characters it may hold: no control, bidi or other
+/// invisible character ([`invisible`]), except line feeds and tabs in notes. The loader only
+/// warns about them (files that have one keep loading); what is saved from now on is clean.
 fn text(out: &mut Vec<FieldError>, field: &str, value: &str, max: usize) {
     let chars = value.chars().count();
     if chars > max {
         out.push(error(
             field,
             &format!("at most {max} characters, found {chars}"),
+        ));
+    }
+    let notes = field == "notes";
+    if let Some(found) = invisible(value, notes) {
+        let lines = if notes {
+            ""
+        } else {
+            " (line breaks and tabs belong in notes only)"
+        };
+        out.push(error(
+            field,
+            &format!("contains {found}, a control or invisible character{lines}; remove it"),
         ));
     }
 }
