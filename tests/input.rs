@@ -678,3 +678,220 @@ fn the_loader_and_check_only_warn_about_invisible_characters() {
         "not logged: {log}"
     );
 }
+
+/// Checks that `r` is the API's JSON error with `status`, in words (no Rust types), and
+/// returns its message.
+async fn api_error(r: reqwest::Response, status: StatusCode, what: &str) -> String {
+    assert_eq!(r.status(), status, "{what}");
+    let kind = r.headers()["content-type"].to_str().unwrap().to_owned();
+    assert!(kind.starts_with("application/json"), "{what}: {kind}");
+    let text = r.text().await.unwrap();
+    for rust in ["u64", "Cannot parse", "Invalid URL", "<html", "`"] {
+        assert!(!text.contains(rust), "{what}: {rust} in {text}");
+    }
+    let answer: Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{what}: {e}: {text}"));
+    answer["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{what}: {text}"))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn every_refusal_under_api_is_the_apis_json_in_words() {
+    let (_dir, path) = collection();
+    let file = path.to_str().unwrap().to_owned();
+    for (server, editing) in [
+        (editor(&path, &["--body-timeout", "1"]), true),
+        (
+            Server::start(&["--recipes-file", &file, "--body-timeout", "1"]),
+            false,
+        ),
+    ] {
+        use reqwest::Method;
+        let send = |method: Method, at: &str| {
+            client()
+                .request(method, server.url(at))
+                .headers(same_origin(&server))
+                .header("content-type", "application/json")
+                .header("if-match", "\"0123456789abcdef\"")
+        };
+        // Path segments that are no id: 404, saying so.
+        for id in ["abc", "-1", "1.5", "18446744073709551616", "%20", "1e3"] {
+            for method in [Method::GET, Method::PUT, Method::DELETE] {
+                let body = if method == Method::GET { "" } else { "{}" };
+                let r = send(method.clone(), &format!("/api/recipes/{id}"))
+                    .body(body)
+                    .send()
+                    .await
+                    .unwrap();
+                let message = api_error(r, StatusCode::NOT_FOUND, &format!("{method} {id}")).await;
+                let shown = id.replace("%20", " ");
+                assert_eq!(
+                    message,
+                    format!("\"{shown}\" is not a recipe id (a whole number).")
+                );
+            }
+            let r = send(Method::POST, &format!("/api/changes/{id}/undo"))
+                .body("{}")
+                .send()
+                .await
+                .unwrap();
+            let message = api_error(r, StatusCode::NOT_FOUND, id).await;
+            assert!(
+                message.contains("is not a change number (a whole number)"),
+                "{message}"
+            );
+        }
+        let r = send(Method::PUT, "/api/recipes/%ff")
+            .body("{}")
+            .send()
+            .await
+            .unwrap();
+        let message = api_error(r, StatusCode::NOT_FOUND, "%ff").await;
+        assert!(
+            message.contains("no recipe id where one belongs"),
+            "{message}"
+        );
+        // No such address, no such method.
+        for at in ["/api/nosuch", "/api", "/api/recipes/1/edit"] {
+            let r = send(Method::GET, at).send().await.unwrap();
+            let message = api_error(r, StatusCode::NOT_FOUND, at).await;
+            assert_eq!(message, "The API has nothing at this address.");
+        }
+        for (method, at) in [
+            (Method::PATCH, "/api/recipes/1"),
+            (Method::OPTIONS, "/api/recipes"),
+            (Method::POST, "/api/ingredients"),
+            (Method::DELETE, "/api/changes"),
+        ] {
+            let r = send(method.clone(), at).send().await.unwrap();
+            api_error(r, StatusCode::METHOD_NOT_ALLOWED, &format!("{method} {at}")).await;
+        }
+        // The guard's refusals: a smuggled separator, a long target, bodies too large.
+        let r = send(Method::GET, "/api/recipes/1%2f2")
+            .send()
+            .await
+            .unwrap();
+        api_error(r, StatusCode::BAD_REQUEST, "%2f").await;
+        let long = format!("/api/recipes?q={}", "a".repeat(9000));
+        let r = send(Method::GET, &long).send().await.unwrap();
+        api_error(r, StatusCode::URI_TOO_LONG, "long").await;
+        let r = send(Method::GET, "/api/recipes")
+            .body("x".repeat(5000))
+            .send()
+            .await
+            .unwrap();
+        let message = api_error(r, StatusCode::PAYLOAD_TOO_LARGE, "body on GET").await;
+        assert!(message.contains("carries no body"), "{message}");
+        let r = send(Method::POST, "/api/recipes")
+            .body("x".repeat(300 * 1024))
+            .send()
+            .await
+            .unwrap();
+        let message = api_error(r, StatusCode::PAYLOAD_TOO_LARGE, "large").await;
+        assert!(message.contains("262144 bytes"), "{message}");
+        // A body announced and never sent: 408 after --body-timeout.
+        {
+            use std::io::{Read, Write};
+            let mut stream =
+                std::net::TcpStream::connect(server.base.trim_start_matches("http://")).unwrap();
+            stream
+                .write_all(b"POST /api/recipes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{")
+                .unwrap();
+            stream
+                .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+                .unwrap();
+            let mut reply = vec![0; 4096];
+            let n = stream.read(&mut reply).unwrap();
+            let reply = String::from_utf8_lossy(&reply[..n]);
+            assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
+            assert!(
+                reply.contains("application/json")
+                    && reply.contains("{\"error\":\"The request body was not sent in time.\"}"),
+                "{reply}"
+            );
+        }
+        // Not JSON: 415.
+        let r = client()
+            .post(server.url("/api/recipes"))
+            .headers(same_origin(&server))
+            .header("content-type", "text/plain")
+            .body("{}")
+            .send()
+            .await
+            .unwrap();
+        let (status, why) = if editing {
+            (
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "Content-Type: application/json",
+            )
+        } else {
+            (StatusCode::METHOD_NOT_ALLOWED, "--allow-edits")
+        };
+        let message = api_error(r, status, "text/plain").await;
+        assert!(message.contains(why), "{message}");
+    }
+}
+
+#[tokio::test]
+async fn html_addresses_keep_the_page_and_say_in_words_what_is_wrong() {
+    let (_dir, path) = collection();
+    let server = editor(&path, &[]);
+    let hidden = hidden_fields(&server, "/recipes/new").await;
+    for (post, at, says) in [
+        (
+            false,
+            "/recipes/abc/edit",
+            "&#34;abc&#34; is not a recipe id (a whole number).",
+        ),
+        (
+            false,
+            "/recipes/-1",
+            "&#34;-1&#34; is not a recipe id (a whole number).",
+        ),
+        (
+            true,
+            "/recipes/18446744073709551616/edit",
+            "&#34;18446744073709551616&#34; is not a recipe id",
+        ),
+        (
+            true,
+            "/recipes/1.5/delete",
+            "&#34;1.5&#34; is not a recipe id",
+        ),
+        (
+            true,
+            "/changes/x/undo",
+            "&#34;x&#34; is not a change number",
+        ),
+        (false, "/recipes/%ff", "no recipe id where one belongs"),
+        (false, "/no/such/page", "There is no page at this address."),
+    ] {
+        let r = if post {
+            post_form(&server, at, &hidden).await
+        } else {
+            get(&server, at).await
+        };
+        assert_eq!(r.status(), StatusCode::NOT_FOUND, "{at}");
+        assert_eq!(
+            r.headers()["content-type"],
+            "text/html; charset=utf-8",
+            "{at}"
+        );
+        let page = r.text().await.unwrap();
+        assert!(
+            page.contains("<h1>Not found</h1>") && page.contains(says),
+            "{at}: {page}"
+        );
+        assert!(
+            !page.contains("u64") && !page.contains("Cannot parse"),
+            "{at}"
+        );
+    }
+    // The guard's refusals outside the API stay one line of text.
+    let r = get(&server, "/static/a%2fb").await;
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(r.headers()["content-type"], "text/plain; charset=utf-8");
+    assert!(r.text().await.unwrap().contains("encoded slash"));
+}

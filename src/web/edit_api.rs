@@ -10,10 +10,11 @@ use super::body;
 use super::editing::{self, Editing, Provenance};
 use super::error::{Api, WebError};
 use super::identity::Visitor;
+use super::params::{ChangeNumber, RecipeId};
 use crate::store::{Edit, Entry, Saved, version};
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -40,7 +41,7 @@ pub(crate) async fn update(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
     from: Provenance,
-    Path(id): Path<u64>,
+    Api(RecipeId(id)): Api<RecipeId>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Answer {
@@ -62,7 +63,7 @@ pub(crate) async fn delete(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
     from: Provenance,
-    Path(id): Path<u64>,
+    Api(RecipeId(id)): Api<RecipeId>,
     headers: HeaderMap,
 ) -> Answer {
     editing.writable()?;
@@ -76,7 +77,7 @@ pub(crate) async fn undo(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
     from: Provenance,
-    Path(n): Path<u64>,
+    Api(ChangeNumber(n)): Api<ChangeNumber>,
     headers: HeaderMap,
 ) -> Answer {
     editing.writable()?;

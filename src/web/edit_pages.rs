@@ -9,13 +9,14 @@ use super::edit_api::change;
 use super::editing::{self, Editing, Editor, Provenance};
 use super::error::WebError;
 use super::identity::Visitor;
+use super::params::{ChangeNumber, RecipeId};
 use super::site::Site;
 use super::templates::{ChangeView, ChangesPage, ConflictView, Draft, EditPage, ListField};
 use crate::recipes::{IngredientLine, Recipe};
 use crate::store::{Action, Edit, Entry, FieldError, Saved, caps, journal, version};
 use axum::Form;
 use axum::extract::rejection::{FormRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use compact_str::CompactString;
@@ -39,7 +40,7 @@ pub(crate) async fn edit_form(
     State(site): State<Arc<Site>>,
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
-    Path(id): Path<u64>,
+    RecipeId(id): RecipeId,
 ) -> Result<Response, WebError> {
     let editor = editing.editor(&visitor)?;
     let recipe = site
@@ -66,7 +67,7 @@ pub(crate) async fn update(
     State(site): State<Arc<Site>>,
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
-    Path(id): Path<u64>,
+    RecipeId(id): RecipeId,
     from: Provenance,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
@@ -77,7 +78,7 @@ pub(crate) async fn update(
 pub(crate) async fn delete(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
-    Path(id): Path<u64>,
+    RecipeId(id): RecipeId,
     from: Provenance,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
@@ -92,7 +93,7 @@ pub(crate) async fn delete(
 pub(crate) async fn undo(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
-    Path(n): Path<u64>,
+    ChangeNumber(n): ChangeNumber,
     from: Provenance,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {

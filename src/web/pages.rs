@@ -4,14 +4,14 @@
 use super::error::WebError;
 use super::gate::SearchGate;
 use super::identity::Visitor;
-use super::params::{Amounts, Search, find_recipe};
+use super::params::{Amounts, RecipeId, Search, find_recipe};
 use super::recent::Kind;
 use super::router::AppState;
 use super::site::Site;
 use super::templates::EditControls;
 use crate::connections::Share;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Extension, Path, Query, State};
+use axum::extract::{Extension, Query, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use std::sync::Arc;
@@ -49,7 +49,7 @@ pub(crate) async fn recipe(
     State(state): State<AppState>,
     share: Option<Extension<Share>>,
     visitor: Visitor,
-    Path(id): Path<String>,
+    RecipeId(id): RecipeId,
     Amounts(display): Amounts,
     after: Result<Query<AfterSave>, QueryRejection>,
     headers: HeaderMap,
@@ -66,7 +66,7 @@ pub(crate) async fn recipe(
         site,
         headers,
         move |site, headers| {
-            let r = find_recipe(site, &id)?;
+            let r = find_recipe(site, id)?;
             let controls = editor.map(|e| EditControls {
                 csrf: e.token,
                 version: crate::store::version(r),
@@ -108,8 +108,12 @@ async fn gated_page(
 }
 
 /// Any address no route serves.
-pub(crate) async fn not_found() -> WebError {
-    WebError::NotFound("There is no page at this address.".into())
+pub(crate) async fn not_found(uri: axum::http::Uri) -> WebError {
+    if super::error::is_api(uri.path()) {
+        WebError::NotFound("The API has nothing at this address.".into())
+    } else {
+        WebError::NotFound("There is no page at this address.".into())
+    }
 }
 
 /// A route asked with a method other than GET or HEAD.
