@@ -895,3 +895,70 @@ async fn html_addresses_keep_the_page_and_say_in_words_what_is_wrong() {
     assert_eq!(r.headers()["content-type"], "text/plain; charset=utf-8");
     assert!(r.text().await.unwrap().contains("encoded slash"));
 }
+
+#[tokio::test]
+async fn allow_lists_what_each_address_takes_with_editing_on_and_off() {
+    use reqwest::Method;
+    let (_dir, path) = collection();
+    let file = path.to_str().unwrap().to_owned();
+    let methods = [
+        Method::GET,
+        Method::HEAD,
+        Method::POST,
+        Method::PUT,
+        Method::DELETE,
+        Method::PATCH,
+        Method::OPTIONS,
+    ];
+    for (server, editing) in [
+        (editor(&path, &["--edits-per-minute", "1000"]), true),
+        (Server::start(&["--recipes-file", &file]), false),
+    ] {
+        let writes = |all: &'static str, reads: &'static str| if editing { all } else { reads };
+        let routes = [
+            (
+                "/api/recipes/1",
+                writes("GET, HEAD, PUT, DELETE", "GET, HEAD"),
+            ),
+            ("/api/recipes", writes("GET, HEAD, POST", "GET, HEAD")),
+            ("/recipes/new", writes("GET, HEAD, POST", "GET, HEAD")),
+            ("/recipes/1/edit", writes("GET, HEAD, POST", "GET, HEAD")),
+            ("/recipes/1/delete", writes("POST", "")),
+            ("/changes/1/undo", writes("POST", "")),
+            ("/api/changes/1/undo", writes("POST", "")),
+            ("/", "GET, HEAD"),
+            ("/recipes/1", "GET, HEAD"),
+            ("/changes", "GET, HEAD"),
+            ("/api/changes", "GET, HEAD"),
+            ("/api/recipes/download", "GET, HEAD"),
+            ("/api/ingredients", "GET, HEAD"),
+            ("/shelf", "GET, HEAD"),
+        ];
+        for (at, allow) in routes {
+            for method in &methods {
+                // A body (which GET and HEAD must not have) only where one may come.
+                let mut request = client()
+                    .request(method.clone(), server.url(at))
+                    .headers(same_origin(&server));
+                if ![Method::GET, Method::HEAD].contains(method) {
+                    request = request
+                        .header("content-type", "application/json")
+                        .body("{}");
+                }
+                let r = request.send().await.unwrap();
+                let what = format!("{method} {at} (editing {editing})");
+                let taken = allow.split(", ").any(|m| m == method.as_str());
+                if taken {
+                    assert_ne!(r.status(), StatusCode::METHOD_NOT_ALLOWED, "{what}");
+                    continue;
+                }
+                assert_eq!(r.status(), StatusCode::METHOD_NOT_ALLOWED, "{what}");
+                assert_eq!(r.headers()["allow"], allow, "{what}");
+                if at.starts_with("/api/") && *method != Method::HEAD {
+                    let message = api_error(r, StatusCode::METHOD_NOT_ALLOWED, &what).await;
+                    assert!(!message.is_empty(), "{what}");
+                }
+            }
+        }
+    }
+}

@@ -34,8 +34,10 @@ pub(crate) enum WebError {
     NotFound(String),
     #[error("{0}")]
     BadRequest(String),
-    #[error("method not allowed")]
-    MethodNotAllowed,
+    /// A method the route does not take; the message says which it takes (as `Allow`
+    /// does, which the router sets on every 405).
+    #[error("{0}")]
+    MethodNotAllowed(String),
     #[error("The server is busy with other searches. Try again in a moment.")]
     Busy,
     #[error(transparent)]
@@ -114,7 +116,7 @@ impl WebError {
         match self {
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            WebError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            WebError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             WebError::Busy => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Forbidden(_) => StatusCode::FORBIDDEN,
             WebError::ReadOnly(_) => StatusCode::METHOD_NOT_ALLOWED,
@@ -141,7 +143,6 @@ impl WebError {
     fn public_message(&self) -> String {
         match self {
             _ if self.is_internal() => "Something went wrong on our side. Try again.".into(),
-            WebError::MethodNotAllowed => "This address only answers GET and HEAD.".into(),
             other => other.to_string(),
         }
     }
@@ -150,7 +151,7 @@ impl WebError {
         match self {
             WebError::NotFound(_) => "Not found",
             WebError::BadRequest(_) => "Bad request",
-            WebError::MethodNotAllowed => "Method not allowed",
+            WebError::MethodNotAllowed(_) => "Method not allowed",
             WebError::Busy => "Busy",
             WebError::Forbidden(_) => "Not allowed",
             WebError::ReadOnly(_) => "Method not allowed",
@@ -187,13 +188,11 @@ impl WebError {
         }
     }
 
-    /// Headers the status calls for: what is allowed after a 405, when to retry a 503.
+    /// Headers the status calls for: when to retry a 503 or a 429. (What is allowed after
+    /// a 405 depends on the route: the router sets `Allow`.)
     fn with_headers(&self, mut response: Response) -> Response {
         let headers = response.headers_mut();
         match self {
-            WebError::MethodNotAllowed | WebError::ReadOnly(_) => {
-                headers.insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
-            }
             WebError::Busy => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             }
@@ -351,8 +350,7 @@ mod tests {
         let json = WebError::from(GateError::Busy).json();
         assert_eq!(json.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(json.headers()[header::RETRY_AFTER], "1");
-        let not_allowed = WebError::MethodNotAllowed.json();
-        assert_eq!(not_allowed.headers()[header::ALLOW], "GET, HEAD");
+        let not_allowed = WebError::MethodNotAllowed(String::new()).json();
         assert!(!not_allowed.headers().contains_key(header::RETRY_AFTER));
     }
 

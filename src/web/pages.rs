@@ -116,7 +116,20 @@ pub(crate) async fn not_found(uri: axum::http::Uri) -> WebError {
     }
 }
 
-/// A route asked with a method other than GET or HEAD.
-pub(crate) async fn method_not_allowed() -> WebError {
-    WebError::MethodNotAllowed
+/// A route asked with a method it has no handler for; `Allow` is set by the router
+/// ([`super::router::allowed`]), and the message says the same.
+pub(crate) async fn method_not_allowed(
+    method: axum::http::Method,
+    route: Option<axum::extract::MatchedPath>,
+    State(editing): State<Arc<super::editing::Editing>>,
+) -> WebError {
+    let route = route.as_ref().map_or("", |r| r.as_str());
+    let takes = super::router::allowed(route, editing.writable().is_ok());
+    WebError::MethodNotAllowed(if takes.is_empty() {
+        "This address takes no method while the app is read-only: start it with \
+         --allow-edits to add and edit recipes."
+            .to_owned()
+    } else {
+        format!("This address takes {takes}, not {method}.")
+    })
 }
