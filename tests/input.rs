@@ -962,3 +962,105 @@ async fn allow_lists_what_each_address_takes_with_editing_on_and_off() {
         }
     }
 }
+
+#[tokio::test]
+async fn if_match_takes_one_strong_etag_and_refuses_anything_else_with_412() {
+    let (_dir, path) = collection();
+    let server = editor(&path, &["--edits-per-minute", "1000"]);
+    let r = get(&server, "/api/recipes/1").await;
+    let tag = r.headers()["etag"].to_str().unwrap().to_owned();
+    let recipe: Value = r.json().await.unwrap();
+    let bare = tag.trim_matches('"').to_owned();
+    // What the app's own form sends (static/js/edit.js): its data-version in quotes.
+    let page = get(&server, "/recipes/1/edit").await.text().await.unwrap();
+    assert!(
+        page.contains(&format!("data-version=\"{bare}\"")),
+        "the form's version is not the ETag's"
+    );
+    let br = client()
+        .get(server.url("/api/recipes/1"))
+        .header("accept-encoding", "br")
+        .send()
+        .await
+        .unwrap();
+    let br_tag = br.headers()["etag"].to_str().unwrap().to_owned();
+    assert_eq!(
+        br_tag,
+        format!("\"{bare}-br\""),
+        "a compressed answer's ETag"
+    );
+    let before = std::fs::read(&path).unwrap();
+    let put = |value: Option<&str>| {
+        let mut request = client()
+            .put(server.url("/api/recipes/1"))
+            .headers(same_origin(&server))
+            .json(&recipe);
+        if let Some(value) = value {
+            request = request.header("if-match", value);
+        }
+        request.send()
+    };
+    let delete = |value: &str| {
+        client()
+            .delete(server.url("/api/recipes/1"))
+            .headers(same_origin(&server))
+            .header("if-match", value)
+            .send()
+    };
+    let weak = format!("W/{tag}");
+    let unbalanced = format!("\"{bare}");
+    let doubled = format!("\"{tag}\"");
+    let listed = format!("{tag}, \"0000000000000000\"");
+    let spaced = format!("\"{bare} \"");
+    for refused in [
+        weak.as_str(),
+        &format!("w/{tag}"),
+        &bare,
+        &unbalanced,
+        &format!("{bare}\""),
+        &doubled,
+        "*",
+        &listed,
+        &spaced,
+        "\"\u{e9}\"",
+        "",
+    ] {
+        for r in [
+            put(Some(refused)).await.unwrap(),
+            delete(refused).await.unwrap(),
+        ] {
+            let message = api_error(r, StatusCode::PRECONDITION_FAILED, refused).await;
+            assert!(
+                message.contains("one strong ETag, in quotes"),
+                "{refused}: {message}"
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "a refused If-Match changed the file"
+    );
+    // Without one: 428. Another version, well-formed: 409 with both.
+    let r = put(None).await.unwrap();
+    api_error(r, StatusCode::PRECONDITION_REQUIRED, "none").await;
+    let r = put(Some("\"0000000000000000\"")).await.unwrap();
+    assert_eq!(r.status(), StatusCode::CONFLICT);
+    // Taken: the tag as sent, compressed or not, with white space around it.
+    for taken in [
+        tag.clone(),
+        br_tag,
+        format!("\"{bare}-gzip\""),
+        format!("  {tag} "),
+    ] {
+        let r = put(Some(&taken)).await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "{taken}");
+        assert_eq!(
+            r.headers()["etag"].to_str().unwrap(),
+            tag,
+            "{taken}: the recipe is unchanged"
+        );
+    }
+    let r = delete(&tag).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+}

@@ -4,7 +4,8 @@
 //! (`problems`) or both versions (`conflict`).
 //!
 //! A recipe's version is the ETag `GET /api/recipes/{id}` sends (the hash of its JSON); a
-//! change answers with the recipe's new ETag.
+//! change answers with the recipe's new ETag. `If-Match` must carry it as a strong tag
+//! ([`if_match`]): anything else is a 412.
 
 use super::body;
 use super::editing::{self, Editing, Provenance};
@@ -172,14 +173,30 @@ fn strip_position(message: &str) -> &str {
     message.split(" at line ").next().unwrap_or(message)
 }
 
-/// The version in `If-Match`: our ETag (`"<hash>"`, or `"<hash>-br"` as a compressed answer
-/// carries it), quoted or not.
+/// The version in `If-Match`: one strong ETag, as `GET /api/recipes/{id}` sends it
+/// (`"<hash>"`, or `"<hash>-br"`/`"<hash>-gzip"` as a compressed answer carries it: the same
+/// version). If-Match compares strongly (RFC 9110 13.1.1), so a weak tag (`W/"…"`) never
+/// matches, and neither does anything that is not a quoted tag (`<hash>` bare, `"<hash>`,
+/// `""<hash>""`): each is a 412, not a guess at what was meant. `*` (any version) is
+/// refused the same way: a change must say which version it was made from, or it could
+/// overwrite one its sender never saw. So is a list: the store checks one version.
+/// A well-formed tag that is not the current version is a conflict (409, both versions).
 fn if_match(headers: &HeaderMap) -> Result<String, WebError> {
     let value = headers
         .get(header::IF_MATCH)
-        .and_then(|v| v.to_str().ok())
         .ok_or(WebError::PreconditionRequired)?;
-    let tag = value.trim().trim_start_matches("W/").trim_matches('"');
+    let tag = value
+        .to_str()
+        .ok()
+        .map(str::trim)
+        .and_then(|v| v.strip_prefix('"')?.strip_suffix('"'))
+        // etagc: any visible ASCII but `"` (RFC 9110 8.8.3); also no `,`, which would make
+        // `"a", "b"` one tag.
+        .filter(|t| {
+            t.bytes()
+                .all(|b| (0x21..0x7f).contains(&b) && b != b'"' && b != b',')
+        })
+        .ok_or(WebError::PreconditionFailed)?;
     let tag = tag
         .strip_suffix("-br")
         .or_else(|| tag.strip_suffix("-gzip"))

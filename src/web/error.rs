@@ -58,6 +58,13 @@ pub(crate) enum WebError {
     UnsupportedMediaType,
     #[error("Say which version you changed: send the ETag you read in If-Match.")]
     PreconditionRequired,
+    /// `If-Match` holds no strong ETag of ours (weak, malformed, `*`, a list): it can never
+    /// match, whatever the recipe's version.
+    #[error(
+        "If-Match must be one strong ETag, in quotes, as GET /api/recipes/{{id}} sends it \
+         (\"…\"); a weak one (W/\"…\"), * or anything else never matches. Nothing was changed."
+    )]
+    PreconditionFailed,
     /// A save would overwrite a change made since the editor read the recipe.
     #[error("This recipe changed since you opened it; nothing was saved.")]
     Conflict(Box<Conflict>),
@@ -123,6 +130,7 @@ impl WebError {
             WebError::TooManyWrites(_) => StatusCode::TOO_MANY_REQUESTS,
             WebError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             WebError::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
+            WebError::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
             WebError::Conflict(_) => StatusCode::CONFLICT,
             WebError::Invalid(_) | WebError::FormRefused(_) => StatusCode::UNPROCESSABLE_ENTITY,
             WebError::FileBroken(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -158,6 +166,7 @@ impl WebError {
             WebError::TooManyWrites(_) => "Too many changes",
             WebError::UnsupportedMediaType => "Unsupported media type",
             WebError::PreconditionRequired => "Version needed",
+            WebError::PreconditionFailed => "Version not understood",
             WebError::Conflict(_) => "Changed meanwhile",
             WebError::Invalid(_) => "Problems in the recipe",
             WebError::FormRefused(_) => "Form not taken",
