@@ -1064,3 +1064,53 @@ async fn if_match_takes_one_strong_etag_and_refuses_anything_else_with_412() {
     let r = delete(&tag).await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
 }
+
+#[tokio::test]
+async fn a_file_broken_by_hand_is_named_from_its_directory_not_by_its_server_path() {
+    let (dir, path) = collection();
+    let server = editor(&path, &[]);
+    let hidden = hidden_fields(&server, "/recipes/new").await;
+    let secret = dir.path().display().to_string();
+    for (broken, at) in [
+        ("[{\"id\": 1, \"name\": \"A\",,}]\n", "recipes.json:1:"),
+        (
+            "[{\"id\": 1, \"name\": \"A\"},\n {\"id\": 1, \"name\": \"B\"}]\n",
+            "recipes.json:2: recipe index 1",
+        ),
+    ] {
+        std::fs::write(&path, broken).unwrap();
+        let r = client()
+            .post(server.url("/api/recipes"))
+            .headers(same_origin(&server))
+            .json(&json!({"name": "After the break"}))
+            .send()
+            .await
+            .unwrap();
+        let message = api_error(r, StatusCode::SERVICE_UNAVAILABLE, broken).await;
+        assert!(message.contains(at), "{message}");
+        assert!(!message.contains(&secret), "the server's path in {message}");
+        let r = post_form(
+            &server,
+            "/recipes/new",
+            &with(&typed(&hidden), &[("op", "save")]),
+        )
+        .await;
+        assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let page = r.text().await.unwrap();
+        assert!(
+            page.contains(at) && page.contains("Recipes file broken"),
+            "{page}"
+        );
+        assert!(!page.contains(&secret), "the server's path in the page");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            broken,
+            "the broken file was replaced"
+        );
+    }
+    let log = server.log();
+    assert!(
+        log.contains(&format!("{}:2: recipe index 1", path.display())),
+        "the log lost the full path: {log}"
+    );
+}

@@ -12,7 +12,7 @@ use super::editing::{self, Editing, Provenance};
 use super::error::{Api, WebError};
 use super::identity::Visitor;
 use super::params::{ChangeNumber, RecipeId};
-use crate::store::{Edit, Entry, Saved, version};
+use crate::store::{Edit, Entry, Saved, Store, StoreError, version};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -101,7 +101,7 @@ pub(crate) async fn download(State(editing): State<Arc<Editing>>) -> Answer {
             "Editing is off, so there is no edited file to download; /api/recipes has every recipe.".into(),
         )));
     };
-    let bytes = on_blocking(move || store.download()).await?;
+    let bytes = on_blocking(store, Store::download).await?;
     let mut response = (
         [
             (header::CONTENT_TYPE, "application/json"),
@@ -133,21 +133,24 @@ pub(crate) async fn change(
         .cloned()
         .ok_or_else(|| WebError::Forbidden("Editing is off.".into()))?;
     let who = editor.login.clone();
-    let saved = on_blocking(move || store.apply(edit, &who)).await?;
+    let saved = on_blocking(store, move |store| store.apply(edit, &who)).await?;
     if saved.entry.is_some() {
         editing.publish(&saved).await?;
     }
     Ok(saved)
 }
 
-/// Runs a store call on the blocking pool: it reads and fsyncs files.
+/// Runs a store call on the blocking pool: it reads and fsyncs files. Its refusal names
+/// the recipes file as the editor knows it ([`WebError::from_store`]).
 pub(crate) async fn on_blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, crate::store::StoreError> + Send + 'static,
+    store: Arc<Store>,
+    work: impl FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, WebError> {
-    tokio::task::spawn_blocking(work)
+    let file = store.path().to_owned();
+    tokio::task::spawn_blocking(move || work(&store))
         .await
         .map_err(WebError::Task)?
-        .map_err(WebError::from)
+        .map_err(|e| WebError::from_store(e, &file))
 }
 
 /// The request's JSON body, or a 400 that says where it stops being JSON, or a 422 naming

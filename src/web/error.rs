@@ -25,6 +25,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use std::path::Path;
 use std::sync::Arc;
 
 /// What went wrong with a request, mapped to a status code, a title and a message.
@@ -99,6 +100,27 @@ impl From<StoreError> for WebError {
                 "The recipes file does not load right now, so nothing can be saved until it is fixed: {e}"
             )),
             other => WebError::Store(other),
+        }
+    }
+}
+
+impl WebError {
+    /// A store's refusal, for a request: as [`From`], but a message that names files (the
+    /// recipes file broken by hand, say) names them from the recipes file's directory
+    /// (`recipes.json:4:39: invalid JSON…`), not by the server's absolute paths, which are
+    /// no editor's business. The log gets the message with the full paths.
+    pub(crate) fn from_store(e: StoreError, file: &Path) -> WebError {
+        match WebError::from(e) {
+            WebError::FileBroken(message) => {
+                tracing::warn!(file = %file.display(), "a change was refused: {message}");
+                // A file in `/` or named without a directory has nothing to leave out.
+                let dir = file.parent().map(|d| d.display().to_string());
+                match dir.filter(|d| !d.is_empty() && d != "/") {
+                    Some(dir) => WebError::FileBroken(message.replace(&format!("{dir}/"), "")),
+                    None => WebError::FileBroken(message),
+                }
+            }
+            other => other,
         }
     }
 }
