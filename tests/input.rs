@@ -1114,3 +1114,40 @@ async fn a_file_broken_by_hand_is_named_from_its_directory_not_by_its_server_pat
         "the log lost the full path: {log}"
     );
 }
+
+#[test]
+fn help_says_what_holds_and_the_readme_shows_it_as_it_is() {
+    let out = std::process::Command::new(common::BIN)
+        .arg("--help")
+        .env_remove("COLUMNS")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        !flat.contains("only answers GET and HEAD"),
+        "an old claim: {help}"
+    );
+    for holds in [
+        "for a request that changes nothing (GET and HEAD may carry none at all; a change, POST, PUT or DELETE, may send 256 KiB)",
+        "the form's row buttons (add, remove, move) count too",
+        "and by a save while editing",
+    ] {
+        assert!(flat.contains(holds), "{holds:?} not in --help");
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let flags = &readme[readme.find("\n## Flags\n").unwrap()..];
+    let block = flags
+        .split("```text\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    assert_eq!(
+        block, help,
+        "README.md's --help is not the binary's: regenerate it"
+    );
+}
