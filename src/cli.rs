@@ -171,7 +171,7 @@ fn listen_addr(value: &str) -> Result<SocketAddr, String> {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
-    /// Validate a recipes file: print every problem found and exit 1 if there are any.
+    /// Validate a recipes file: print every problem and warning, and exit 1 on a problem.
     Check {
         /// The recipes file (a JSON array of recipes).
         file: PathBuf,
@@ -228,7 +228,8 @@ pub(crate) struct ServeArgs {
     #[arg(long, env = "LIBATIONS_LOCAL_EDIT")]
     pub local_edit: bool,
 
-    /// Recipes file (JSON array). Without it, the embedded sample recipes are served.
+    /// Recipes file (JSON array), reloaded when it changes. Without it, the embedded sample
+    /// recipes are served.
     #[arg(long, env = "LIBATIONS_RECIPES_FILE")]
     pub recipes_file: Option<PathBuf>,
 
@@ -252,7 +253,7 @@ pub(crate) struct ServeArgs {
     pub metrics_addr: Option<SocketAddr>,
 
     /// Log every request: method, path (never the query), status, time taken and the
-    /// visitor's tailnet login (target `libations::access`).
+    /// visitor's tailnet login, or a tagged device's tags (target `libations::access`).
     #[arg(long, env = "LIBATIONS_ACCESS_LOG", help_heading = "Monitoring")]
     pub access_log: bool,
 }
@@ -284,7 +285,8 @@ pub struct EditArgs {
     pub seed_recipes_file: Option<PathBuf>,
 
     /// Changes one visitor may make per minute (a burst of up to this many, then one every
-    /// 60/N seconds); more get 429.
+    /// 60/N seconds); more get 429. Without JavaScript, the form's row buttons (add, remove,
+    /// move) count too.
     #[arg(long, env = "LIBATIONS_EDITS_PER_MINUTE", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
     pub edits_per_minute: u32,
 }
@@ -324,8 +326,9 @@ pub(crate) struct LimitArgs {
     /// Open connections at most, per listener; more are closed as soon as they are accepted.
     #[arg(long, env = "LIBATIONS_MAX_CONNECTIONS", default_value_t = 1024)]
     pub max_connections: usize,
-    /// Bytes of answers made for one request (searches) that one connection may leave
-    /// unread (HTTP/2 streams the client does not read); a request beyond it gets 503.
+    /// Bytes of answers made for one request (searches, recipe pages) that one connection
+    /// may leave unread (HTTP/2 streams the client does not read); a request beyond it gets
+    /// 503.
     #[arg(
         long,
         env = "LIBATIONS_MAX_UNSENT_BYTES_PER_CONNECTION",
@@ -357,7 +360,8 @@ pub(crate) struct LimitArgs {
         value_name = "BYTES"
     )]
     pub max_uri_bytes: usize,
-    /// Largest request body in bytes (the app only answers GET and HEAD); larger gets 413.
+    /// Largest request body in bytes, for a request that changes nothing (GET and HEAD may
+    /// carry none at all; a change, POST, PUT or DELETE, may send 256 KiB); larger gets 413.
     #[arg(
         long,
         env = "LIBATIONS_MAX_BODY_BYTES",
@@ -385,8 +389,8 @@ pub(crate) struct LimitArgs {
         value_name = "BYTES"
     )]
     pub h2_connection_window: u32,
-    /// Largest recipes file, in bytes: a larger one is refused at start-up, and on reload
-    /// the recipes already served are kept.
+    /// Largest recipes file, in bytes: a larger one is refused at start-up, on reload (the
+    /// recipes already served are kept) and by a save while editing.
     #[arg(
         long,
         env = "LIBATIONS_MAX_RECIPES_BYTES",

@@ -1,7 +1,7 @@
 //! The history and the files under it, over HTTP against the real binary: a journal
-//! deleted while the app runs, a recipes file made read-only or broken by hand, and what
-//! editors are told (file names, never server paths). Failing syscalls and full disks are
-//! in `faults.rs`.
+//! deleted while the app runs, a recipes file made read-only, a directory read-only for one
+//! save. Failing syscalls and full disks are in `faults.rs`; a file broken by hand is in
+//! `input.rs`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
@@ -107,21 +107,6 @@ async fn a_file_made_read_only_while_running_is_refused_naming_the_real_flag() {
     assert!(names_in_history(&server).await.is_empty());
     let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o444, "the mode is left as the owner set it");
-}
-
-#[tokio::test]
-async fn a_file_broken_by_hand_is_named_relative_to_its_directory() {
-    let (dir, path) = collection();
-    let server = editor(&path);
-    std::fs::write(&path, "[{\"id\": 1,, }]").unwrap();
-    let r = create(&server, "Refused").await;
-    assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
-    let answer: Value = r.json().await.unwrap();
-    let message = answer["error"].as_str().unwrap();
-    assert!(message.contains("recipes.json:1:"), "{message}");
-    let dir = dir.path().to_str().unwrap();
-    assert!(!message.contains(dir), "no server path: {message}");
-    assert!(server.log().contains(dir), "the log keeps the full path");
 }
 
 /// The directory made read-only for one save (a `chmod 555` or a remount), then writable

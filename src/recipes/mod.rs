@@ -4,7 +4,9 @@
 //! [`Recipes`], which never changes afterwards; everything the web layer shows is derived
 //! from it.
 
+mod fast;
 mod json;
+mod keys;
 mod validate;
 
 use compact_str::CompactString;
@@ -168,11 +170,12 @@ pub fn read_at_most(path: &Path, max: u64) -> Result<(String, SystemTime), LoadE
 
 /// Validates one recipe object (as a form or the API sends it) with the loader's rules.
 /// Returns the recipe, or every problem as (field path, message); what a file would load
-/// with a warning (an unknown key, a key in another case) is a problem here.
+/// with a warning (an unknown key, a key in another case) is a problem here. Invisible
+/// characters are left to the caller (`store::caps` names them in its own words).
 pub fn check_one(object: &serde_json::Value) -> Result<Recipe, Vec<(String, String)>> {
     let text = serde_json::to_string(&[object]).unwrap_or_default();
     let as_problem = |p: &Problem| (p.field.clone().unwrap_or_default(), p.message.clone());
-    match validate::parse(&text, &Origin::Embedded) {
+    match validate::parse_with(&text, &Origin::Embedded, false) {
         Ok(parsed) if parsed.warnings.is_empty() => parsed
             .recipes
             .into_iter()

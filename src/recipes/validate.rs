@@ -3,13 +3,18 @@
 //! Each problem names the file and line of the recipe, its index, id and name, and the
 //! field, so that a hand-edited file can be fixed in one pass.
 //!
+//! Text with a control, bidi or other invisible character ([`crate::text::invisible`]) loads
+//! with a warning too: files that have one keep working, and whoever maintains the file
+//! learns where it is (the app refuses such text in an edit).
+//!
 //! Files written for the Go original load unchanged: it decoded them with Go's
 //! `encoding/json`, which matches keys case-insensitively and ignores unknown keys. We accept
 //! both too, but never quietly: each is a *warning* with the same place as a problem, saying
 //! what was done and how to make the file exact.
 
 use super::json::Json;
-use super::{IngredientLine, LoadError, Origin, Recipe};
+use super::keys::{go_field, unknown_field};
+use super::{IngredientLine, LoadError, Origin, Recipe, fast};
 use compact_str::CompactString;
 use std::collections::HashMap;
 use std::fmt;
@@ -88,17 +93,27 @@ pub(crate) struct Parsed {
 /// the same rules. Anything it does not accept goes through the full validator, which
 /// reports every problem with its place.
 pub(crate) fn parse(text: &str, origin: &Origin) -> Result<Parsed, LoadError> {
-    if let Some(recipes) = fast::parse(text) {
+    parse_with(text, origin, true)
+}
+
+/// [`parse`], warning about invisible characters only with `characters`: the store checks
+/// a submitted recipe's characters itself, as a problem (`store::caps`).
+pub(crate) fn parse_with(
+    text: &str,
+    origin: &Origin,
+    characters: bool,
+) -> Result<Parsed, LoadError> {
+    if let Some(recipes) = fast::parse(text, characters) {
         return Ok(Parsed {
             recipes,
             warnings: Vec::new(),
         });
     }
-    parse_reporting(text, origin)
+    parse_reporting(text, origin, characters)
 }
 
 /// The full validator: a duplicate-keeping JSON value, then every rule with its place.
-fn parse_reporting(text: &str, origin: &Origin) -> Result<Parsed, LoadError> {
+fn parse_reporting(text: &str, origin: &Origin, characters: bool) -> Result<Parsed, LoadError> {
     let top: Json = serde_json::from_str(text).map_err(|e| LoadError::Syntax {
         origin: origin.clone(),
         line: e.line(),
@@ -138,6 +153,7 @@ fn parse_reporting(text: &str, origin: &Origin) -> Result<Parsed, LoadError> {
             },
             problems: &mut problems,
             warnings: &mut warnings,
+            characters,
         };
         let recipe = cx.recipe(item);
         // Ids are checked for every recipe, valid or not, so that one fix does not reveal
@@ -221,6 +237,8 @@ struct Context<'a> {
     recipe: RecipeRef,
     problems: &'a mut Vec<Problem>,
     warnings: &'a mut Vec<Problem>,
+    /// Warn about invisible characters ([`parse_with`]).
+    characters: bool,
 }
 
 impl Context<'_> {
@@ -241,6 +259,26 @@ impl Context<'_> {
     fn warn(&mut self, field: &str, message: String) {
         let warning = self.problem(Some(field), message);
         self.warnings.push(warning);
+    }
+
+    /// Warns about the first invisible character in `value` (see the module docs).
+    fn characters(&mut self, field: &str, value: &str, multiline: bool) {
+        let Some(found) = crate::text::invisible(value, multiline).filter(|_| self.characters)
+        else {
+            return;
+        };
+        let lines = if multiline {
+            ""
+        } else {
+            " (line breaks and tabs belong in notes only)"
+        };
+        self.warn(
+            field,
+            format!(
+                "contains {found}, a control or invisible character{lines}; loaded as it is, \
+                 but an edit of this recipe is refused until it is removed from the file"
+            ),
+        );
     }
 
     fn recipe(&mut self, item: &Json) -> Option<Recipe> {
@@ -275,7 +313,10 @@ impl Context<'_> {
             Some(v) => self.id(v),
         };
         self.recipe.name = match fields.get("name") {
-            Some(Json::String(s)) if !s.trim().is_empty() => Some(s.clone()),
+            Some(Json::String(s)) if !s.trim().is_empty() => {
+                self.characters("name", s, false);
+                Some(s.clone())
+            }
             Some(Json::String(_)) => {
                 self.push(Some("name"), "must not be empty".into());
                 None
@@ -321,7 +362,7 @@ impl Context<'_> {
             ice: self.strings(&fields, "ice"),
             ingredients: self.ingredients(fields.get("ingredients").copied()),
             garnish: self.strings(&fields, "garnish"),
-            notes: self.text(fields.get("notes").copied(), "notes"),
+            notes: self.text(fields.get("notes").copied(), "notes", true),
         };
         (self.problems.len() == before).then_some(recipe)
     }
@@ -412,7 +453,10 @@ impl Context<'_> {
                 let mut out = Vec::with_capacity(items.len());
                 for (i, item) in items.iter().enumerate() {
                     match item {
-                        Json::String(s) => out.push(s.as_str().into()),
+                        Json::String(s) => {
+                            self.characters(&format!("{key}[{i}]"), s, false);
+                            out.push(s.as_str().into());
+                        }
                         other => self.push(
                             Some(&format!("{key}[{i}]")),
                             format!("expected a string, found {}", other.kind()),
@@ -434,11 +478,15 @@ impl Context<'_> {
         }
     }
 
-    /// A free-text string; missing or `null` is empty.
-    fn text(&mut self, value: Option<&Json>, path: &str) -> CompactString {
+    /// A free-text string; missing or `null` is empty. Lines and tabs are text when
+    /// `multiline` (notes).
+    fn text(&mut self, value: Option<&Json>, path: &str, multiline: bool) -> CompactString {
         match value {
             None | Some(Json::Null) => CompactString::default(),
-            Some(Json::String(s)) => s.as_str().into(),
+            Some(Json::String(s)) => {
+                self.characters(path, s, multiline);
+                s.as_str().into()
+            }
             Some(Json::Number(n)) => {
                 self.push(
                     Some(path),
@@ -489,7 +537,10 @@ impl Context<'_> {
             );
             let name_path = format!("{path}.name");
             let name = match fields.get("name") {
-                Some(Json::String(s)) if !s.trim().is_empty() => s.as_str().into(),
+                Some(Json::String(s)) if !s.trim().is_empty() => {
+                    self.characters(&name_path, s, false);
+                    s.as_str().into()
+                }
                 Some(Json::String(_)) | None | Some(Json::Null) => {
                     self.push(Some(&name_path), "every ingredient needs a name".into());
                     CompactString::default()
@@ -502,8 +553,12 @@ impl Context<'_> {
                     CompactString::default()
                 }
             };
-            let measure = self.text(fields.get("measure").copied(), &format!("{path}.measure"));
-            let unit = self.text(fields.get("unit").copied(), &format!("{path}.unit"));
+            let measure = self.text(
+                fields.get("measure").copied(),
+                &format!("{path}.measure"),
+                false,
+            );
+            let unit = self.text(fields.get("unit").copied(), &format!("{path}.unit"), false);
             out.push(IngredientLine {
                 name,
                 measure,
@@ -512,182 +567,6 @@ impl Context<'_> {
         }
         out
     }
-}
-
-/// The fast path for valid files: typed serde with the validator's rules (unknown keys,
-/// duplicate keys, whole-number ids, non-empty names, unique ids, `null` lists as empty).
-/// `None` means "not accepted here"; the full validator then decides and explains.
-mod fast {
-    use super::super::{IngredientLine, Recipe};
-    use super::MAX_ID;
-    use compact_str::CompactString;
-    use serde::Deserialize;
-    use serde::de::{Deserializer, SeqAccess, Visitor};
-    use std::collections::HashSet;
-
-    /// Text is read straight into [`CompactString`]: short text never takes a heap block.
-    /// Lists are read by [`exact_list`]: missing or `null` is empty.
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct FastRecipe {
-        id: u64,
-        name: CompactString,
-        #[serde(default, deserialize_with = "exact_list")]
-        base: Vec<CompactString>,
-        #[serde(default, deserialize_with = "exact_list")]
-        glass: Vec<CompactString>,
-        #[serde(default, deserialize_with = "exact_list")]
-        method: Vec<CompactString>,
-        #[serde(default, deserialize_with = "exact_list")]
-        ice: Vec<CompactString>,
-        ingredients: Option<Vec<FastIngredient>>,
-        #[serde(default, deserialize_with = "exact_list")]
-        garnish: Vec<CompactString>,
-        notes: Option<CompactString>,
-    }
-
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct FastIngredient {
-        name: CompactString,
-        measure: Option<CompactString>,
-        unit: Option<CompactString>,
-    }
-
-    pub(crate) fn parse(text: &str) -> Option<Vec<Recipe>> {
-        let items: Vec<FastRecipe> = serde_json::from_str(text).ok()?;
-        let mut ids = HashSet::with_capacity(items.len());
-        let mut out = Vec::with_capacity(items.len());
-        for r in items {
-            if r.name.trim().is_empty() || r.id > MAX_ID || !ids.insert(r.id) {
-                return None;
-            }
-            let lines = r.ingredients.unwrap_or_default();
-            // At its length: grown by pushing, the lists kept 500 KiB spare at 5,000 recipes.
-            let mut ingredients = Vec::with_capacity(lines.len());
-            for i in lines {
-                if i.name.trim().is_empty() {
-                    return None;
-                }
-                ingredients.push(IngredientLine {
-                    name: i.name,
-                    measure: i.measure.unwrap_or_default(),
-                    unit: i.unit.unwrap_or_default(),
-                });
-            }
-            out.push(Recipe {
-                id: r.id,
-                name: r.name,
-                base: r.base,
-                glass: r.glass,
-                method: r.method,
-                ice: r.ice,
-                ingredients,
-                garnish: r.garnish,
-                notes: r.notes.unwrap_or_default(),
-            });
-        }
-        Some(out)
-    }
-
-    /// A list of strings (`null` is empty) in a `Vec` of exactly its length. Serde's own
-    /// gets no length from JSON and grows to 4 entries at the first; most lists hold one,
-    /// and the spare room took 1,370 KiB at 5,000 recipes. Shrinking afterwards costs a
-    /// reallocation per list (loading took a quarter longer), so the entries are gathered
-    /// on the stack and the list allocated once.
-    fn exact_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<CompactString>, D::Error> {
-        struct Exact;
-        impl<'de> Visitor<'de> for Exact {
-            type Value = Vec<CompactString>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a list of strings or null")
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-            fn visit_none<E>(self) -> Result<Self::Value, E> {
-                Ok(Vec::new())
-            }
-            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-                d.deserialize_seq(self)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut head: [CompactString; 8] = Default::default();
-                let mut n = 0;
-                while n < head.len() {
-                    match seq.next_element()? {
-                        Some(s) => head[n] = s,
-                        None => break,
-                    }
-                    n += 1;
-                }
-                let mut list: Vec<_> = head[..n].iter_mut().map(std::mem::take).collect();
-                while let Some(s) = seq.next_element()? {
-                    list.push(s);
-                }
-                Ok(list)
-            }
-        }
-        d.deserialize_option(Exact)
-    }
-}
-
-/// The accepted key that `key` names, as Go's `encoding/json` decides: an exact match, else
-/// one equal under Unicode simple case folding (so `"Name"` and `"NAME"` are `name`).
-fn go_field(key: &str, accepted: &[&'static str]) -> Option<&'static str> {
-    if let Some(exact) = accepted.iter().find(|a| **a == key) {
-        return Some(exact);
-    }
-    accepted.iter().copied().find(|a| fold_eq(key, a))
-}
-
-/// Case-insensitive equality as Go's `bytes.EqualFold`: char by char, equal when their
-/// lower or upper cases are (this also matches `ſ` with `s` and the Kelvin sign with `k`).
-fn fold_eq(a: &str, b: &str) -> bool {
-    a.chars().count() == b.chars().count()
-        && a.chars().zip(b.chars()).all(|(x, y)| {
-            x == y || x.to_lowercase().eq(y.to_lowercase()) || x.to_uppercase().eq(y.to_uppercase())
-        })
-}
-
-/// The warning for a key we do not know: what happened to it, and the two ways out.
-fn unknown_field(key: &str, accepted: &[&str], what: &str) -> String {
-    let hint = match closest(key, accepted) {
-        Some(near) => format!("if it is a typo, rename it to \"{near}\"; "),
-        None => String::new(),
-    };
-    format!(
-        "unknown field, ignored as the Go version ignored it (nothing in it is shown); \
-         {hint}to keep its text, move it into \"notes\", otherwise delete it; the fields of \
-         {what} are: {}",
-        accepted.join(", ")
-    )
-}
-
-/// The accepted key within two edits of `key`, to suggest a fix for a typo.
-fn closest<'a>(key: &str, accepted: &[&'a str]) -> Option<&'a str> {
-    let key = key.to_lowercase();
-    accepted
-        .iter()
-        .map(|a| (edit_distance(&key, a), *a))
-        .filter(|(d, _)| *d <= 2)
-        .min()
-        .map(|(_, a)| a)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]
@@ -724,8 +603,8 @@ mod tests {
             "[]",
         ];
         for text in valid {
-            let fast = fast::parse(text).expect("the fast path accepts a valid file");
-            let full = parse_reporting(text, &origin()).expect("valid");
+            let fast = fast::parse(text, true).expect("the fast path accepts a valid file");
+            let full = parse_reporting(text, &origin(), true).expect("valid");
             assert_eq!(fast, full.recipes, "{text}");
             assert!(full.warnings.is_empty(), "{text}: {:?}", full.warnings);
         }
@@ -750,7 +629,10 @@ mod tests {
             r#"[1]"#,
         ];
         for text in invalid {
-            assert!(fast::parse(text).is_none(), "fast path accepted {text}");
+            assert!(
+                fast::parse(text, true).is_none(),
+                "fast path accepted {text}"
+            );
             assert!(parse(text, &origin()).is_err(), "{text}");
         }
         // What only the Go original's decoding accepts goes the long way, to be warned about.
@@ -760,7 +642,10 @@ mod tests {
             r#"[{"id": 1, "name": "x", "ingredients": [{"Name": "g"}]}]"#,
         ];
         for text in go_only {
-            assert!(fast::parse(text).is_none(), "fast path accepted {text}");
+            assert!(
+                fast::parse(text, true).is_none(),
+                "fast path accepted {text}"
+            );
             let parsed = parse(text, &origin()).expect(text);
             assert_eq!(parsed.warnings.len(), 1, "{text}");
         }
@@ -774,8 +659,10 @@ mod tests {
                 "ingredients": [{{"name": "x"}}, {{"name": "y"}}, {{"name": "z"}}]}}]"#,
             many.join(", ")
         );
-        let fast = fast::parse(&text).expect("valid");
-        let full = parse_reporting(&text, &origin()).expect("valid").recipes;
+        let fast = fast::parse(&text, true).expect("valid");
+        let full = parse_reporting(&text, &origin(), true)
+            .expect("valid")
+            .recipes;
         for r in [&fast[0], &full[0]] {
             let want: Vec<String> = (0..11).map(|i| format!("g{i}")).collect();
             assert_eq!(r.garnish, want);
@@ -889,7 +776,60 @@ mod tests {
         // Go's folding is Unicode's: the long s is an s, the Kelvin sign a k.
         let (recipes, w) = loads("[{\"id\": 1, \"name\": \"A\", \"baſe\": [\"Gin\"]}]");
         assert_eq!((recipes[0].base.len(), w.len()), (1, 1));
-        assert!(!fold_eq("nameé", "names") && !fold_eq("nam", "name"));
+        assert!(
+            !super::super::keys::fold_eq("nameé", "names")
+                && !super::super::keys::fold_eq("nam", "name")
+        );
+    }
+
+    #[test]
+    fn invisible_characters_load_with_a_warning_naming_the_place_and_character() {
+        let text = "[{\"id\": 1, \"name\": \"Gin\", \"notes\": \"Shake.\\n\\tHard.\"},\n\
+                    {\"id\": 2, \"name\": \"abc\\u202edef\", \"glass\": [\"Coupe\", \"Flute\\u0000\"],\n\
+                    \"ingredients\": [{\"name\": \"Lime\", \"measure\": \"\\u001b[31m\", \"unit\": \"ml\\t\"}],\n\
+                    \"notes\": \"\\ufeffx\"}]";
+        assert!(
+            fast::parse(text, true).is_none(),
+            "the fast path skipped the warnings"
+        );
+        let (recipes, w) = loads(text);
+        assert_eq!(recipes.len(), 2, "a file with them still loads");
+        assert_eq!(recipes[1].name, "abc\u{202e}def", "loaded as it is");
+        assert_eq!(w.len(), 5, "{w:#?}");
+        // The recipe is named as Debug shows it: the override escaped, not applied.
+        let place = "bar.json:2: recipe index 1 (id 2, \"abc\\u{202e}def\")";
+        let want = [
+            ("name", "U+202E RIGHT-TO-LEFT OVERRIDE at character 4"),
+            ("glass[1]", "U+0000 NULL at character 6"),
+            ("ingredients[0].measure", "U+001B ESCAPE at character 1"),
+            (
+                "ingredients[0].unit",
+                "U+0009 CHARACTER TABULATION at character 3",
+            ),
+            (
+                "notes",
+                "U+FEFF ZERO WIDTH NO-BREAK SPACE (BYTE ORDER MARK) at character 1",
+            ),
+        ];
+        for (w, (field, found)) in w.iter().zip(want) {
+            assert!(
+                w.starts_with(&format!("{place}, field \"{field}\": contains {found}, ")),
+                "{w}"
+            );
+            assert!(w.contains("an edit of this recipe is refused"), "{w}");
+        }
+        assert!(
+            w[3].contains("line breaks and tabs belong in notes only"),
+            "{}",
+            w[3]
+        );
+        // A newline and a tab in notes are text; the store's own check leaves them all off.
+        assert!(
+            parse_with(text, &origin(), false)
+                .expect("loads")
+                .warnings
+                .is_empty()
+        );
     }
 
     #[test]
@@ -950,10 +890,10 @@ mod tests {
     fn ids_a_browser_cannot_read_exactly_are_refused() {
         let ok = format!(r#"[{{"id": {MAX_ID}, "name": "A"}}]"#);
         assert!(parse(&ok, &origin()).is_ok(), "2^53 - 1 is fine");
-        assert!(fast::parse(&ok).is_some());
+        assert!(fast::parse(&ok, true).is_some());
         let big = format!(r#"[{{"id": {}, "name": "A"}}]"#, MAX_ID + 1);
         assert!(
-            fast::parse(&big).is_none(),
+            fast::parse(&big, true).is_none(),
             "the fast path leaves it to the validator"
         );
         assert!(

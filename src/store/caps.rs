@@ -10,11 +10,14 @@
 //! | `notes` | 5,000 characters |
 //!
 //! Text is counted in characters (Unicode scalar values), not bytes. List entries and
-//! ingredient names must not be blank.
+//! ingredient names must not be blank. No text may hold a control, bidi or other invisible
+//! character (line feeds and tabs are fine in notes): this is the one check both the API
+//! and the forms pass through.
 
 use super::document::{Object, key_like};
 use super::{FieldError, StoreError};
 use crate::recipes::{INGREDIENT_FIELDS, RECIPE_FIELDS, Recipe};
+use crate::text::invisible;
 use serde_json::Value;
 
 pub const NAME_CHARS: usize = 120;
@@ -40,6 +43,10 @@ pub(crate) fn checked(
             "expected a recipe: a JSON object with its fields",
         )])
     })?;
+    let long = too_long(fields);
+    if !long.is_empty() {
+        return Err(invalid(long));
+    }
     let mut problems = Vec::new();
     let mut candidate = Object::new();
     candidate.insert("id".into(), Value::from(id));
@@ -79,8 +86,37 @@ pub(crate) fn checked(
     }
     match recipe {
         Some(recipe) if problems.is_empty() => Ok((stored(&recipe, before), recipe)),
-        _ => Err(invalid(problems)),
+        _ => Err(invalid(at_most_shown(problems))),
     }
+}
+
+/// The most problems one answer lists. A recipe sent by hand can have one per key or entry
+/// (thousands in a 256 KiB body), and each would be in the answer; the first hundred say
+/// enough to start fixing.
+pub const PROBLEMS_SHOWN: usize = 100;
+
+fn at_most_shown(mut problems: Vec<FieldError>) -> Vec<FieldError> {
+    if problems.len() > PROBLEMS_SHOWN {
+        let more = problems.len() - (PROBLEMS_SHOWN - 1);
+        problems.truncate(PROBLEMS_SHOWN - 1);
+        problems.push(error("", &format!("and {more} more problems, not listed")));
+    }
+    problems
+}
+
+/// The lists (and ingredients) longer than their cap, found before any entry is checked:
+/// a form or body with thousands of rows is refused with one problem each, not one per row.
+fn too_long(fields: &Object) -> Vec<FieldError> {
+    let lists = ["base", "glass", "method", "ice", "garnish"].map(|f| (f, LIST_ENTRIES, "entries"));
+    lists
+        .into_iter()
+        .chain([("ingredients", INGREDIENT_ROWS, "ingredients")])
+        .filter_map(|(field, max, what)| {
+            let (key, value) = key_like(fields, field)?;
+            let found = value.as_array()?.len();
+            (found > max).then(|| error(key, &format!("at most {max} {what}, found {found}")))
+        })
+        .collect()
 }
 
 /// Every cap the recipe goes past, and every blank entry.
@@ -140,12 +176,27 @@ pub fn over_caps(r: &Recipe) -> Vec<FieldError> {
     out
 }
 
+/// The cap on `value`'s length, and the characters it may hold: no control, bidi or other
+/// invisible character ([`invisible`]), except line feeds and tabs in notes. The loader only
+/// warns about them (files that have one keep loading); what is saved from now on is clean.
 fn text(out: &mut Vec<FieldError>, field: &str, value: &str, max: usize) {
     let chars = value.chars().count();
     if chars > max {
         out.push(error(
             field,
             &format!("at most {max} characters, found {chars}"),
+        ));
+    }
+    let notes = field == "notes";
+    if let Some(found) = invisible(value, notes) {
+        let lines = if notes {
+            ""
+        } else {
+            " (line breaks and tabs belong in notes only)"
+        };
+        out.push(error(
+            field,
+            &format!("contains {found}, a control or invisible character{lines}; remove it"),
         ));
     }
 }

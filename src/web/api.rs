@@ -4,11 +4,11 @@
 use super::cached::per_request;
 use super::error::{Api, WebError};
 use super::gate::SearchGate;
-use super::params::{Search, find_recipe};
+use super::params::{RecipeId, Search, find_recipe};
 use super::recent::Kind;
 use super::site::Site;
 use crate::connections::Share;
-use axum::extract::{Extension, Path, State};
+use axum::extract::{Extension, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use std::sync::Arc;
@@ -41,9 +41,9 @@ pub(crate) async fn list(
 /// `/api/recipes/{id}`: one recipe.
 pub(crate) async fn recipe(
     State(site): State<Arc<Site>>,
-    Path(id): Path<String>,
+    Api(RecipeId(id)): Api<RecipeId>,
     headers: HeaderMap,
 ) -> Result<Response, Api<WebError>> {
-    let body = serde_json::to_vec(find_recipe(&site, &id)?)?;
+    let body = serde_json::to_vec(find_recipe(&site, id)?)?;
     Ok(per_request(body, JSON, &headers))
 }

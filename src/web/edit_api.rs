@@ -4,15 +4,18 @@
 //! (`problems`) or both versions (`conflict`).
 //!
 //! A recipe's version is the ETag `GET /api/recipes/{id}` sends (the hash of its JSON); a
-//! change answers with the recipe's new ETag.
+//! change answers with the recipe's new ETag. `If-Match` must carry it as a strong tag
+//! ([`if_match`]): anything else is a 412.
 
+use super::body;
 use super::editing::{self, Editing, Provenance};
 use super::error::{Api, WebError};
 use super::identity::Visitor;
-use crate::store::{Edit, Entry, Saved, version};
+use super::params::{ChangeNumber, RecipeId};
+use crate::store::{Edit, Entry, Saved, Store, StoreError, version};
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -39,7 +42,7 @@ pub(crate) async fn update(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
     from: Provenance,
-    Path(id): Path<u64>,
+    Api(RecipeId(id)): Api<RecipeId>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Answer {
@@ -61,7 +64,7 @@ pub(crate) async fn delete(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
     from: Provenance,
-    Path(id): Path<u64>,
+    Api(RecipeId(id)): Api<RecipeId>,
     headers: HeaderMap,
 ) -> Answer {
     editing.writable()?;
@@ -75,7 +78,7 @@ pub(crate) async fn undo(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
     from: Provenance,
-    Path(n): Path<u64>,
+    Api(ChangeNumber(n)): Api<ChangeNumber>,
     headers: HeaderMap,
 ) -> Answer {
     editing.writable()?;
@@ -98,7 +101,7 @@ pub(crate) async fn download(State(editing): State<Arc<Editing>>) -> Answer {
             "Editing is off, so there is no edited file to download; /api/recipes has every recipe.".into(),
         )));
     };
-    let bytes = on_blocking(move || store.download()).await?;
+    let bytes = on_blocking(store, Store::download).await?;
     let mut response = (
         [
             (header::CONTENT_TYPE, "application/json"),
@@ -130,48 +133,73 @@ pub(crate) async fn change(
         .cloned()
         .ok_or_else(|| WebError::Forbidden("Editing is off.".into()))?;
     let who = editor.login.clone();
-    let saved = on_blocking(move || store.apply(edit, &who)).await?;
+    let saved = on_blocking(store, move |store| store.apply(edit, &who)).await?;
     if saved.entry.is_some() {
         editing.publish(&saved).await?;
     }
     Ok(saved)
 }
 
-/// Runs a store call on the blocking pool: it reads and fsyncs files.
+/// Runs a store call on the blocking pool: it reads and fsyncs files. Its refusal names
+/// the recipes file as the editor knows it ([`WebError::from_store`]).
 pub(crate) async fn on_blocking<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, crate::store::StoreError> + Send + 'static,
+    store: Arc<Store>,
+    work: impl FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, WebError> {
-    tokio::task::spawn_blocking(work)
+    let file = store.path().to_owned();
+    tokio::task::spawn_blocking(move || work(&store))
         .await
         .map_err(WebError::Task)?
-        .map_err(WebError::from)
+        .map_err(|e| WebError::from_store(e, &file))
 }
 
-/// The request's JSON body, or a 400 that says where it stops being JSON.
+/// The request's JSON body, or a 400 that says where it stops being JSON, or a 422 naming
+/// each key an object repeats ([`body`]).
 fn read_json(headers: &HeaderMap, body: &[u8]) -> Result<Value, WebError> {
     editing::json_body(headers)?;
-    serde_json::from_slice(body).map_err(|e| {
+    let (value, repeats) = body::parse(body).map_err(|e| {
         WebError::BadRequest(format!(
             "The body is not JSON: {} (line {}, column {}).",
             strip_position(&e.to_string()),
             e.line(),
             e.column()
         ))
-    })
+    })?;
+    if repeats.is_empty() {
+        Ok(value)
+    } else {
+        Err(WebError::Invalid(repeats))
+    }
 }
 
 fn strip_position(message: &str) -> &str {
     message.split(" at line ").next().unwrap_or(message)
 }
 
-/// The version in `If-Match`: our ETag (`"<hash>"`, or `"<hash>-br"` as a compressed answer
-/// carries it), quoted or not.
+/// The version in `If-Match`: one strong ETag, as `GET /api/recipes/{id}` sends it
+/// (`"<hash>"`, or `"<hash>-br"`/`"<hash>-gzip"` as a compressed answer carries it: the same
+/// version). If-Match compares strongly (RFC 9110 13.1.1), so a weak tag (`W/"…"`) never
+/// matches, and neither does anything that is not a quoted tag (`<hash>` bare, `"<hash>`,
+/// `""<hash>""`): each is a 412, not a guess at what was meant. `*` (any version) is
+/// refused the same way: a change must say which version it was made from, or it could
+/// overwrite one its sender never saw. So is a list: the store checks one version.
+/// A well-formed tag that is not the current version is a conflict (409, both versions).
 fn if_match(headers: &HeaderMap) -> Result<String, WebError> {
     let value = headers
         .get(header::IF_MATCH)
-        .and_then(|v| v.to_str().ok())
         .ok_or(WebError::PreconditionRequired)?;
-    let tag = value.trim().trim_start_matches("W/").trim_matches('"');
+    let tag = value
+        .to_str()
+        .ok()
+        .map(str::trim)
+        .and_then(|v| v.strip_prefix('"')?.strip_suffix('"'))
+        // etagc: any visible ASCII but `"` (RFC 9110 8.8.3); also no `,`, which would make
+        // `"a", "b"` one tag.
+        .filter(|t| {
+            t.bytes()
+                .all(|b| (0x21..0x7f).contains(&b) && b != b'"' && b != b',')
+        })
+        .ok_or(WebError::PreconditionFailed)?;
     let tag = tag
         .strip_suffix("-br")
         .or_else(|| tag.strip_suffix("-gzip"))

@@ -4,28 +4,25 @@
 //! conflict shows the other version beside yours. `static/js/edit.js` makes the same form
 //! better in place, through the JSON API.
 
+use super::draft::{self, Fields, field};
 use super::edit_api::change;
 use super::editing::{self, Editing, Editor, Provenance};
 use super::error::WebError;
 use super::identity::Visitor;
+use super::params::{ChangeNumber, RecipeId};
 use super::site::Site;
-use super::templates::{
-    ChangeView, ChangesPage, ConflictView, Draft, DraftRow, EditPage, ListField,
-};
+use super::templates::{ChangeView, ChangesPage, ConflictView, Draft, EditPage, ListField};
 use crate::recipes::{IngredientLine, Recipe};
 use crate::store::{Action, Edit, Entry, FieldError, Saved, caps, journal, version};
 use axum::Form;
 use axum::extract::rejection::{FormRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use compact_str::CompactString;
 use serde::Deserialize;
-use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-
-type Fields = Vec<(String, String)>;
 
 /// `GET /recipes/new`.
 pub(crate) async fn new_form(
@@ -43,7 +40,7 @@ pub(crate) async fn edit_form(
     State(site): State<Arc<Site>>,
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
-    Path(id): Path<u64>,
+    RecipeId(id): RecipeId,
 ) -> Result<Response, WebError> {
     let editor = editing.editor(&visitor)?;
     let recipe = site
@@ -70,7 +67,7 @@ pub(crate) async fn update(
     State(site): State<Arc<Site>>,
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
-    Path(id): Path<u64>,
+    RecipeId(id): RecipeId,
     from: Provenance,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
@@ -81,11 +78,12 @@ pub(crate) async fn update(
 pub(crate) async fn delete(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
-    Path(id): Path<u64>,
+    RecipeId(id): RecipeId,
     from: Provenance,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
     let (_, fields) = checked_form(&editing, &visitor, form)?;
+    once_each(&fields)?;
     let expected = field(&fields, "version").to_owned();
     let saved = change(&editing, &visitor, &from, Edit::Delete { id, expected }).await?;
     Ok(done(&saved))
@@ -95,11 +93,12 @@ pub(crate) async fn delete(
 pub(crate) async fn undo(
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
-    Path(n): Path<u64>,
+    ChangeNumber(n): ChangeNumber,
     from: Provenance,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    checked_form(&editing, &visitor, form)?;
+    let (_, fields) = checked_form(&editing, &visitor, form)?;
+    once_each(&fields)?;
     let saved = change(&editing, &visitor, &from, Edit::Undo(n)).await?;
     Ok(done(&saved))
 }
@@ -185,6 +184,16 @@ fn checked_form(
     Ok((editor, fields))
 }
 
+/// Refuses a delete or undo form with a field twice: which one was meant is not known.
+fn once_each(fields: &Fields) -> Result<(), WebError> {
+    match draft::repeated(fields) {
+        Some(name) => Err(WebError::FormRefused(format!(
+            "The form sent \u{201c}{name}\u{201d} more than once; nothing was changed."
+        ))),
+        None => Ok(()),
+    }
+}
+
 async fn submit(
     site: &Site,
     editing: &Arc<Editing>,
@@ -194,10 +203,24 @@ async fn submit(
     id: Option<u64>,
 ) -> Result<Response, WebError> {
     let (editor, fields) = checked_form(editing, visitor, form)?;
+    if let Some(why) = draft::too_many_rows(draft::rows_sent(&fields)) {
+        return Err(WebError::FormRefused(why));
+    }
     let mut state = FormState::posted(&editor, &fields, id);
+    if let Some(name) = draft::repeated(&fields) {
+        state.problems.push(FieldError {
+            field: name.to_owned(),
+            message: "was sent more than once, and the form sends it once; nothing was saved"
+                .into(),
+        });
+        return render(site, state, StatusCode::UNPROCESSABLE_ENTITY);
+    }
     let op = field(&fields, "op");
     if op != "save" && !op.is_empty() {
-        state.draft.apply(op);
+        // A row button re-renders the whole page: it counts as a write, so that posting
+        // row buttons in a loop is held to the same pace as saving.
+        editing.take_write(&editor)?;
+        state.problems.extend(state.draft.apply(op));
         return render(site, state, StatusCode::OK);
     }
     let draft = state.draft.to_json();
@@ -243,14 +266,6 @@ async fn submit(
         }
         Err(other) => Err(other),
     }
-}
-
-/// The value of the first field called `name` ("" when there is none).
-fn field<'f>(fields: &'f Fields, name: &str) -> &'f str {
-    fields
-        .iter()
-        .find(|(k, _)| k == name)
-        .map_or("", |(_, v)| v.as_str())
 }
 
 /// Everything the form page shows, whatever brought it up.
@@ -433,136 +448,4 @@ fn private(html: String, status: StatusCode) -> Response {
         html,
     )
         .into_response()
-}
-
-impl Draft {
-    fn of(r: &Recipe) -> Draft {
-        let mut lists = BTreeMap::new();
-        for (f, v) in [
-            ("base", &r.base),
-            ("glass", &r.glass),
-            ("method", &r.method),
-            ("ice", &r.ice),
-            ("garnish", &r.garnish),
-        ] {
-            lists.insert(f, v.iter().map(ToString::to_string).collect());
-        }
-        Draft {
-            name: r.name.to_string(),
-            lists,
-            rows: r
-                .ingredients
-                .iter()
-                .map(|i| DraftRow {
-                    name: i.name.to_string(),
-                    measure: i.measure.to_string(),
-                    unit: i.unit.to_string(),
-                    error: None,
-                })
-                .collect(),
-            notes: r.notes.to_string(),
-        }
-    }
-
-    /// The form as posted: list fields one entry per line, ingredient rows by position.
-    fn posted(fields: &Fields) -> Draft {
-        fn all<'f>(fields: &'f Fields, name: &'static str) -> impl Iterator<Item = String> + 'f {
-            fields
-                .iter()
-                .filter(move |(k, _)| k == name)
-                .map(|(_, v)| v.trim().to_owned())
-        }
-        let mut lists = BTreeMap::new();
-        for f in ["base", "glass", "method", "ice", "garnish"] {
-            let lines = field(fields, f)
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(str::to_owned)
-                .collect();
-            lists.insert(f, lines);
-        }
-        // Every row has the three inputs; a hand-made form with fewer of one kind still
-        // keeps every value it sent, in rows padded with blanks.
-        let (names, measures, units): (Vec<_>, Vec<_>, Vec<_>) = (
-            all(fields, "ing-name").collect(),
-            all(fields, "ing-measure").collect(),
-            all(fields, "ing-unit").collect(),
-        );
-        let count = names.len().max(measures.len()).max(units.len());
-        let at = |v: &[String], i: usize| v.get(i).cloned().unwrap_or_default();
-        let rows = (0..count)
-            .map(|i| DraftRow {
-                name: at(&names, i),
-                measure: at(&measures, i),
-                unit: at(&units, i),
-                error: None,
-            })
-            .collect();
-        Draft {
-            name: field(fields, "name").trim().to_owned(),
-            lists,
-            rows,
-            notes: field(fields, "notes").trim().replace("\r\n", "\n"),
-        }
-    }
-
-    /// The recipe the store is asked to save: blank ingredient rows left out.
-    fn to_json(&self) -> Value {
-        let rows: Vec<Value> = self
-            .rows
-            .iter()
-            .filter(|r| !r.is_blank())
-            .map(|r| json!({"name": r.name, "measure": r.measure, "unit": r.unit}))
-            .collect();
-        let mut recipe = json!({"name": self.name, "ingredients": rows, "notes": self.notes});
-        for (f, v) in &self.lists {
-            recipe[*f] = json!(v);
-        }
-        recipe
-    }
-
-    /// A row button without JavaScript: `add`, or `remove:i`, `up:i`, `down:i`.
-    fn apply(&mut self, op: &str) {
-        let (verb, at) = op.split_once(':').unwrap_or((op, ""));
-        let at: usize = at.parse().unwrap_or(usize::MAX);
-        match verb {
-            "add" => self.rows.push(DraftRow::default()),
-            "remove" if at < self.rows.len() => {
-                self.rows.remove(at);
-            }
-            "up" if at > 0 && at < self.rows.len() => self.rows.swap(at, at - 1),
-            "down" if at + 1 < self.rows.len() => self.rows.swap(at, at + 1),
-            _ => {}
-        }
-    }
-
-    /// Puts each ingredient's problem on its row. The store numbers the rows it was sent,
-    /// which leave out blank ones.
-    fn mark(&mut self, problems: &[FieldError]) {
-        let filled: Vec<usize> = (0..self.rows.len())
-            .filter(|&i| !self.rows[i].is_blank())
-            .collect();
-        for p in problems {
-            let Some(rest) = p.field.strip_prefix("ingredients[") else {
-                continue;
-            };
-            let Some((n, _)) = rest.split_once(']') else {
-                continue;
-            };
-            if let Some(&row) = n.parse::<usize>().ok().and_then(|n| filled.get(n)) {
-                self.rows[row].error = Some(p.message.clone());
-            }
-        }
-    }
-
-    /// At least three rows, and always one blank one to type into.
-    fn pad_rows(&mut self) {
-        if !self.rows.last().is_some_and(DraftRow::is_blank) {
-            self.rows.push(DraftRow::default());
-        }
-        while self.rows.len() < 3 {
-            self.rows.push(DraftRow::default());
-        }
-    }
 }

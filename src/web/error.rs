@@ -2,14 +2,18 @@
 //!
 //! Handlers return `Result<_, WebError>` and use `?`. A [`WebError`] answers as an HTML
 //! page; an API handler wraps it in [`Api`] (as its error, or around an extractor) and it
-//! answers as JSON, `{"error": "…"}`. Which one is decided by the handler's types, not by
-//! the path: an unknown `/api/…` address or a POST to one gets the HTML page, as browsers
-//! expect.
+//! answers as JSON, `{"error": "…"}`, with `problems` or `conflict` where it has them.
+//!
+//! Everything under `/api/` answers JSON, whoever refuses the request: a handler (through
+//! [`Api`]), the router's fallbacks (an unknown address, a method the route does not take),
+//! an extractor, or the request guard ([`json_error`]). A client of the API, the app's own
+//! JavaScript included, then reads every refusal the same way, and never meets a page of
+//! HTML or a Rust type name.
 //!
 //! The page needs the site's header and footer, which a response cannot reach: the error
 //! leaves its title and message on the response and [`render_page`], a layer around every
-//! route, renders them into the page. Server errors (500) tell the visitor nothing of their cause;
-//! the cause goes to the log.
+//! route, renders them into the page (or, under `/api/`, into the JSON). Server errors (500)
+//! tell the visitor nothing of their cause; the cause goes to the log.
 
 use super::gate::GateError;
 use super::site::{self, Site, SiteError};
@@ -21,6 +25,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use std::path::Path;
 use std::sync::Arc;
 
 /// What went wrong with a request, mapped to a status code, a title and a message.
@@ -30,8 +35,10 @@ pub(crate) enum WebError {
     NotFound(String),
     #[error("{0}")]
     BadRequest(String),
-    #[error("method not allowed")]
-    MethodNotAllowed,
+    /// A method the route does not take; the message says which it takes (as `Allow`
+    /// does, which the router sets on every 405).
+    #[error("{0}")]
+    MethodNotAllowed(String),
     #[error("The server is busy with other searches. Try again in a moment.")]
     Busy,
     #[error(transparent)]
@@ -52,9 +59,20 @@ pub(crate) enum WebError {
     UnsupportedMediaType,
     #[error("Say which version you changed: send the ETag you read in If-Match.")]
     PreconditionRequired,
+    /// `If-Match` holds no strong ETag of ours (weak, malformed, `*`, a list): it can never
+    /// match, whatever the recipe's version.
+    #[error(
+        "If-Match must be one strong ETag, in quotes, as GET /api/recipes/{{id}} sends it \
+         (\"…\"); a weak one (W/\"…\"), * or anything else never matches. Nothing was changed."
+    )]
+    PreconditionFailed,
     /// A save would overwrite a change made since the editor read the recipe.
     #[error("This recipe changed since you opened it; nothing was saved.")]
     Conflict(Box<Conflict>),
+    /// A form no page of ours sends (too many rows, a field twice): refused as a whole,
+    /// with why, before anything is rendered or saved.
+    #[error("{0}")]
+    FormRefused(String),
     /// The recipe sent has problems, each named by its field.
     #[error("The recipe has {} problem(s); nothing was saved.", .0.len())]
     Invalid(Vec<FieldError>),
@@ -94,6 +112,33 @@ impl From<StoreError> for WebError {
     }
 }
 
+impl WebError {
+    /// A store's refusal, for a request: as [`From`], but a message that names files (the
+    /// recipes file broken by hand, say) names them from the recipes file's directory
+    /// (`recipes.json:4:39: invalid JSON…`), not by the server's absolute paths, which are
+    /// no editor's business. The log gets the message with the full paths.
+    pub(crate) fn from_store(e: StoreError, file: &Path) -> WebError {
+        // A file in `/` or named without a directory has nothing to leave out.
+        let dir = file.parent().map(|d| d.display().to_string());
+        let relative = |message: String| match dir.as_deref().filter(|d| !d.is_empty() && *d != "/")
+        {
+            Some(dir) => message.replace(&format!("{dir}/"), ""),
+            None => message,
+        };
+        match WebError::from(e) {
+            WebError::FileBroken(message) => {
+                tracing::warn!(file = %file.display(), "a change was refused: {message}");
+                WebError::FileBroken(relative(message))
+            }
+            WebError::SavingPaused(message) => {
+                tracing::warn!(file = %file.display(), "a change was refused: {message}");
+                WebError::SavingPaused(relative(message))
+            }
+            other => other,
+        }
+    }
+}
+
 impl From<GateError> for WebError {
     fn from(e: GateError) -> WebError {
         match e {
@@ -114,15 +159,16 @@ impl WebError {
         match self {
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            WebError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            WebError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             WebError::Busy => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Forbidden(_) => StatusCode::FORBIDDEN,
             WebError::ReadOnly(_) => StatusCode::METHOD_NOT_ALLOWED,
             WebError::TooManyWrites(_) => StatusCode::TOO_MANY_REQUESTS,
             WebError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             WebError::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
+            WebError::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
             WebError::Conflict(_) => StatusCode::CONFLICT,
-            WebError::Invalid(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            WebError::Invalid(_) | WebError::FormRefused(_) => StatusCode::UNPROCESSABLE_ENTITY,
             WebError::FileBroken(_) | WebError::SavingPaused(_) => StatusCode::SERVICE_UNAVAILABLE,
             WebError::Site(_)
             | WebError::Json(_)
@@ -141,7 +187,6 @@ impl WebError {
     fn public_message(&self) -> String {
         match self {
             _ if self.is_internal() => "Something went wrong on our side. Try again.".into(),
-            WebError::MethodNotAllowed => "This address only answers GET and HEAD.".into(),
             other => other.to_string(),
         }
     }
@@ -150,15 +195,17 @@ impl WebError {
         match self {
             WebError::NotFound(_) => "Not found",
             WebError::BadRequest(_) => "Bad request",
-            WebError::MethodNotAllowed => "Method not allowed",
+            WebError::MethodNotAllowed(_) => "Method not allowed",
             WebError::Busy => "Busy",
             WebError::Forbidden(_) => "Not allowed",
             WebError::ReadOnly(_) => "Method not allowed",
             WebError::TooManyWrites(_) => "Too many changes",
             WebError::UnsupportedMediaType => "Unsupported media type",
             WebError::PreconditionRequired => "Version needed",
+            WebError::PreconditionFailed => "Version not understood",
             WebError::Conflict(_) => "Changed meanwhile",
             WebError::Invalid(_) => "Problems in the recipe",
+            WebError::FormRefused(_) => "Form not taken",
             WebError::FileBroken(_) => "Recipes file broken",
             WebError::SavingPaused(_) => "Saving paused",
             WebError::Site(_)
@@ -187,13 +234,11 @@ impl WebError {
         }
     }
 
-    /// Headers the status calls for: what is allowed after a 405, when to retry a 503.
+    /// Headers the status calls for: when to retry a 503 or a 429. (What is allowed after
+    /// a 405 depends on the route: the router sets `Allow`.)
     fn with_headers(&self, mut response: Response) -> Response {
         let headers = response.headers_mut();
         match self {
-            WebError::MethodNotAllowed | WebError::ReadOnly(_) => {
-                headers.insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
-            }
             WebError::Busy => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             }
@@ -232,20 +277,68 @@ struct ErrorText {
 
 /// Middleware: renders the error page, in the site's own header and footer, for a response
 /// a [`WebError`] made. Should rendering fail, the short stand-in body is sent instead.
+///
+/// Under `/api/` the message goes into the API's JSON instead, and any other refusal that
+/// is not JSON yet (an extractor's plain text) becomes JSON too, with its status and
+/// headers kept and the status's own words for a message: an extractor's text names Rust
+/// types, which are nobody's business.
 pub(crate) async fn render_page(
     State(site): State<Arc<ArcSwap<Site>>>,
     request: Request,
     next: Next,
 ) -> Response {
+    let api = is_api(request.uri().path());
     let mut response = next.run(request).await;
-    let Some(text) = response.extensions_mut().remove::<ErrorText>() else {
-        return response;
-    };
-    match site.load().render_error(text.title, &text.message) {
-        Ok(page) => *response.body_mut() = Body::from(page),
-        Err(e) => tracing::error!(error = %e, "rendering an error page failed"),
+    let text = response.extensions_mut().remove::<ErrorText>();
+    match text {
+        Some(text) if api => with_json_body(response, &text.message),
+        Some(text) => {
+            match site.load().render_error(text.title, &text.message) {
+                Ok(page) => *response.body_mut() = Body::from(page),
+                Err(e) => tracing::error!(error = %e, "rendering an error page failed"),
+            }
+            response
+        }
+        None if api && refused_in_other_words(&response) => {
+            let status = response.status();
+            let words = status.canonical_reason().unwrap_or("Refused");
+            with_json_body(response, &format!("{words} ({}).", status.as_u16()))
+        }
+        None => response,
     }
-    response
+}
+
+/// Whether `path` is the API's, whose refusals are all JSON (see the module docs).
+pub(crate) fn is_api(path: &str) -> bool {
+    path == "/api" || path.starts_with("/api/")
+}
+
+/// The API's refusal, `{"error": message}`, for what refuses a request before a handler
+/// sees it (the request guard).
+pub(crate) fn json_error(status: StatusCode, message: &str) -> Response {
+    (status, axum::Json(serde_json::json!({ "error": message }))).into_response()
+}
+
+/// A 4xx or 5xx whose body is not JSON.
+fn refused_in_other_words(response: &Response) -> bool {
+    let json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    (response.status().is_client_error() || response.status().is_server_error()) && !json
+}
+
+/// `response` with `{"error": message}` for its body; status and other headers kept.
+fn with_json_body(response: Response, message: &str) -> Response {
+    let (mut parts, _) = response.into_parts();
+    let body = serde_json::json!({ "error": message }).to_string();
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(body))
 }
 
 /// An API handler's error, or an extractor whose refusal the API answers: the same
@@ -303,9 +396,63 @@ mod tests {
         let json = WebError::from(GateError::Busy).json();
         assert_eq!(json.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(json.headers()[header::RETRY_AFTER], "1");
-        let not_allowed = WebError::MethodNotAllowed.json();
-        assert_eq!(not_allowed.headers()[header::ALLOW], "GET, HEAD");
+        let not_allowed = WebError::MethodNotAllowed(String::new()).json();
         assert!(!not_allowed.headers().contains_key(header::RETRY_AFTER));
+    }
+
+    /// Whatever refuses a request under `/api/` in plain text (an extractor, say) is
+    /// answered as the API's JSON, status and headers kept, without the text's Rust names.
+    #[tokio::test]
+    async fn a_plain_refusal_under_the_api_becomes_json_in_words() {
+        use tower::ServiceExt;
+        let recipes = crate::recipes::Recipes::sample().expect("sample");
+        let site = Site::new(recipes, &super::super::assets::Assets::load()).expect("site");
+        let plain = || async {
+            (
+                StatusCode::BAD_REQUEST,
+                [(header::RETRY_AFTER, "7")],
+                "Invalid URL: Cannot parse `abc` to a `u64`",
+            )
+        };
+        let app = axum::Router::new()
+            .route("/api/x", axum::routing::get(plain))
+            .route("/x", axum::routing::get(plain))
+            .route(
+                "/api/page",
+                axum::routing::get(|| async { WebError::BadRequest("in words".into()) }),
+            )
+            .layer(axum::middleware::from_fn_with_state(
+                Arc::new(ArcSwap::from_pointee(site)),
+                render_page,
+            ));
+        let ask = |path: &'static str| {
+            let request = Request::builder().uri(path).body(Body::empty());
+            app.clone().oneshot(request.expect("request"))
+        };
+        let read = |r: Response| async move {
+            let kind = r.headers()[header::CONTENT_TYPE].clone();
+            let body = axum::body::to_bytes(r.into_body(), 1 << 20).await;
+            (
+                kind,
+                String::from_utf8_lossy(&body.expect("body")).into_owned(),
+            )
+        };
+        let r = ask("/api/x").await.expect("answer");
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(r.headers()[header::RETRY_AFTER], "7");
+        let (kind, body) = read(r).await;
+        assert_eq!(kind, "application/json");
+        assert_eq!(body, r#"{"error":"Bad Request (400)."}"#);
+        let (kind, body) = read(ask("/api/page").await.expect("answer")).await;
+        assert_eq!(
+            (kind.to_str().ok(), body.as_str()),
+            (Some("application/json"), r#"{"error":"in words"}"#)
+        );
+        let (kind, body) = read(ask("/x").await.expect("answer")).await;
+        assert!(
+            kind.to_str().is_ok_and(|k| k.starts_with("text/plain")) && body.contains("u64"),
+            "only the API's"
+        );
     }
 
     #[test]

@@ -1,16 +1,16 @@
 //! The request guard: refuses what no page of ours can answer before any handler sees it,
-//! with a plain-text reason: over-long targets (414), bodies on a GET or HEAD and bodies
-//! over the limit (413: 1 KiB, or 256 KiB for a change), and
-//! paths that try to smuggle a separator or NUL past routing (400).
+//! with the reason in plain text (under `/api/`, in the API's JSON): over-long targets
+//! (414), bodies on a GET or HEAD and bodies over the limit (413: 1 KiB, or 256 KiB for a
+//! change), bodies not sent in time (408), and paths that try to smuggle a separator or NUL
+//! past routing (400).
 
+use super::error::{is_api, json_error};
 use super::router::RequestLimits;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-
-const TOO_LARGE: &str = "Request body too large.\n";
 
 /// Middleware: refuses a request [`refusal`] finds fault with; reads any other body whole,
 /// up to the limit and within the body timeout, before the handler runs.
@@ -19,20 +19,19 @@ pub(crate) async fn guard(
     request: Request,
     next: Next,
 ) -> Response {
+    let api = is_api(request.uri().path());
     if let Some((status, reason)) = refusal(&request, &limits) {
-        return plain(status, reason);
+        return refuse(api, status, &reason);
     }
     let limit = body_limit(&request, &limits);
     let (parts, body) = request.into_parts();
     let read = axum::body::to_bytes(body, limit);
     let bytes = match tokio::time::timeout(limits.body_timeout, read).await {
         Ok(Ok(bytes)) => bytes,
-        Ok(Err(_)) => return plain(StatusCode::PAYLOAD_TOO_LARGE, TOO_LARGE),
+        Ok(Err(_)) => return refuse(api, StatusCode::PAYLOAD_TOO_LARGE, &too_large(limit)),
         Err(_) => {
-            return plain(
-                StatusCode::REQUEST_TIMEOUT,
-                "Request body not sent in time.\n",
-            );
+            let reason = "The request body was not sent in time.";
+            return refuse(api, StatusCode::REQUEST_TIMEOUT, reason);
         }
     };
     next.run(Request::from_parts(parts, Body::from(bytes)))
@@ -41,21 +40,36 @@ pub(crate) async fn guard(
 
 /// Why a request is refused before its body is read, if it is: its target, its path or the
 /// body it announces.
-fn refusal(request: &Request, limits: &RequestLimits) -> Option<(StatusCode, &'static str)> {
+fn refusal(request: &Request, limits: &RequestLimits) -> Option<(StatusCode, String)> {
     let target_len = request
         .uri()
         .path_and_query()
         .map_or(0, |pq| pq.as_str().len());
     if target_len > limits.max_uri_bytes {
-        return Some((StatusCode::URI_TOO_LONG, "Request target too long.\n"));
+        let reason = format!(
+            "The request target (path and query) is longer than the {} bytes allowed.",
+            limits.max_uri_bytes
+        );
+        return Some((StatusCode::URI_TOO_LONG, reason));
     }
     if smuggles(request.uri().path()) {
-        return Some((StatusCode::BAD_REQUEST, "Malformed path.\n"));
+        let reason = "The path has an encoded slash, backslash or NUL, a backslash, or a \
+                      \"..\" segment, which no address here has.";
+        return Some((StatusCode::BAD_REQUEST, reason.to_owned()));
     }
     if announces_too_much(request, limits) {
-        return Some((StatusCode::PAYLOAD_TOO_LARGE, TOO_LARGE));
+        let reason = if matches!(*request.method(), Method::GET | Method::HEAD) {
+            "A GET or HEAD request carries no body.".to_owned()
+        } else {
+            too_large(body_limit(request, limits))
+        };
+        return Some((StatusCode::PAYLOAD_TOO_LARGE, reason));
     }
     None
+}
+
+fn too_large(limit: usize) -> String {
+    format!("The request body is larger than the {limit} bytes allowed here.")
 }
 
 /// A path with an encoded NUL, slash or backslash, a backslash, or a parent-directory
@@ -94,11 +108,15 @@ fn announces_too_much(request: &Request, limits: &RequestLimits) -> bool {
         || declared.is_some_and(|n| n > body_limit(request, limits) as u64)
 }
 
-fn plain(status: StatusCode, text: &'static str) -> Response {
+/// The refusal: the API's JSON under `/api/`, plain text (one line) elsewhere.
+fn refuse(api: bool, status: StatusCode, reason: &str) -> Response {
+    if api {
+        return json_error(status, reason);
+    }
     (
         status,
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        text,
+        format!("{reason}\n"),
     )
         .into_response()
 }

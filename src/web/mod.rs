@@ -5,9 +5,13 @@
 //! - Handlers by purpose: `pages` (list, search, recipe, not found), `api` (JSON),
 //!   `shelf`, `files` (assets, service worker, manifest), [`identity`] (`/api/whoami`).
 //! - Changing recipes: `editing` (who may, and the checks every change passes),
-//!   `edit_api` (the JSON API), `edit_pages` (the forms and history, without JavaScript).
-//! - `params`: what an address asks for (`?q=`, `?units=&serves=`, a recipe id).
-//! - `error`: one error type, answered as an HTML page or as JSON.
+//!   `edit_api` (the JSON API; `body`: its JSON, repeated keys found), `edit_pages` (the
+//!   forms and history, without JavaScript), `draft` (the recipe form as posted: its
+//!   fields, rows and row buttons).
+//! - `params`: what an address asks for (`?q=`, `?units=&serves=`, a recipe id or change
+//!   number in the path).
+//! - `error`: one error type, answered as an HTML page or as JSON (everything under
+//!   `/api/` is JSON).
 //! - `guard`: refuses malformed or oversized requests before any handler sees them.
 //! - [`Site`] (`site`): everything rendered from one loaded collection (`spliced`: its
 //!   recipe pages as brotli around the list compressed once); `templates`: the
@@ -23,7 +27,9 @@
 mod answer;
 mod api;
 mod assets;
+mod body;
 mod cached;
+mod draft;
 mod edit_api;
 mod edit_pages;
 mod editing;

@@ -4,14 +4,14 @@
 use super::error::WebError;
 use super::gate::SearchGate;
 use super::identity::Visitor;
-use super::params::{Amounts, Search, find_recipe};
+use super::params::{Amounts, RecipeId, Search, find_recipe};
 use super::recent::Kind;
 use super::router::AppState;
 use super::site::Site;
 use super::templates::EditControls;
 use crate::connections::Share;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Extension, Path, Query, State};
+use axum::extract::{Extension, Query, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use std::sync::Arc;
@@ -49,7 +49,7 @@ pub(crate) async fn recipe(
     State(state): State<AppState>,
     share: Option<Extension<Share>>,
     visitor: Visitor,
-    Path(id): Path<String>,
+    RecipeId(id): RecipeId,
     Amounts(display): Amounts,
     after: Result<Query<AfterSave>, QueryRejection>,
     headers: HeaderMap,
@@ -66,7 +66,7 @@ pub(crate) async fn recipe(
         site,
         headers,
         move |site, headers| {
-            let r = find_recipe(site, &id)?;
+            let r = find_recipe(site, id)?;
             let controls = editor.map(|e| EditControls {
                 csrf: e.token,
                 version: crate::store::version(r),
@@ -108,11 +108,28 @@ async fn gated_page(
 }
 
 /// Any address no route serves.
-pub(crate) async fn not_found() -> WebError {
-    WebError::NotFound("There is no page at this address.".into())
+pub(crate) async fn not_found(uri: axum::http::Uri) -> WebError {
+    if super::error::is_api(uri.path()) {
+        WebError::NotFound("The API has nothing at this address.".into())
+    } else {
+        WebError::NotFound("There is no page at this address.".into())
+    }
 }
 
-/// A route asked with a method other than GET or HEAD.
-pub(crate) async fn method_not_allowed() -> WebError {
-    WebError::MethodNotAllowed
+/// A route asked with a method it has no handler for; `Allow` is set by the router
+/// ([`super::router::allowed`]), and the message says the same.
+pub(crate) async fn method_not_allowed(
+    method: axum::http::Method,
+    route: Option<axum::extract::MatchedPath>,
+    State(editing): State<Arc<super::editing::Editing>>,
+) -> WebError {
+    let route = route.as_ref().map_or("", |r| r.as_str());
+    let takes = super::router::allowed(route, editing.writable().is_ok());
+    WebError::MethodNotAllowed(if takes.is_empty() {
+        "This address takes no method while the app is read-only: start it with \
+         --allow-edits to add and edit recipes."
+            .to_owned()
+    } else {
+        format!("This address takes {takes}, not {method}.")
+    })
 }

@@ -7,7 +7,7 @@ use super::error::WebError;
 use super::site::Site;
 use crate::recipes::Recipe;
 use crate::units::{AmountView, MAX_SERVINGS, Unit};
-use axum::extract::{FromRequestParts, Query};
+use axum::extract::{FromRequestParts, Path, Query};
 use axum::http::request::Parts;
 use serde::Deserialize;
 
@@ -98,10 +98,66 @@ impl AmountParams {
     }
 }
 
-/// The recipe a path segment names; anything else (not a number, unknown id) is a 404.
-pub(crate) fn find_recipe<'s>(site: &'s Site, id: &str) -> Result<&'s Recipe, WebError> {
-    id.parse()
-        .ok()
-        .and_then(|n| site.recipes().get(n))
+/// The recipe with id `id`, or a 404 that says there is none.
+pub(crate) fn find_recipe(site: &Site, id: u64) -> Result<&Recipe, WebError> {
+    site.recipes()
+        .get(id)
         .ok_or_else(|| WebError::NotFound(format!("There is no recipe with id {id}.")))
+}
+
+/// The recipe id a path names (`/recipes/{id}`, `/api/recipes/{id}/…`). Anything but a
+/// whole number is a 404 that says so in words, where axum's own refusal is a 400 naming
+/// Rust's types (`Cannot parse "abc" to a "u64"`). Wrap it in [`super::error::Api`] for the
+/// API's JSON.
+pub(crate) struct RecipeId(pub(crate) u64);
+
+/// The number of a change in the history (`/changes/{n}/undo`), read as [`RecipeId`] is.
+pub(crate) struct ChangeNumber(pub(crate) u64);
+
+impl<S: Send + Sync> FromRequestParts<S> for RecipeId {
+    type Rejection = WebError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<RecipeId, WebError> {
+        whole_number(parts, state, "recipe id").await.map(RecipeId)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for ChangeNumber {
+    type Rejection = WebError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<ChangeNumber, WebError> {
+        whole_number(parts, state, "change number")
+            .await
+            .map(ChangeNumber)
+    }
+}
+
+/// The route's one path parameter as a whole number, or why it is not `what`.
+async fn whole_number<S: Send + Sync>(
+    parts: &mut Parts,
+    state: &S,
+    what: &str,
+) -> Result<u64, WebError> {
+    // Percent-decoding fails on what is no UTF-8 (`%ff`).
+    let Path(segment) = Path::<String>::from_request_parts(parts, state)
+        .await
+        .map_err(|_| {
+            WebError::NotFound(format!(
+                "This address has no {what} where one belongs (what is there is not UTF-8 text)."
+            ))
+        })?;
+    segment.parse().map_err(|_| {
+        WebError::NotFound(format!(
+            "{} is not a {what} (a whole number).",
+            shown(&segment)
+        ))
+    })
+}
+
+/// A path segment as a message quotes it: in quotes, and cut at 40 characters.
+fn shown(segment: &str) -> String {
+    let mut chars = segment.chars();
+    let head: String = chars.by_ref().take(40).collect();
+    let more = if chars.next().is_some() { "…" } else { "" };
+    format!("\"{head}{more}\"")
 }

@@ -14,8 +14,10 @@ use super::{api, edit_api, edit_pages, error, files, guard, pages, shelf};
 use crate::metrics::Metrics;
 use arc_swap::ArcSwap;
 use axum::Router;
-use axum::extract::FromRef;
-use axum::http::{HeaderValue, header};
+use axum::extract::{FromRef, MatchedPath, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::Response;
 use axum::routing::{get, post};
 use std::sync::Arc;
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -147,6 +149,11 @@ pub fn app(state: AppState) -> Router {
         .route("/manifest.webmanifest", get(files::manifest))
         .fallback(pages::not_found)
         .method_not_allowed_fallback(pages::method_not_allowed)
+        // After the fallback above, so that it wraps it too: every 405 of a route.
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.editing.clone(),
+            allow,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.site.clone(),
             error::render_page,
@@ -171,4 +178,35 @@ pub fn app(state: AppState) -> Router {
         None => router,
     };
     router.with_state(state)
+}
+
+/// The methods `route` (a pattern of [`app`]) takes, as `Allow` lists them. With editing
+/// off, the write methods are not listed: they answer 405 too, with the flag that turns
+/// them on, and a route that only writes takes nothing (an empty `Allow`, as RFC 9110
+/// has it for a resource switched off by configuration).
+pub(crate) fn allowed(route: &str, writable: bool) -> &'static str {
+    match (route, writable) {
+        ("/api/recipes/{id}", true) => "GET, HEAD, PUT, DELETE",
+        ("/api/recipes" | "/recipes/new" | "/recipes/{id}/edit", true) => "GET, HEAD, POST",
+        ("/recipes/{id}/delete" | "/changes/{n}/undo" | "/api/changes/{n}/undo", true) => "POST",
+        ("/recipes/{id}/delete" | "/changes/{n}/undo" | "/api/changes/{n}/undo", false) => "",
+        _ => "GET, HEAD",
+    }
+}
+
+/// Route middleware: a 405 says in `Allow` what the route does take ([`allowed`]), whether
+/// the router answered it (a method the route has no handler for) or a write handler did
+/// (editing is off). axum's own `Allow` would list the write methods with editing off.
+async fn allow(State(editing): State<Arc<Editing>>, request: Request, next: Next) -> Response {
+    let route = request.extensions().get::<MatchedPath>().cloned();
+    let mut response = next.run(request).await;
+    if response.status() == StatusCode::METHOD_NOT_ALLOWED
+        && let Some(route) = route
+    {
+        let methods = allowed(route.as_str(), editing.writable().is_ok());
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static(methods));
+    }
+    response
 }
