@@ -81,8 +81,10 @@ pub struct Entry {
 pub struct Mark {
     /// When, in seconds since 1970 (UTC).
     pub at: u64,
-    /// What happened, in a sentence.
-    pub restarted: String,
+    /// What happened, in a sentence, for the history page; `None` for a mark that only
+    /// keeps numbers given to a change that was taken back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restarted: Option<String>,
     /// The name the old journal was given beside the recipes file, if it was set aside.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub set_aside: Option<String>,
@@ -242,7 +244,7 @@ impl Journal {
             .map(|e| e.n)
             .chain(self.mark.iter().map(|m| m.last_n))
             .fold(self.floor_n, u64::max)
-            + 1
+            .saturating_add(1)
     }
 
     /// The highest id the journal has seen given out.
@@ -252,6 +254,31 @@ impl Journal {
             .map(|e| e.max_id)
             .chain(self.mark.iter().map(|m| m.max_id))
             .fold(self.floor_id, u64::max)
+    }
+
+    /// Takes back the last change, as [`take_back`](Self::take_back), and keeps its
+    /// recipe id and change number given out (in the mark, written down): a change the
+    /// file never got, or one a hand edit reverted to the very bytes it started from,
+    /// may have been seen.
+    pub fn drop_last_keeping_numbers(&mut self) -> Result<(), JournalError> {
+        let Some(last) = self.entries.last().cloned() else {
+            return Ok(());
+        };
+        self.take_back()?;
+        if last.max_id <= self.max_id() && last.n < self.next_n() {
+            return Ok(());
+        }
+        self.raise_floor(last.max_id, last.n);
+        let mark = self.mark.get_or_insert_with(|| Mark {
+            at: last.at,
+            restarted: None,
+            set_aside: None,
+            max_id: 0,
+            last_n: 0,
+        });
+        mark.max_id = mark.max_id.max(last.max_id);
+        mark.last_n = mark.last_n.max(last.n);
+        self.rewrite()
     }
 
     /// Counts on from at least these, whatever the file holds: numbers given out before
@@ -293,7 +320,7 @@ impl Journal {
     pub fn restore(&mut self, why: &str) -> Result<(), JournalError> {
         self.mark = Some(Mark {
             at: now(),
-            restarted: why.to_owned(),
+            restarted: Some(why.to_owned()),
             set_aside: None,
             max_id: self.max_id(),
             last_n: self.next_n() - 1,
@@ -484,7 +511,7 @@ impl Journal {
         opened.notes.push(restarted.clone());
         self.mark = Some(Mark {
             at,
-            restarted,
+            restarted: Some(restarted),
             set_aside: Some(aside_name),
             max_id: self.max_id(),
             last_n: self.next_n() - 1,
@@ -568,7 +595,13 @@ mod tests {
         std::fs::write(&path, &broken).unwrap();
         let (j, opened) = Journal::open(path.clone()).unwrap();
         let mark = j.mark().expect("a mark says what happened").clone();
-        assert!(mark.restarted.contains("line 2"), "{mark:?}");
+        assert!(
+            mark.restarted
+                .as_deref()
+                .unwrap_or_default()
+                .contains("line 2"),
+            "{mark:?}"
+        );
         assert!(
             opened.notes.iter().any(|n| n.contains("set-aside")),
             "{opened:?}"

@@ -220,7 +220,11 @@ impl Store {
     /// The latest restart of the history (set aside, or written again), for the history
     /// page to say so.
     pub fn history_restarted(&self) -> Option<Mark> {
-        self.lock().journal.mark().cloned()
+        self.lock()
+            .journal
+            .mark()
+            .filter(|m| m.restarted.is_some())
+            .cloned()
     }
 
     /// The file being edited.
@@ -314,6 +318,7 @@ impl Store {
                 state.suspect = Some(Suspect {
                     why: e.to_string(),
                     put_back: None,
+                    refused: Some(entry.n),
                 });
             }
             return Err(e.into());

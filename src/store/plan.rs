@@ -36,7 +36,7 @@ pub(super) fn plan(
     };
     match edit {
         Edit::Create(draft) => {
-            let id = max_id.max(doc.max_id()) + 1;
+            let id = max_id.max(doc.max_id()).saturating_add(1);
             let after = caps::checked(draft, id, None)?;
             Ok(planned(id, Some(after), None))
         }

@@ -20,6 +20,9 @@ pub(super) struct Suspect {
     /// change, and the hash of what the change wrote. The repair puts it back, unless the
     /// file has been changed by hand meanwhile.
     pub(super) put_back: Option<(String, String)>,
+    /// The number of the refused change whose journal line may still be on disk: the
+    /// repair drops exactly that line, whatever the file holds by then.
+    pub(super) refused: Option<u64>,
 }
 
 impl Store {
@@ -39,11 +42,20 @@ impl Store {
                 .map(drop)
                 .map_err(|e| (e.into_io(), old, new_hash)),
         };
+        // A file renamed into place may have been read (the reloader serves it): its id
+        // and number stay given out.
+        let seen = matches!(failed, durable::ReplaceError::Unsynced(_));
         let source = failed.into_io();
+        let refused = state.journal.last().map(|e| e.n);
         let cleaned = match put_back {
-            Ok(()) => state.journal.take_back().map_err(|e| Suspect {
+            Ok(()) => match seen {
+                true => state.journal.drop_last_keeping_numbers(),
+                false => state.journal.take_back(),
+            }
+            .map_err(|e| Suspect {
                 why: e.to_string(),
                 put_back: None,
+                refused,
             }),
             Err((e, old, new_hash)) => Err({
                 state.journal.forget_last();
@@ -53,6 +65,7 @@ impl Store {
                         self.path.display()
                     ),
                     put_back: Some((old, new_hash)),
+                    refused,
                 }
             }),
         };
@@ -97,10 +110,14 @@ impl Store {
             }
             Err(e) => {
                 let reason = format!("{why}; repairing it failed: {e}");
-                let put_back = state.suspect.take().and_then(|s| s.put_back);
+                let (put_back, refused) = state
+                    .suspect
+                    .take()
+                    .map_or((None, None), |s| (s.put_back, s.refused));
                 state.suspect = Some(Suspect {
                     why: reason.clone(),
                     put_back,
+                    refused,
                 });
                 Err(StoreError::Paused(reason))
             }
@@ -140,6 +157,19 @@ impl Store {
         let (_, doc, hash) = read(&self.path, self.max_bytes)?;
         let (max_id, next_n) = (state.journal.max_id(), state.journal.next_n());
         let mut journal = open_journal(state.journal.path().to_owned(), &doc, &hash)?;
+        // The refused change's line, if it is still there: whatever the file holds by
+        // now (a hand edit), that change was refused, and memory never counted it.
+        let refused = state.suspect.as_ref().and_then(|s| s.refused);
+        if let Some(n) = refused
+            && n >= next_n
+            && journal.last().is_some_and(|e| e.n == n)
+        {
+            tracing::warn!(
+                change = n,
+                "dropping the journal line of a change that was refused"
+            );
+            journal.drop_last_keeping_numbers()?;
+        }
         if journal.max_id() < max_id || journal.next_n() < next_n {
             journal.raise_floor(max_id, next_n - 1);
             journal.restore(
@@ -169,7 +199,7 @@ pub(super) fn open_journal(
             change = last.n,
             "dropping the last journaled change: the recipes file never got it (a crash or a failed write came first), so it was never made"
         );
-        journal.take_back()?;
+        journal.drop_last_keeping_numbers()?;
     }
     Ok(journal)
 }

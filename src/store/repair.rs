@@ -47,9 +47,19 @@ pub(crate) fn read(bytes: &[u8]) -> Read {
         let end = memchr::memchr(b'\n', &bytes[start..]).map(|i| start + i);
         let text = &bytes[start..end.unwrap_or(bytes.len())];
         let Some(end) = end else {
-            out.notes.push(format!(
-                "cut off line {line}, torn by a crash or a full disk (its change was never acknowledged)"
-            ));
+            // A whole line that only lacks its newline (a hand edit) is kept.
+            match one(text) {
+                Some(Line::Change(entry)) => out.entries.push(entry),
+                Some(Line::Mark(mark)) => out.marks.push(mark),
+                None => {
+                    out.notes.push(format!(
+                        "cut off line {line}, torn by a crash or a full disk (its change was never acknowledged)"
+                    ));
+                    break;
+                }
+            }
+            out.rewrite = true;
+            out.good_len = bytes.len() as u64;
             break;
         };
         start = end + 1;
@@ -97,12 +107,19 @@ enum Line {
     Mark(Mark),
 }
 
+/// A change or a mark, if the line is one with numbers this app can have given: a
+/// number past [`MAX`] (a hand edit) would overflow the next one.
 fn one(text: &[u8]) -> Option<Line> {
     if let Ok(entry) = serde_json::from_slice::<Entry>(text) {
-        return Some(Line::Change(entry));
+        return (entry.n <= MAX && entry.max_id <= MAX && entry.id <= MAX)
+            .then_some(Line::Change(entry));
     }
-    serde_json::from_slice::<Mark>(text).ok().map(Line::Mark)
+    let mark = serde_json::from_slice::<Mark>(text).ok()?;
+    (mark.max_id <= MAX && mark.last_n <= MAX).then_some(Line::Mark(mark))
 }
+
+/// The largest recipe id or change number the app gives out (JSON's exact integers).
+const MAX: u64 = (1 << 53) - 1;
 
 /// A line cut short reads as JSON that ends too early.
 fn torn(text: &[u8]) -> bool {
@@ -116,7 +133,7 @@ fn salvage(text: &[u8]) -> Option<Entry> {
     let mut from = 1;
     while let Some(at) = memchr::memmem::find(&text[from.min(text.len())..], start) {
         let at = from + at;
-        if let Ok(entry) = serde_json::from_slice::<Entry>(&text[at..]) {
+        if let Some(Line::Change(entry)) = one(&text[at..]) {
             return Some(entry);
         }
         from = at + 1;
@@ -133,7 +150,7 @@ fn highest(text: &str, key: &str) -> u64 {
                 .chars()
                 .take_while(char::is_ascii_digit)
                 .collect();
-            digits.parse().ok()
+            digits.parse::<u64>().ok().filter(|n| *n <= MAX)
         })
         .max()
         .unwrap_or(0)
@@ -224,6 +241,29 @@ mod tests {
         assert_eq!(numbers(&r), [1]);
         assert_eq!(r.good_len, line(&entry(1, "a")).len() as u64);
         assert!(!r.rewrite && r.unreadable.is_empty());
+    }
+
+    #[test]
+    fn a_whole_last_line_without_its_newline_is_kept() {
+        let text = format!(
+            "{}{}",
+            line(&entry(1, "a")),
+            line(&entry(2, "b")).trim_end()
+        );
+        let r = read(text.as_bytes());
+        assert_eq!(numbers(&r), [1, 2]);
+        assert!(r.rewrite, "written again with its newline");
+    }
+
+    #[test]
+    fn numbers_past_what_the_app_gives_are_unreadable_not_an_overflow() {
+        let mut huge = entry(2, "b");
+        huge.n = u64::MAX;
+        let text = format!("{}{}", line(&entry(1, "a")), line(&huge));
+        let r = read(text.as_bytes());
+        assert_eq!(numbers(&r), [1]);
+        assert_eq!(r.unreadable, [2]);
+        assert!(r.floor_n <= MAX && r.floor_id <= MAX);
     }
 
     #[test]

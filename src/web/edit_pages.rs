@@ -144,7 +144,7 @@ pub(crate) async fn changes(
         restarted: editing
             .store()
             .and_then(|s| s.history_restarted())
-            .map(|m| m.restarted),
+            .and_then(|m| m.restarted),
     };
     let html = super::site::render("history page", &page)?;
     Ok(private(html, StatusCode::OK))
