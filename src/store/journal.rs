@@ -269,7 +269,7 @@ impl Journal {
             return Ok(());
         }
         self.raise_floor(last.max_id, last.n);
-        let mark = self.mark.get_or_insert_with(|| Mark {
+        let mark = self.mark.get_or_insert(Mark {
             at: last.at,
             restarted: None,
             set_aside: None,
