@@ -13,7 +13,7 @@ pub(super) fn go_field(key: &str, accepted: &[&'static str]) -> Option<&'static 
 
 /// Case-insensitive equality as Go's `bytes.EqualFold`: char by char, equal when their
 /// lower or upper cases are (this also matches `ſ` with `s` and the Kelvin sign with `k`).
-pub(super) fn fold_eq(a: &str, b: &str) -> bool {
+pub(crate) fn fold_eq(a: &str, b: &str) -> bool {
     a.chars().count() == b.chars().count()
         && a.chars().zip(b.chars()).all(|(x, y)| {
             x == y || x.to_lowercase().eq(y.to_lowercase()) || x.to_uppercase().eq(y.to_uppercase())

@@ -16,6 +16,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+pub(crate) use keys::fold_eq;
 pub(crate) use validate::{INGREDIENT_FIELDS, RECIPE_FIELDS};
 pub use validate::{Problem, RecipeRef};
 

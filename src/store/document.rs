@@ -78,11 +78,15 @@ pub(crate) fn id_of(object: &Object) -> Option<u64> {
 }
 
 /// The key of `object` that stands for the schema field `field`, exactly or in another
-/// case (files written for the Go original may say `Name`).
+/// case (files written for the Go original may say `Name`), folded exactly as the loader
+/// folds it: if the two disagreed, an edit could add a second object for one id and write
+/// a file that no longer loads.
 pub(crate) fn key_like<'o>(object: &'o Object, field: &str) -> Option<(&'o String, &'o Value)> {
-    object
-        .get_key_value(field)
-        .or_else(|| object.iter().find(|(k, _)| k.eq_ignore_ascii_case(field)))
+    object.get_key_value(field).or_else(|| {
+        object
+            .iter()
+            .find(|(k, _)| crate::recipes::fold_eq(k, field))
+    })
 }
 
 /// A recipe's version: the first 16 hex digits of the SHA-256 of its validated content.

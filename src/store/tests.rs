@@ -611,3 +611,26 @@ fn a_file_made_read_only_while_running_is_refused_naming_the_real_flag() {
     assert_eq!(std::fs::read(store.path()).unwrap(), before, "not replaced");
     assert_eq!(store.changes().len(), 1, "no history of it");
 }
+
+#[test]
+fn a_key_the_loader_folds_is_the_same_key_to_an_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("recipes.json");
+    // U+0131 (dotless i) upper-cases to I: the loader reads this key as `id`.
+    std::fs::write(&path, "[{\"\u{131}d\": 1, \"name\": \"Negroni\"}]").unwrap();
+    let store = Store::open(&path, 1 << 20).unwrap();
+    let v = version_of(&store, 1);
+    store
+        .apply(
+            Edit::Update {
+                id: 1,
+                expected: v,
+                draft: drink("Boulevardier"),
+            },
+            "a",
+        )
+        .unwrap();
+    let disk = on_disk(&store);
+    assert_eq!(disk.len(), 1, "replaced in place, not added beside it");
+    assert_eq!(disk.get(1).unwrap().name, "Boulevardier");
+}
