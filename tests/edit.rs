@@ -6,35 +6,11 @@
 
 mod common;
 
-use common::{Server, client};
+use common::{Server, client, collection, editor, same_origin};
 use libations::recipes::Recipes;
 use reqwest::StatusCode;
-use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-
-/// A temporary copy of the sample collection.
-fn collection() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("recipes.json");
-    std::fs::write(&path, libations::recipes::SAMPLE_JSON).unwrap();
-    (dir, path)
-}
-
-fn editor(path: &Path, extra: &[&str]) -> Server {
-    let file = path.to_str().unwrap();
-    let mut args = vec!["--recipes-file", file, "--allow-edits", "--local-edit"];
-    args.extend_from_slice(extra);
-    Server::start(&args)
-}
-
-/// Headers a same-origin `fetch` from the app's own page sends.
-fn same_origin(server: &Server) -> HeaderMap {
-    let mut h = HeaderMap::new();
-    h.insert("origin", HeaderValue::from_str(&server.base).unwrap());
-    h.insert("sec-fetch-site", HeaderValue::from_static("same-origin"));
-    h
-}
+use std::path::Path;
 
 fn gimlet() -> Value {
     json!({

@@ -7,26 +7,9 @@
 
 mod common;
 
-use common::{Server, client};
+use common::{Server, client, collection, editor};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-
-fn collection() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("recipes.json");
-    std::fs::write(&path, libations::recipes::SAMPLE_JSON).unwrap();
-    (dir, path)
-}
-
-fn editor(path: &Path) -> Server {
-    Server::start(&[
-        "--recipes-file",
-        path.to_str().unwrap(),
-        "--allow-edits",
-        "--local-edit",
-    ])
-}
 
 fn write(server: &Server, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
     client()
@@ -64,7 +47,7 @@ async fn names_in_history(server: &Server) -> Vec<String> {
 #[tokio::test]
 async fn a_journal_deleted_while_running_is_written_again_and_the_history_says_so() {
     let (_dir, path) = collection();
-    let server = editor(&path);
+    let server = editor(&path, &[]);
     assert_eq!(
         create(&server, "Before").await.status(),
         StatusCode::CREATED
@@ -72,7 +55,7 @@ async fn a_journal_deleted_while_running_is_written_again_and_the_history_says_s
     std::fs::remove_file(path.with_file_name("recipes.json.journal")).unwrap();
     assert_eq!(create(&server, "After").await.status(), StatusCode::CREATED);
     drop(server);
-    let server = editor(&path);
+    let server = editor(&path, &[]);
     assert_eq!(names_in_history(&server).await, ["Before", "After"]);
     let page = client()
         .get(server.url("/changes"))
@@ -92,7 +75,7 @@ async fn a_journal_deleted_while_running_is_written_again_and_the_history_says_s
 async fn a_file_made_read_only_while_running_is_refused_naming_the_real_flag() {
     use std::os::unix::fs::PermissionsExt;
     let (dir, path) = collection();
-    let server = editor(&path);
+    let server = editor(&path, &[]);
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
     let before = std::fs::read(&path).unwrap();
     let r = create(&server, "Refused").await;

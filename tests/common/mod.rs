@@ -232,3 +232,28 @@ pub fn metrics_base(server: &Server) -> String {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// A temporary copy of the sample collection, and its path.
+pub fn collection() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("recipes.json");
+    std::fs::write(&path, libations::recipes::SAMPLE_JSON).unwrap();
+    (dir, path)
+}
+
+/// The binary editing the collection at `path`, the local identity an editor, plus `extra`.
+pub fn editor(path: &Path, extra: &[&str]) -> Server {
+    let file = path.to_str().unwrap();
+    let mut args = vec!["--recipes-file", file, "--allow-edits", "--local-edit"];
+    args.extend_from_slice(extra);
+    Server::start(&args)
+}
+
+/// Headers a same-origin `fetch` from the app's own page sends.
+pub fn same_origin(server: &Server) -> reqwest::header::HeaderMap {
+    use reqwest::header::{HeaderMap, HeaderValue};
+    let mut h = HeaderMap::new();
+    h.insert("origin", HeaderValue::from_str(&server.base).unwrap());
+    h.insert("sec-fetch-site", HeaderValue::from_static("same-origin"));
+    h
+}
