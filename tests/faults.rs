@@ -640,6 +640,24 @@ async fn every_failing_syscall_of_every_kind_of_save_leaves_no_trace() {
     assert!(missed.is_empty(), "faults that never fired: {missed:?}");
 }
 
+/// strace on `bar`'s server failing its renames and truncates from the `when`th: a save
+/// is refused, and its journal line cannot be taken back.
+fn untakeable(bar: &Bar, when: &'static str, logs: &Path) -> Tracer {
+    let fault = |syscall| Fault {
+        syscall,
+        on: &[Target::Any],
+        error: "EIO",
+        when,
+    };
+    let faults = [fault("rename"), fault("ftruncate")];
+    Tracer::attach(
+        bar.server().pid(),
+        &faults,
+        &bar.file,
+        logs.join("strace.log"),
+    )
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cleanup_that_keeps_failing_pauses_saving_until_the_disk_recovers() {
     if !injectable("the paused-saving test") {
@@ -648,26 +666,7 @@ async fn a_cleanup_that_keeps_failing_pauses_saving_until_the_disk_recovers() {
     let logs = tempfile::tempdir().unwrap();
     let mut bar = Bar::new(None);
     bar.save(Op::Create).await;
-    let faults = [
-        Fault {
-            syscall: "rename",
-            on: &[Target::Any],
-            error: "EIO",
-            when: "1+",
-        },
-        Fault {
-            syscall: "ftruncate",
-            on: &[Target::Any],
-            error: "EIO",
-            when: "1+",
-        },
-    ];
-    let tracer = Tracer::attach(
-        bar.server().pid(),
-        &faults,
-        &bar.file,
-        logs.path().join("strace.log"),
-    );
+    let tracer = untakeable(&bar, "1+", logs.path());
     let (first, _) = bar.send(Op::Create).await;
     assert!(
         first.is_server_error(),
@@ -1057,26 +1056,7 @@ async fn a_refused_change_stays_refused_when_the_file_is_edited_by_hand_before_t
     let logs = tempfile::tempdir().unwrap();
     let mut bar = Bar::new(None);
     bar.save(Op::Create).await;
-    let faults = [
-        Fault {
-            syscall: "rename",
-            on: &[Target::Any],
-            error: "EIO",
-            when: "1",
-        },
-        Fault {
-            syscall: "ftruncate",
-            on: &[Target::Any],
-            error: "EIO",
-            when: "1",
-        },
-    ];
-    let tracer = Tracer::attach(
-        bar.server().pid(),
-        &faults,
-        &bar.file,
-        logs.path().join("strace.log"),
-    );
+    let tracer = untakeable(&bar, "1", logs.path());
     let (status, _) = bar.send(Op::Create).await;
     let traced = tracer.detach();
     assert!(
