@@ -1074,3 +1074,44 @@ async fn a_refused_change_stays_refused_when_the_file_is_edited_by_hand_before_t
     bar.check(true, "refused, hand edit, then a save").await;
     bar.restart_and_check("refused, hand edit").await;
 }
+
+/// A save whose directory sync fails after the rename, and whose put-back fails too, then
+/// a SIGKILL before any other save: the refusal was written down, so the next start puts
+/// the file back and the history never lists the change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_change_whose_file_could_not_be_put_back_stays_refused_across_a_kill() {
+    if !injectable("the refused-then-killed test") {
+        return;
+    }
+    let logs = tempfile::tempdir().unwrap();
+    for op in [Op::Create, Op::Edit, Op::Delete, Op::Undo] {
+        let mut bar = Bar::new(None);
+        bar.save(Op::Create).await; // the journal exists: counts as in the matrix
+        bar.prepare(op).await;
+        let fault = |syscall| Fault {
+            syscall,
+            on: &[Target::Any],
+            error: "EIO",
+            when: "2",
+        };
+        let faults = [fault("fsync"), fault("rename")];
+        let log = logs.path().join(format!("strace-{op:?}.log"));
+        let tracer = Tracer::attach(bar.server().pid(), &faults, &bar.file, log);
+        let (status, _) = bar.send(op).await;
+        let traced = tracer.detach();
+        assert!(
+            status.is_server_error() && traced.contains("(INJECTED)"),
+            "{op:?}: {status}"
+        );
+        bar.kill_and_restart();
+        assert!(
+            bar.server().log().contains("putting the recipes file back"),
+            "{op:?}: {}",
+            bar.server().log()
+        );
+        bar.check(true, &format!("{op:?} refused, then killed"))
+            .await;
+        bar.restart_and_check(&format!("{op:?} refused, then killed"))
+            .await;
+    }
+}

@@ -90,6 +90,11 @@ pub struct Mark {
     pub set_aside: Option<String>,
     pub max_id: u64,
     pub last_n: u64,
+    /// A change refused after its file was renamed into place and could not be put back:
+    /// the line just before this mark. It never happened; whoever opens the journal next
+    /// puts the file back and drops the line ([`Journal::refused`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<u64>,
 }
 
 /// Why the journal could not be read or written.
@@ -153,6 +158,9 @@ pub struct Journal {
     /// The highest id and change number ever given out, from lines no longer read.
     floor_id: u64,
     floor_n: u64,
+    /// Changes whose refusal was written down ([`Mark::refused`]): not history; the
+    /// store puts the file back if it still holds one, then [`Journal::settle_refused`].
+    refused: Vec<Entry>,
 }
 
 /// What opening found, for the log and the history page.
@@ -184,11 +192,20 @@ impl Journal {
         let read = super::repair::read(&bytes);
         let mut journal = Journal {
             path,
-            mark: read.marks.last().cloned(),
+            mark: read.marks.iter().rfind(|m| m.refused.is_none()).cloned(),
             entries: read.entries,
             seen: None,
-            floor_id: read.floor_id,
-            floor_n: read.floor_n,
+            floor_id: read
+                .marks
+                .iter()
+                .map(|m| m.max_id)
+                .fold(read.floor_id, u64::max),
+            floor_n: read
+                .marks
+                .iter()
+                .map(|m| m.last_n)
+                .fold(read.floor_n, u64::max),
+            refused: read.refused,
         };
         let mut opened = Opened { notes: read.notes };
         if !read.unreadable.is_empty() {
@@ -213,7 +230,70 @@ impl Journal {
             seen: None,
             floor_id: 0,
             floor_n: 0,
+            refused: Vec::new(),
         }
+    }
+
+    /// Changes whose refusal is written down in the journal: the file may still hold one.
+    pub fn refused(&self) -> &[Entry] {
+        &self.refused
+    }
+
+    /// Once the file holds none of the [`refused`](Self::refused) changes: writes the
+    /// journal again without them, their numbers kept given out.
+    pub fn settle_refused(&mut self) -> Result<(), JournalError> {
+        let Some(max_id) = self.refused.iter().map(|e| e.max_id).max() else {
+            return Ok(());
+        };
+        let last_n = self.refused.iter().map(|e| e.n).max().unwrap_or(0);
+        self.keep_numbers(self.refused[0].at, max_id, last_n);
+        self.refused.clear();
+        self.rewrite()
+    }
+
+    /// Writes down that the change just forgotten ([`forget_last`](Self::forget_last))
+    /// was refused, though its line and the file it renamed into place are still there:
+    /// whoever opens the journal next, this process or the next, puts the file back.
+    pub fn write_refusal(&mut self, refused: &Entry) -> Result<(), JournalError> {
+        self.check()?;
+        let mark = Mark {
+            at: refused.at,
+            restarted: None,
+            set_aside: None,
+            max_id: refused.max_id,
+            last_n: refused.n,
+            refused: Some(refused.n),
+        };
+        let mut line = serde_json::to_vec(&mark).map_err(|e| self.write_error(e.into()))?;
+        line.push(b'\n');
+        let mut file = self.open_file().map_err(|e| self.write_error(e))?;
+        let seen = Seen::of(&self.stat_open(&mut file)?);
+        let dir = durable::parent(&self.path);
+        durable::append(&mut file, &dir, seen.len, &line, false).map_err(|e| {
+            self.seen = None;
+            self.write_error(e.source)
+        })?;
+        self.seen = Some(Seen {
+            len: seen.len + line.len() as u64,
+            ..seen
+        });
+        self.refused.push(refused.clone());
+        Ok(())
+    }
+
+    /// Keeps `max_id` and `last_n` given out in the (quiet) mark the next rewrite writes.
+    fn keep_numbers(&mut self, at: u64, max_id: u64, last_n: u64) {
+        self.raise_floor(max_id, last_n);
+        let mark = self.mark.get_or_insert(Mark {
+            at,
+            restarted: None,
+            set_aside: None,
+            max_id: 0,
+            last_n: 0,
+            refused: None,
+        });
+        mark.max_id = mark.max_id.max(max_id);
+        mark.last_n = mark.last_n.max(last_n);
     }
 
     pub fn path(&self) -> &Path {
@@ -268,16 +348,7 @@ impl Journal {
         if last.max_id <= self.max_id() && last.n < self.next_n() {
             return Ok(());
         }
-        self.raise_floor(last.max_id, last.n);
-        let mark = self.mark.get_or_insert(Mark {
-            at: last.at,
-            restarted: None,
-            set_aside: None,
-            max_id: 0,
-            last_n: 0,
-        });
-        mark.max_id = mark.max_id.max(last.max_id);
-        mark.last_n = mark.last_n.max(last.n);
+        self.keep_numbers(last.at, last.max_id, last.n);
         self.rewrite()
     }
 
@@ -324,6 +395,7 @@ impl Journal {
             set_aside: None,
             max_id: self.max_id(),
             last_n: self.next_n() - 1,
+            refused: None,
         });
         self.rewrite()
     }
@@ -430,9 +502,8 @@ impl Journal {
 
     /// Drops the last change from memory only, when its line cannot be taken back yet:
     /// the history shows what was acknowledged, and the next change repairs the file.
-    pub fn forget_last(&mut self) {
-        self.entries.pop();
-        self.seen = None;
+    pub fn forget_last(&mut self) -> Option<Entry> {
+        self.entries.pop()
     }
 
     fn compact(&mut self) -> Result<(), JournalError> {
@@ -515,6 +586,7 @@ impl Journal {
             set_aside: Some(aside_name),
             max_id: self.max_id(),
             last_n: self.next_n() - 1,
+            refused: None,
         });
         self.rewrite()
     }

@@ -203,7 +203,7 @@ impl Store {
             source,
         })?;
         let (_, doc, hash) = read(path, max_bytes)?;
-        let journal = open_journal(journal_path, &doc, &hash)?;
+        let journal = open_journal(journal_path, path, doc, hash)?;
         Ok(Store {
             path: path.to_owned(),
             max_bytes,

@@ -10,7 +10,7 @@
 use super::document::Document;
 use super::journal::{Entry, Journal, JournalError};
 use super::{State, Store, StoreError, durable, file_hash, read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A failed change whose traces could not all be removed yet.
 #[derive(Debug)]
@@ -58,7 +58,13 @@ impl Store {
                 refused,
             }),
             Err((e, old, new_hash)) => Err({
-                state.journal.forget_last();
+                // Written down, the refusal outlives this process: whoever opens the
+                // journal next puts the file back, even after a restart.
+                if let Some(entry) = state.journal.forget_last()
+                    && let Err(e) = state.journal.write_refusal(&entry)
+                {
+                    tracing::error!(error = %e, change = entry.n, "cannot write down that a change was refused");
+                }
                 Suspect {
                     why: format!(
                         "{} was replaced but not synced, and putting the old file back failed: {e}",
@@ -156,7 +162,7 @@ impl Store {
         }
         let (_, doc, hash) = read(&self.path, self.max_bytes)?;
         let (max_id, next_n) = (state.journal.max_id(), state.journal.next_n());
-        let mut journal = open_journal(state.journal.path().to_owned(), &doc, &hash)?;
+        let mut journal = open_journal(state.journal.path().to_owned(), &self.path, doc, hash)?;
         // The refused change's line, if it is still there: whatever the file holds by
         // now (a hand edit), that change was refused, and memory never counted it.
         let refused = state.suspect.as_ref().and_then(|s| s.refused);
@@ -185,13 +191,16 @@ impl Store {
 /// objects and hash are given) never got it; logs what was done.
 pub(super) fn open_journal(
     path: PathBuf,
-    doc: &Document,
-    hash: &str,
+    recipes: &Path,
+    doc: Document,
+    hash: String,
 ) -> Result<Journal, StoreError> {
     let (mut journal, opened) = Journal::open(path)?;
     for note in &opened.notes {
         tracing::warn!(journal = %journal.path().display(), "{note}");
     }
+    let (doc, hash) = put_back_refused(&mut journal, recipes, doc, hash)?;
+    let (doc, hash) = (&doc, &hash);
     if let Some(last) = journal.last()
         && unapplied(last, doc, hash)
     {
@@ -214,4 +223,42 @@ fn unapplied(last: &Entry, doc: &Document, hash: &str) -> bool {
         // Written before entries carried the hash: the recipe tells.
         None => doc.get(last.id) != last.after.as_ref() && doc.get(last.id) == last.before.as_ref(),
     }
+}
+
+/// Puts the recipes file back where it still holds a change whose refusal the journal
+/// wrote down (newest first), then drops those changes from the journal; returns the file
+/// as it is then.
+fn put_back_refused(
+    journal: &mut Journal,
+    recipes: &Path,
+    mut doc: Document,
+    mut hash: String,
+) -> Result<(Document, String), StoreError> {
+    if journal.refused().is_empty() {
+        return Ok((doc, hash));
+    }
+    let mut changed = false;
+    for e in journal.refused().iter().rev() {
+        if doc.get(e.id) == e.after.as_ref() && e.before != e.after {
+            tracing::warn!(
+                change = e.n,
+                "putting the recipes file back: this change was refused"
+            );
+            match &e.before {
+                Some(before) => doc.put(before.clone()),
+                None => drop(doc.remove(e.id)),
+            }
+            changed = true;
+        }
+    }
+    if changed {
+        let bytes = doc.to_pretty();
+        durable::replace(recipes, &bytes).map_err(|e| StoreError::Write {
+            path: recipes.to_owned(),
+            source: e.into_io(),
+        })?;
+        hash = file_hash(&bytes);
+    }
+    journal.settle_refused()?;
+    Ok((doc, hash))
 }

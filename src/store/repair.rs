@@ -35,6 +35,8 @@ pub(crate) struct Read {
     pub(crate) floor_n: u64,
     /// What was done, one sentence each, for the log.
     pub(crate) notes: Vec<String>,
+    /// Changes a mark right after them says were refused (see [`Mark::refused`]).
+    pub(crate) refused: Vec<Entry>,
 }
 
 /// Reads the journal's bytes; see the module docs for the steps.
@@ -50,7 +52,7 @@ pub(crate) fn read(bytes: &[u8]) -> Read {
             // A whole line that only lacks its newline (a hand edit) is kept.
             match one(text) {
                 Some(Line::Change(entry)) => out.entries.push(entry),
-                Some(Line::Mark(mark)) => out.marks.push(mark),
+                Some(Line::Mark(mark)) => out.mark(mark),
                 None => {
                     out.notes.push(format!(
                         "cut off line {line}, torn by a crash or a full disk (its change was never acknowledged)"
@@ -69,7 +71,7 @@ pub(crate) fn read(bytes: &[u8]) -> Read {
         }
         match one(text) {
             Some(Line::Change(entry)) => out.entries.push(entry),
-            Some(Line::Mark(mark)) => out.marks.push(mark),
+            Some(Line::Mark(mark)) => out.mark(mark),
             None => match salvage(text) {
                 Some(entry) => {
                     out.notes.push(format!(
@@ -100,6 +102,18 @@ pub(crate) fn read(bytes: &[u8]) -> Read {
     drop_phantoms(&mut out);
     renumber_twins(&mut out);
     out
+}
+
+impl Read {
+    /// A mark; one that says the change before it was refused takes that change out.
+    fn mark(&mut self, mark: Mark) {
+        if let Some(n) = mark.refused
+            && self.entries.last().is_some_and(|e| e.n == n)
+        {
+            self.refused.extend(self.entries.pop());
+        }
+        self.marks.push(mark);
+    }
 }
 
 enum Line {
