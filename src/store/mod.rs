@@ -98,6 +98,14 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    /// A failed write could be neither taken back nor written down as refused: the
+    /// recipes file may still hold the change after a restart. The editor is told so.
+    #[error("cannot write {path}, and the change could not be taken back: {source}")]
+    Unconfirmed {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// A cleanup after a failed write did not work either, and the repair that must come
     /// before the next change cannot be made yet (the disk still fails).
     #[error("saving is paused until the change history can be repaired: {0}")]

@@ -38,10 +38,13 @@ impl Store {
     ) -> StoreError {
         let put_back = match &failed {
             durable::ReplaceError::Untouched(_) => Ok(()),
-            durable::ReplaceError::Unsynced(_) => durable::replace(&self.path, old.as_bytes())
-                .map(drop)
-                .map_err(|e| (e.into_io(), old, new_hash)),
+            durable::ReplaceError::Unsynced(_) => retried(|| {
+                durable::replace(&self.path, old.as_bytes()).map_err(durable::ReplaceError::into_io)
+            })
+            .map(drop)
+            .map_err(|e| (e, old, new_hash)),
         };
+        let mut unconfirmed = false;
         // A file renamed into place may have been read (the reloader serves it): its id
         // and number stay given out.
         let seen = matches!(failed, durable::ReplaceError::Unsynced(_));
@@ -61,9 +64,10 @@ impl Store {
                 // Written down, the refusal outlives this process: whoever opens the
                 // journal next puts the file back, even after a restart.
                 if let Some(entry) = state.journal.forget_last()
-                    && let Err(e) = state.journal.write_refusal(&entry)
+                    && let Err(e) = retried(|| state.journal.write_refusal(&entry))
                 {
                     tracing::error!(error = %e, change = entry.n, "cannot write down that a change was refused");
+                    unconfirmed = true;
                 }
                 Suspect {
                     why: format!(
@@ -78,6 +82,12 @@ impl Store {
         if let Err(suspect) = cleaned {
             tracing::error!(error = %suspect.why, "a failed save could not be cleaned up; the next change repairs first");
             state.suspect = Some(suspect);
+        }
+        if unconfirmed {
+            return StoreError::Unconfirmed {
+                path: self.path.clone(),
+                source,
+            };
         }
         StoreError::Write {
             path: self.path.clone(),
@@ -261,4 +271,16 @@ fn put_back_refused(
     }
     journal.settle_refused()?;
     Ok((doc, hash))
+}
+
+/// Runs `attempt` up to three times: a cleanup that fails once on a flaky disk often
+/// works the next time, and every try that works leaves less for a crash to find.
+fn retried<T, E>(mut attempt: impl FnMut() -> Result<T, E>) -> Result<T, E> {
+    let mut tries = 1;
+    loop {
+        match attempt() {
+            Err(_) if tries < 3 => tries += 1,
+            done => return done,
+        }
+    }
 }

@@ -92,6 +92,9 @@ pub(crate) enum WebError {
     Publish(String),
 }
 
+/// What an editor is told when a failed save could not be taken back.
+const UNCONFIRMED: &str = "Saving failed, and the disk would not let the app take the change back: it may still be there after a restart. Check Recent changes before trying again.";
+
 impl From<StoreError> for WebError {
     fn from(e: StoreError) -> WebError {
         match e {
@@ -186,6 +189,8 @@ impl WebError {
     /// What the visitor is told; internal details stay in the log.
     fn public_message(&self) -> String {
         match self {
+            // A 500 all the same, but the editor must not take it for "nothing happened".
+            WebError::Store(StoreError::Unconfirmed { .. }) => UNCONFIRMED.into(),
             _ if self.is_internal() => "Something went wrong on our side. Try again.".into(),
             other => other.to_string(),
         }
