@@ -1004,7 +1004,8 @@ async fn writes_under_random_faults_and_kills_lose_nothing_acknowledged() {
 /// Every acknowledged change is in the history as acknowledged; no refused one is; the
 /// file holds what the newest change of each recipe left; `libations check` passes.
 async fn soak_check(bar: &Bar, told: &Told, logs: &Path) {
-    // On a failure, what the servers logged about changes, to tell why.
+    // On a failure, what the servers logged about changes, to tell why; the file, the
+    // journal and the warnings are kept in target/tmp/soak-failure/.
     let logged = || {
         let mut out = String::new();
         for e in std::fs::read_dir(logs).into_iter().flatten().flatten() {
@@ -1017,9 +1018,10 @@ async fn soak_check(bar: &Bar, told: &Told, logs: &Path) {
                 out.push('\n');
             }
         }
-        let _ = std::fs::write("/tmp/soak-failure.log", &out);
-        let keep = Path::new("/tmp/soak-keep");
+        let keep = Path::new(env!("CARGO_TARGET_TMPDIR")).join("soak-failure");
+        let keep = keep.as_path();
         let _ = std::fs::create_dir_all(keep);
+        let _ = std::fs::write(keep.join("warnings.log"), &out);
         let _ = std::fs::copy(&bar.file, keep.join("recipes.json"));
         let _ = std::fs::copy(
             Target::Journal.path(&bar.file).unwrap(),
