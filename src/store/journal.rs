@@ -22,9 +22,8 @@
 //! changes can no longer be undone, but every line carries the highest id ever given, so
 //! ids are never reused.
 
-use super::document::Object;
 use super::durable;
-use serde::{Deserialize, Serialize};
+pub use super::line::{Action, Entry, Mark};
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -33,69 +32,6 @@ use std::path::{Path, PathBuf};
 pub const KEEP: usize = 1000;
 /// How many lines past [`KEEP`] are appended before the journal is compacted.
 pub const SLACK: usize = 100;
-
-/// What a change did to a recipe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Action {
-    Created,
-    Changed,
-    Deleted,
-}
-
-/// One change, as stored and as `GET /api/changes` shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Entry {
-    /// The change's number: increasing, never reused.
-    pub n: u64,
-    /// When, in seconds since 1970 (UTC).
-    pub at: u64,
-    /// Who: the tailnet login, or the local identity.
-    pub who: String,
-    pub action: Action,
-    pub id: u64,
-    /// The recipe's name after the change (before it, for a delete).
-    pub name: String,
-    /// The schema fields whose value changed.
-    pub fields: Vec<String>,
-    /// The change this one undid, if it is an undo.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub undoes: Option<u64>,
-    /// The highest recipe id ever given out, this change included.
-    pub max_id: u64,
-    /// The SHA-256 of the recipes file this change started from: if the file still holds
-    /// exactly those bytes, the change never reached it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file_before: Option<String>,
-    /// The recipe object before the change (`None` when it was created).
-    pub before: Option<Object>,
-    /// The recipe object after the change (`None` when it was deleted).
-    pub after: Option<Object>,
-}
-
-/// A line that is not a change: the journal was started again (set aside, or written
-/// again from memory). It keeps the highest recipe id and change number given out
-/// before, and says what happened, for the history page.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Mark {
-    /// When, in seconds since 1970 (UTC).
-    pub at: u64,
-    /// What happened, in a sentence, for the history page; `None` for a mark that only
-    /// keeps numbers given to a change that was taken back.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub restarted: Option<String>,
-    /// The name the old journal was given beside the recipes file, if it was set aside.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub set_aside: Option<String>,
-    pub max_id: u64,
-    pub last_n: u64,
-    /// A change refused after its file was renamed into place and could not be put back:
-    /// the line just before this mark. It never happened; whoever opens the journal next
-    /// puts the file back and drops the line ([`Journal::refused`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refused: Option<u64>,
-}
 
 /// Why the journal could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -618,6 +554,7 @@ fn now() -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::document::Object;
     use super::*;
     use std::io::Write;
 

@@ -28,6 +28,7 @@ pub mod caps;
 mod document;
 mod durable;
 pub mod journal;
+mod line;
 mod plan;
 mod recover;
 mod repair;
@@ -429,5 +430,7 @@ fn parse(path: &Path, text: &str, updated: SystemTime) -> Result<(Recipes, Docum
     Ok((recipes, doc))
 }
 
+#[cfg(test)]
+mod repair_tests;
 #[cfg(test)]
 mod tests;
