@@ -24,6 +24,7 @@ pub(crate) mod app;
 pub mod cli;
 pub(crate) mod connections;
 pub(crate) mod credentials;
+pub(crate) mod digest;
 pub mod ingredients;
 pub(crate) mod memory;
 pub mod metrics;

@@ -10,7 +10,6 @@
 use crate::recipes::{INGREDIENT_FIELDS, RECIPE_FIELDS, Recipe};
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 /// One recipe object from the file.
 pub(crate) type Object = Map<String, Value>;
@@ -94,8 +93,7 @@ pub(crate) fn key_like<'o>(object: &'o Object, field: &str) -> Option<(&'o Strin
 /// edit), which is what a conflict check needs.
 pub fn version(recipe: &Recipe) -> String {
     let json = serde_json::to_vec(recipe).unwrap_or_default();
-    let digest = Sha256::digest(&json);
-    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    crate::digest::short_hash(&json)
 }
 
 /// A recipe object that serialises with the schema's keys first, in schema order.

@@ -43,7 +43,6 @@ use plan::{changed_fields, name_of, plan};
 use recover::{Suspect, open_journal};
 use serde::Serialize;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -187,10 +186,7 @@ struct Written {
 
 /// The hex SHA-256 of a file's bytes, as journal entries record it.
 fn file_hash(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::digest::full_hash(bytes)
 }
 
 impl Store {
