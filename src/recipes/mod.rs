@@ -4,9 +4,6 @@
 //! [`Recipes`], which never changes afterwards; everything the web layer shows is derived
 //! from it.
 
-mod fast;
-mod json;
-mod keys;
 mod validate;
 
 use compact_str::CompactString;
@@ -16,9 +13,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-pub(crate) use keys::fold_eq;
-pub(crate) use validate::{INGREDIENT_FIELDS, RECIPE_FIELDS};
-pub use validate::{Problem, RecipeRef};
+pub use validate::{FieldError, Problem, RecipeRef, check_one};
+pub(crate) use validate::{
+    INGREDIENT_FIELDS, LIST_FIELDS, RECIPE_FIELDS, fold_eq, is_recipe_field,
+};
 
 /// The sample collection compiled into the binary, used when no recipes file is given.
 pub const SAMPLE_JSON: &str = include_str!("../../recipes/sample.json");
@@ -27,8 +25,9 @@ pub const SAMPLE_JSON: &str = include_str!("../../recipes/sample.json");
 ///
 /// Text is [`CompactString`]: up to 24 bytes (nearly every name, measure and unit) live
 /// inside the value instead of in a heap block of their own. With a `String` each was a
-/// separate allocation, some 25 per recipe; at 5,000 recipes that was most of the memory
-/// the loaded collection took. It serializes as a plain JSON string, as `String` did.
+/// separate allocation, some 25 per recipe, and together they were most of the memory the
+/// loaded collection took (docs/bench/notes-recipes.md). It serializes as a plain JSON
+/// string, as `String` did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct IngredientLine {
     pub name: CompactString,
@@ -167,27 +166,6 @@ pub fn read_at_most(path: &Path, max: u64) -> Result<(String, SystemTime), LoadE
         return Err(too_large(text.len() as u64));
     }
     Ok((text, updated))
-}
-
-/// Validates one recipe object (as a form or the API sends it) with the loader's rules.
-/// Returns the recipe, or every problem as (field path, message); what a file would load
-/// with a warning (an unknown key, a key in another case) is a problem here. Invisible
-/// characters are left to the caller (`store::caps` names them in its own words).
-pub fn check_one(object: &serde_json::Value) -> Result<Recipe, Vec<(String, String)>> {
-    let text = serde_json::to_string(&[object]).unwrap_or_default();
-    let as_problem = |p: &Problem| (p.field.clone().unwrap_or_default(), p.message.clone());
-    match validate::parse_with(&text, &Origin::Embedded, false) {
-        Ok(parsed) if parsed.warnings.is_empty() => parsed
-            .recipes
-            .into_iter()
-            .next()
-            .ok_or_else(|| vec![(String::new(), "expected one recipe".to_owned())]),
-        Ok(parsed) => Err(parsed.warnings.iter().map(as_problem).collect()),
-        Err(LoadError::Invalid {
-            problems, warnings, ..
-        }) => Err(problems.iter().chain(&warnings).map(as_problem).collect()),
-        Err(other) => Err(vec![(String::new(), other.to_string())]),
-    }
 }
 
 /// A validated, immutable collection, sorted by name (case- and accent-insensitive).

@@ -16,7 +16,7 @@
 
 use super::document::{Object, key_like};
 use super::{FieldError, StoreError};
-use crate::recipes::{INGREDIENT_FIELDS, RECIPE_FIELDS, Recipe};
+use crate::recipes::{INGREDIENT_FIELDS, LIST_FIELDS, RECIPE_FIELDS, Recipe, is_recipe_field};
 use crate::text::invisible;
 use serde_json::Value;
 
@@ -58,7 +58,7 @@ pub(crate) fn checked(
                     &format!("must be {id}, the id of the recipe being saved"),
                 ));
             }
-        } else if RECIPE_FIELDS.contains(&key.as_str()) {
+        } else if is_recipe_field(key) {
             candidate.insert(key.clone(), value.clone());
         } else {
             problems.push(error(
@@ -73,11 +73,7 @@ pub(crate) fn checked(
     let recipe = match crate::recipes::check_one(&Value::Object(candidate)) {
         Ok(recipe) => Some(recipe),
         Err(found) => {
-            problems.extend(
-                found
-                    .into_iter()
-                    .map(|(field, message)| FieldError { field, message }),
-            );
+            problems.extend(found);
             None
         }
     };
@@ -107,7 +103,7 @@ fn at_most_shown(mut problems: Vec<FieldError>) -> Vec<FieldError> {
 /// The lists (and ingredients) longer than their cap, found before any entry is checked:
 /// a form or body with thousands of rows is refused with one problem each, not one per row.
 fn too_long(fields: &Object) -> Vec<FieldError> {
-    let lists = ["base", "glass", "method", "ice", "garnish"].map(|f| (f, LIST_ENTRIES, "entries"));
+    let lists = LIST_FIELDS.map(|f| (f, LIST_ENTRIES, "entries"));
     lists
         .into_iter()
         .chain([("ingredients", INGREDIENT_ROWS, "ingredients")])

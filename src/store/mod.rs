@@ -33,6 +33,7 @@ mod plan;
 mod recover;
 mod repair;
 
+pub use crate::recipes::FieldError;
 pub use document::version;
 pub use journal::{Action, Entry, JournalError, Mark};
 
@@ -46,14 +47,6 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
-
-/// One problem with a submitted recipe, named by its field path (`name`,
-/// `ingredients[2].unit`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FieldError {
-    pub field: String,
-    pub message: String,
-}
 
 /// Two versions of one recipe that disagree: what the store has now and what the editor
 /// wanted it to become. Either may be absent (deleted, or a delete was asked for).

@@ -1,6 +1,10 @@
 //! Keys as the Go original matched them: a key names a field when it equals it, or equals
 //! it whatever its case (Go's `encoding/json`), and an unknown key gets a hint at the field
 //! it was probably meant to be.
+//!
+//! Why its own room: the Go original's decoding is the compatibility promise for files
+//! written for it, and the store must fold keys exactly as the loader does
+//! ([`fold_eq`]), or an edit could add a second object for one id.
 
 /// The accepted key that `key` names, as Go's `encoding/json` decides: an exact match, else
 /// one equal under Unicode simple case folding (so `"Name"` and `"NAME"` are `name`).

@@ -1,16 +1,19 @@
-//! The fast path for valid files: typed serde with the validator's rules (unknown keys,
-//! duplicate keys, whole-number ids, non-empty names, unique ids, `null` lists as empty).
-//! `None` means "not accepted here"; the full validator (`validate`) then decides and
-//! explains. Text with a character the validator warns about (control, bidi, invisible:
-//! [`invisible`]) is not accepted here either, so that the warning is given.
+//! The fast path for a valid, exact file: typed serde straight into the model.
+//!
+//! Why: nearly every load is of a valid file, and building a duplicate-keeping value of
+//! it first (as the reporting validator must, to say where a problem is) costs time and
+//! memory for nothing. This path decides nothing of its own: its serde types refuse
+//! unknown and duplicate keys and wrong JSON types, and every other rule (ids, names,
+//! unique ids, characters) is asked of [`rules`]. `None` means "not accepted here"; the
+//! reporting validator ([`super::report`]) then decides and explains. Text with a character
+//! the loader warns about ([`rules::odd_character`]) is not accepted here either, so that
+//! the warning is given.
 
-use super::validate::MAX_ID;
-use super::{IngredientLine, Recipe};
-use crate::text::invisible;
+use super::super::{IngredientLine, Recipe};
+use super::rules::{self, UniqueIds};
 use compact_str::CompactString;
 use serde::Deserialize;
 use serde::de::{Deserializer, SeqAccess, Visitor};
-use std::collections::HashSet;
 
 /// Text is read straight into [`CompactString`]: short text never takes a heap block.
 /// Lists are read by [`exact_list`]: missing or `null` is empty.
@@ -45,17 +48,17 @@ struct FastIngredient {
 /// would warn about is not accepted (the store checks characters itself and leaves them off).
 pub(crate) fn parse(text: &str, characters: bool) -> Option<Vec<Recipe>> {
     let items: Vec<FastRecipe> = serde_json::from_str(text).ok()?;
-    let mut ids = HashSet::with_capacity(items.len());
+    let mut ids: UniqueIds<()> = UniqueIds::with_capacity(items.len());
     let mut out = Vec::with_capacity(items.len());
     for r in items {
-        if r.name.trim().is_empty() || r.id > MAX_ID || !ids.insert(r.id) {
+        if !rules::named(&r.name) || rules::id(r.id).is_err() || ids.claim(r.id, || ()).is_err() {
             return None;
         }
         let lines = r.ingredients.unwrap_or_default();
-        // At its length: grown by pushing, the lists kept 500 KiB spare at 5,000 recipes.
+        // At its length: grown by pushing, the lists keep spare room (docs/bench/notes-recipes.md).
         let mut ingredients = Vec::with_capacity(lines.len());
         for i in lines {
-            if i.name.trim().is_empty() {
+            if !rules::named(&i.name) {
                 return None;
             }
             ingredients.push(IngredientLine {
@@ -75,7 +78,7 @@ pub(crate) fn parse(text: &str, characters: bool) -> Option<Vec<Recipe>> {
             garnish: r.garnish,
             notes: r.notes.unwrap_or_default(),
         };
-        if characters && has_invisible(&recipe) {
+        if characters && rules::has_odd_character(&recipe) {
             return None;
         }
         out.push(recipe);
@@ -84,10 +87,9 @@ pub(crate) fn parse(text: &str, characters: bool) -> Option<Vec<Recipe>> {
 }
 
 /// A list of strings (`null` is empty) in a `Vec` of exactly its length. Serde's own
-/// gets no length from JSON and grows to 4 entries at the first; most lists hold one,
-/// and the spare room took 1,370 KiB at 5,000 recipes. Shrinking afterwards costs a
-/// reallocation per list (loading took a quarter longer), so the entries are gathered
-/// on the stack and the list allocated once.
+/// gets no length from JSON and grows to 4 entries at the first, while most lists hold
+/// one; shrinking afterwards costs a reallocation per list. So the entries are gathered
+/// on the stack and the list allocated once (measurements: docs/bench/notes-recipes.md).
 fn exact_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<CompactString>, D::Error> {
     struct Exact;
     impl<'de> Visitor<'de> for Exact {
@@ -122,16 +124,4 @@ fn exact_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<CompactString>, D::
         }
     }
     d.deserialize_option(Exact)
-}
-
-/// Whether any text of `r` has a character [`invisible`] finds (newlines and tabs are
-/// text in notes).
-fn has_invisible(r: &Recipe) -> bool {
-    let lists = [&r.base, &r.glass, &r.method, &r.ice, &r.garnish];
-    let rows = r.ingredients.iter();
-    std::iter::once(&r.name)
-        .chain(lists.into_iter().flatten())
-        .chain(rows.flat_map(|i| [&i.name, &i.measure, &i.unit]))
-        .any(|t| invisible(t, false).is_some())
-        || invisible(&r.notes, true).is_some()
 }

@@ -3,6 +3,9 @@
 //! `serde_json::Value` keeps only the last of two equal keys, so a recipe written with
 //! `"notes"` twice would silently lose the first one. Loading through this type lets the
 //! validator see (and reject) duplicates instead.
+//!
+//! A submitted recipe arrives as a `serde_json::Value` (it has no duplicates left to
+//! find); [`Json::from`] turns it into this type, tree to tree, for the same checks.
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
@@ -28,6 +31,24 @@ impl Json {
             Json::String(_) => "a string",
             Json::Array(_) => "an array",
             Json::Object(_) => "an object",
+        }
+    }
+}
+
+impl From<&serde_json::Value> for Json {
+    fn from(value: &serde_json::Value) -> Json {
+        use serde_json::Value;
+        match value {
+            Value::Null => Json::Null,
+            Value::Bool(b) => Json::Bool(*b),
+            Value::Number(n) => Json::Number(n.clone()),
+            Value::String(s) => Json::String(s.clone()),
+            Value::Array(items) => Json::Array(items.iter().map(Json::from).collect()),
+            Value::Object(map) => Json::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), Json::from(v)))
+                    .collect(),
+            ),
         }
     }
 }
@@ -105,5 +126,14 @@ mod tests {
             entries[1].1,
             Json::Array(vec![Json::Bool(true), Json::Null])
         );
+    }
+
+    #[test]
+    fn a_value_converts_to_what_its_text_parses_to() {
+        let text =
+            r#"{"id": 1, "n": -2, "f": 1.5, "big": 1e20, "s": "x\u0000", "l": [null, true, {}]}"#;
+        let value: serde_json::Value = serde_json::from_str(text).unwrap();
+        let parsed: Json = serde_json::from_str(&serde_json::to_string(&value).unwrap()).unwrap();
+        assert_eq!(Json::from(&value), parsed);
     }
 }
