@@ -64,7 +64,11 @@ mod tests {
         incremental.update(b"ab");
         incremental.update(b"c");
         assert_eq!(short_hex(&incremental.finalize()), short_hash(b"abc"));
-        assert_eq!(short_hex(&[0x0f, 0xa0]), "0fa0", "a short digest is shown whole");
+        assert_eq!(
+            short_hex(&[0x0f, 0xa0]),
+            "0fa0",
+            "a short digest is shown whole"
+        );
         assert_eq!(
             full_hash(b""),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
