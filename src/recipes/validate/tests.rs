@@ -399,3 +399,45 @@ fn element_lines_ignore_brackets_inside_strings() {
     let text = "[\n {\"name\": \"a [b], {c}\"},\n\n {\"name\": \"\\\"]\"}, 3\n]";
     assert_eq!(element_lines(text), [2, 4, 4]);
 }
+
+/// What [`check_one`] answered when it wrote the object out as a file and parsed it again.
+fn by_text(object: &serde_json::Value) -> Result<Recipe, Vec<FieldError>> {
+    let text = serde_json::to_string(&[object]).unwrap();
+    let as_error = |p: &Problem| FieldError {
+        field: p.field.clone().unwrap_or_default(),
+        message: p.message.clone(),
+    };
+    match parse_with(&text, &Origin::Embedded, false) {
+        Ok(parsed) if parsed.warnings.is_empty() => Ok(parsed.recipes.into_iter().next().unwrap()),
+        Ok(parsed) => Err(parsed.warnings.iter().map(as_error).collect()),
+        Err(LoadError::Invalid {
+            problems, warnings, ..
+        }) => Err(problems.iter().chain(&warnings).map(as_error).collect()),
+        Err(other) => panic!("{other}"),
+    }
+}
+
+#[test]
+fn a_submitted_recipe_is_checked_as_its_text_would_be() {
+    use serde_json::json;
+    let objects = [
+        json!({"id": 1, "name": "A"}),
+        json!({"id": 1, "name": "A", "base": null, "notes": "x\n\ty\u{202e}",
+               "ingredients": [{"name": "Gin", "measure": "50", "unit": "ml\u{0}"}]}),
+        json!({"id": 1.0, "name": " ", "Glass": ["x", 3], "garnsh": [], "notes": 5}),
+        json!({"id": -1, "name": null, "ingredients": [{"Name": "g"}, "x", {"measure": 2.5}]}),
+        json!({"id": 9_007_199_254_740_992_u64, "ingredients": {}, "method": "Shake"}),
+        json!({"id": 1e20, "name": ["A"], "ice": [null]}),
+        json!({"name": "no id", "base": ["Gin"], "zz": {"a": 1}}),
+        json!([1]),
+        json!("text"),
+    ];
+    for object in &objects {
+        assert_eq!(check_one(object), by_text(object), "{object}");
+    }
+    assert!(check_one(&objects[0]).is_ok());
+    assert!(
+        check_one(&objects[1]).is_ok(),
+        "characters are the store's to check"
+    );
+}
