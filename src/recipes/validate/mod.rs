@@ -1,5 +1,6 @@
-//! Validating recipes: the entry points that turn recipes text into [`Recipe`]s, with
-//! every problem and warning in its place, and check a submitted recipe.
+//! Validating recipes: the entry points that turn recipes text into recipes
+//! ([`Recipe`](super::Recipe)), with every problem and warning in its place, and check a
+//! submitted recipe.
 //!
 //! Why a folder: what a valid recipe is ([`rules`]) is asked by three checkers, and each
 //! has a reason to exist. The rooms, with arrows one way (none points back up):

@@ -2,7 +2,7 @@
 //! its place (file and line of the recipe, its index, id and name, and the field).
 //!
 //! Why: a hand-edited file should be fixable in one pass, so nothing stops at the first
-//! problem. What is valid is decided in [`rules`](super::rules); this room only walks a
+//! problem. What is valid is decided in [`rules`]; this room only walks a
 //! duplicate-keeping JSON value ([`Json`]) and says, in words, where and why a rule failed.
 //!
 //! Text with a control, bidi or other invisible character ([`crate::text::invisible`]) loads
@@ -172,7 +172,7 @@ struct Context<'a> {
     recipe: RecipeRef,
     problems: &'a mut Vec<Problem>,
     warnings: &'a mut Vec<Problem>,
-    /// Warn about invisible characters ([`parse_with`]).
+    /// Warn about invisible characters ([`super::parse_with`]).
     characters: bool,
 }
 
