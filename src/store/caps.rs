@@ -240,7 +240,7 @@ fn stored(recipe: &Recipe, before: Option<&Object>) -> Object {
 /// original ignored unknown keys, and an edit must not drop what someone put there.
 fn keep_unknown(new: &mut Object, old: &Object, schema: &[&str]) {
     for (key, value) in old {
-        let known = schema.iter().any(|f| f.eq_ignore_ascii_case(key));
+        let known = schema.iter().any(|f| crate::recipes::fold_eq(f, key));
         if !known && key_like(new, key).is_none() {
             new.insert(key.clone(), value.clone());
         }

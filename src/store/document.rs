@@ -7,7 +7,7 @@
 //! schema's order followed by any others, so that it stays pleasant to edit by hand and a
 //! diff between two versions shows only what changed.
 
-use crate::recipes::{INGREDIENT_FIELDS, RECIPE_FIELDS, Recipe};
+use crate::recipes::{INGREDIENT_FIELDS, RECIPE_FIELDS, Recipe, fold_eq};
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
@@ -122,7 +122,10 @@ fn ordered_map<S: Serializer>(
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
     let mut map = serializer.serialize_map(Some(object.len()))?;
-    let known = |k: &str| schema.iter().any(|f| f.eq_ignore_ascii_case(k));
+    // Known as the loader knows a field (`fold_eq`, Unicode folding): with ASCII-only case a
+    // key such as "baſe" was written once as `base` and once as itself, and the file then
+    // no longer loaded.
+    let known = |k: &str| schema.iter().any(|f| fold_eq(f, k));
     for field in schema {
         if let Some((key, value)) = key_like(object, field) {
             entry(&mut map, key, value)?;
@@ -136,7 +139,7 @@ fn ordered_map<S: Serializer>(
 
 fn entry<M: SerializeMap>(map: &mut M, key: &str, value: &Value) -> Result<(), M::Error> {
     match value {
-        Value::Array(items) if key.eq_ignore_ascii_case("ingredients") => {
+        Value::Array(items) if fold_eq(key, "ingredients") => {
             let rows: Vec<Row<'_>> = items.iter().map(Row).collect();
             map.serialize_entry(key, &rows)
         }

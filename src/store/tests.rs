@@ -437,3 +437,35 @@ fn a_symlinked_file_is_edited_through_its_link() {
         "the file it names changed"
     );
 }
+
+#[test]
+fn a_field_spelled_with_a_folding_letter_is_written_once_and_still_loads() {
+    // The loader reads "baſe" (long s) as `base`, as Go's encoding/json does; a save that
+    // knew only ASCII case wrote it twice (once as `base`), and the file no longer loaded.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("recipes.json");
+    std::fs::write(
+        &path,
+        "[{\"id\": 1, \"name\": \"Negroni\", \"ba\u{17f}e\": [\"Gin\"]}, {\"id\": 2, \"name\": \"Daiquiri\"}]",
+    )
+    .unwrap();
+    let store = Store::open(&path, 1 << 20).unwrap();
+    let v = version_of(&store, 2);
+    store
+        .apply(
+            Edit::Update {
+                id: 2,
+                expected: v,
+                draft: drink("Daiquiri"),
+            },
+            "a",
+        )
+        .unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        text.matches("\"base\"").count() + text.matches("ba\u{17f}e").count(),
+        2,
+        "{text}"
+    );
+    assert_eq!(on_disk(&store).get(1).unwrap().base, ["Gin"]);
+}
