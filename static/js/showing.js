@@ -13,10 +13,10 @@ const SMALL = 200; // rows rendered before and after: change them all at once, n
 const PAUSE = 500; // ms the query stays the same before the whole list is rendered again
 const BATCH = 250; // changes per task then (none of them rendered)
 
-// One list's answer on show. `rows` are its <li> in name order (null for a recipe without
+// One list's matches on show. `rows` are its <li> in name order (null for a recipe without
 // one), `indexOf` the place of each, `pinned()` the row that must stay rendered (an opened
 // recipe).
-export class Answer {
+export class Showing {
   constructor(list, rows, indexOf, pinned) {
     Object.assign(this, { list, rows, indexOf, pinned });
     this.shown = new Uint8Array(rows.length).fill(1);
