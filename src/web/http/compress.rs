@@ -40,8 +40,7 @@ pub(crate) const FAST_BROTLI_QUALITY: i32 = 3;
 
 pub(crate) fn brotli(data: &[u8], effort: Effort) -> Option<Vec<u8>> {
     // Per request, quality 3 takes half the time of 4 for a few per cent more bytes
-    // (a search hitting 1,646 of 5,000 recipes: JSON 3.9 vs 7.0 ms, 84,058 vs 79,003 B;
-    // HTML 1.4 vs 2.7 ms, 27,935 vs 27,439 B).
+    // (the numbers: docs/bench/notes-web.md).
     let quality = match effort {
         Effort::Best => 11,
         Effort::Fast => FAST_BROTLI_QUALITY,
@@ -55,8 +54,7 @@ pub(crate) fn brotli(data: &[u8], effort: Effort) -> Option<Vec<u8>> {
     };
     if let Effort::Best = effort {
         // Quality 11 feeds the encoder 256 KiB blocks by default; 64 KiB blocks need
-        // ~14 MiB less for its buffers and cost a few bytes (measured on 5,000 recipes:
-        // list page +4 B of 49,918, JSON +0.3 %).
+        // megabytes less for its buffers and cost a few bytes (docs/bench/notes-web.md).
         params.lgblock = 16;
     }
     brotli::BrotliCompress(&mut &data[..], &mut out, &params).ok()?;
@@ -65,12 +63,10 @@ pub(crate) fn brotli(data: &[u8], effort: Effort) -> Option<Vec<u8>> {
 
 /// The largest brotli window for quality 11: 256 KiB. Its match finder keeps 8 bytes per
 /// window byte, and this compression runs at start-up, so the window sets the peak memory
-/// of a start-up. With 5,000 recipes (a 2.7 MB JSON of all recipes, a 1.3 MB list page),
-/// brotli's own peak was 12.9 MB at 512 KiB and 9.1 MB at 256 KiB; 2 MiB peaked ~16 MiB
-/// higher still. At 256 KiB the list page is 0.6 % larger than at 512 KiB (51,006 vs
-/// 50,696 B) and the JSON 6.6 % (148 vs 139 KB). The list page is what a phone waits for;
-/// the JSON loads once, after it, into the service worker's cache. Measured against the Go
-/// original's peak memory, the 3.8 MB were worth more than those 9 KB.
+/// of a start-up. A larger window makes the list page barely smaller and the JSON a little
+/// smaller; the list page is what a phone waits for, the JSON loads once, after it, into the
+/// service worker's cache, and the memory a larger window costs was worth more than those
+/// bytes (the numbers: docs/bench/notes-web.md).
 const MAX_WINDOW_BITS_BEST: i32 = 18;
 
 /// Per request (quality 3) the match finder does not grow with the window, so a large

@@ -35,13 +35,12 @@ pub(crate) const STREAM_FROM: usize = 64 << 10;
 const SLICE: usize = 16 << 10;
 
 /// How much text brotli takes between flushes. At quality 3 brotli ends a meta-block only
-/// once it holds ~12,000 commands and literals, which for our repetitive HTML and JSON is
-/// hundreds of kilobytes; its output buffer for the meta-block grows in 32 KiB steps on the
-/// way, each step a fresh block: ~7 MB allocated and freed for a 430 KB answer, in sizes
-/// that never fit each other's holes, and glibc's heaps grew by several times the live
-/// memory under load. Ending a meta-block every 128 KiB keeps that buffer small, allocates
-/// ~2.7 MB per such answer and costs 0.1–0.5 % more bytes (matches still reach back across
-/// meta-blocks: the window is kept).
+/// once it holds thousands of commands and literals, which for our repetitive HTML and JSON
+/// is hundreds of kilobytes; its output buffer for the meta-block grows in steps on the way,
+/// each step a fresh block, in sizes that never fit each other's holes, and glibc's heaps
+/// grew by several times the live memory under load. Ending a meta-block every 128 KiB
+/// keeps that buffer small for a fraction of a per cent more bytes (matches still reach back
+/// across meta-blocks: the window is kept). The numbers: docs/bench/notes-web.md.
 const FLUSH_EVERY: usize = 128 << 10;
 
 /// One answer being written ([`io::Write`], or [`fmt::Write`] for askama), then made into a

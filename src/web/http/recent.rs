@@ -1,7 +1,7 @@
 //! Compressed answers to recent searches, kept for whoever asks the same next.
 //!
-//! Searching is cheap (~3 % of a search's CPU at 5,000 recipes); rendering and compressing
-//! its answer is the rest, and the memory it churns through is what glibc's heaps keep
+//! Searching is cheap (a few per cent of a search's CPU); rendering and compressing its
+//! answer is the rest, and the memory it churns through is what glibc's heaps keep
 //! afterwards. The same questions come again and again: every search typed on a phone
 //! starts with one of a few dozen letters and grows a letter at a time, and everyone at the
 //! bar types the same few spirits. An answer depends only on the collection and the search
@@ -19,9 +19,8 @@ use axum::body::Body;
 use axum::http::{HeaderMap, Response};
 use std::sync::Arc;
 
-/// Bytes of compressed answers kept. At 5,000 recipes a one-letter search's JSON is ~190 KB
-/// of brotli and a longer word's page ~30 KB, so this holds a busy evening's few dozen
-/// searches.
+/// Bytes of compressed answers kept: a busy evening's few dozen searches, for thousands of
+/// recipes (sizes: docs/bench/notes-web.md).
 pub(crate) const BUDGET: u64 = 2 << 20;
 
 /// The largest answer kept: one search's answer must not push out a dozen others.

@@ -2,8 +2,8 @@
 //! once and well ([`Middle`]), between two small parts compressed for one request
 //! ([`splice`]).
 //!
-//! Every recipe page is a few kilobytes of its own around the whole list (1.3 MB for
-//! 5,000 recipes), the same list on every recipe page. Brotli streams made *catable* (no
+//! Every recipe page is a few kilobytes of its own around the whole list (a megabyte or
+//! more for thousands of recipes), the same list on every recipe page. Brotli streams made *catable* (no
 //! static dictionary, no reference to anything before their own start) can be joined into
 //! one stream by the brotli crate's `BroCatli`, which rewrites the first bytes of each
 //! stream after the first and drops the end-of-stream bits of all but the last. When every
@@ -14,12 +14,10 @@
 //! compresses its own head and tail at brotli's per-request quality, joins just those two,
 //! and sends head, the shared middle, tail.
 //!
-//! Measured at 5,000 recipes (brotli 8.0.4, release build, 2 cores): `/recipes/1` is
-//! 51,790 bytes instead of 78,652; `wrk -t2 -c8` gets ~2,050 answers a second instead of
-//! ~385, and the process stays at its start-up peak instead of growing 21 MB under that
-//! load. Splicing itself takes ~0.05 ms and 0.3 MB of heap (the whole page at quality 3:
-//! 3 ms, 5.9 MB); most of what is left per request is the ETag, a SHA-256 of the whole
-//! 1.3 MB text (~0.65 ms).
+//! A recipe page is then smaller (the list at quality 11 rather than 3), several times
+//! cheaper to make, and needs no memory of its own beyond its head and tail; most of what
+//! is left per request is the ETag, a hash of the whole text (the numbers:
+//! docs/bench/notes-web.md).
 //!
 //! Any piece that does not come out as this needs makes [`splice`] (or
 //! [`Middle::compress`]) answer `None`, and the caller compresses the whole text its
@@ -39,11 +37,9 @@ use std::task::{Context, Poll};
 /// compressed at quality 11 (see `compress::MAX_WINDOW_BITS_BEST`; the same memory at start-up).
 const WINDOW_BITS: u8 = 18;
 
-/// The middle's quality when it must be made quickly (after a change saved in the app).
-/// Measured on a 1.29 MB list (5,000 recipes): quality 3 gives 87,990 B in 5 ms with
-/// 2.4 MiB of heap, 4 gives 77,101 B (8 ms, 8.8 MiB), 5 gives 73,723 B (9 ms, 6.9 MiB),
-/// 7 gives 70,618 B (15 ms, 12.3 MiB), 9 gives 65,397 B (30 ms, 36 MiB); quality 11
-/// gives 49,438 B in 1.9 s with 12.6 MiB.
+/// The middle's quality when it must be made quickly (after a change saved in the app):
+/// past 5, each step costs more time and memory than the bytes it saves are worth, and 11
+/// takes seconds (the numbers: docs/bench/notes-web.md).
 const QUICK_MIDDLE_QUALITY: i32 = 5;
 
 /// What every catable brotli stream ends with when `byte_align` is set: the last

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 /// The full list, rendered once: the list page (cached), and where in it the list alone
 /// is, which every recipe page shows beside the recipe (kept as a range rather than a
-/// second copy: 1.3 MB for 5,000 recipes).
+/// second copy: a megabyte or more for thousands of recipes).
 pub(super) fn list(
     recipes: &Recipes,
     chrome: Chrome<'_>,

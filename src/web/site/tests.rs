@@ -1,3 +1,6 @@
+//! The site's tests: search JSON copied from the JSON of all recipes, kept search answers,
+//! and recipe pages (spliced or compressed whole) against the text rendered whole.
+
 use super::recipe_page::LIST_MARK;
 use super::*;
 use crate::connections::PerRequest;

@@ -14,7 +14,7 @@ pub(crate) type Fields = Vec<(String, String)>;
 
 /// The most ingredient rows a form may send and the page shows: a recipe's cap, and the
 /// blank row the page adds to type into. More is no form of ours: it is refused before
-/// anything is rendered (rendered back, 26,000 rows made a 19 MB page).
+/// anything is rendered (rendered back, tens of thousands of rows made a page of megabytes).
 pub(crate) const FORM_ROWS: usize = caps::INGREDIENT_ROWS + 1;
 
 /// The fields the page sends once. A second value would be dropped without a word (only
