@@ -6,9 +6,9 @@
 //!
 //! Everything under `/api/` answers JSON, whoever refuses the request: a handler (through
 //! [`Api`]), the router's fallbacks (an unknown address, a method the route does not take),
-//! an extractor, or the request guard ([`super::guard::limits::json_error`]). A client of the API, the app's own
-//! JavaScript included, then reads every refusal the same way, and never meets a page of
-//! HTML or a Rust type name.
+//! an extractor, or the request guard ([`super::guard::limits::json_error`]). A client of
+//! the API, the app's own JavaScript included, then reads every refusal the same way, and
+//! never meets a page of HTML or a Rust type name.
 //!
 //! The page needs the site's header and footer, which a response cannot reach: the error
 //! leaves its title and message on the response and [`render_page`], a layer around every

@@ -35,7 +35,7 @@ pub(crate) fn gzip(data: &[u8], effort: Effort) -> Option<Vec<u8>> {
     encoder.finish().ok()
 }
 
-/// Brotli's quality for bodies made per request (see [`brotli`]).
+/// Brotli's quality for bodies made per request (see [`fn@brotli`]).
 pub(crate) const FAST_BROTLI_QUALITY: i32 = 3;
 
 pub(crate) fn brotli(data: &[u8], effort: Effort) -> Option<Vec<u8>> {

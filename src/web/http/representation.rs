@@ -12,8 +12,9 @@ use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
 /// What the headers of one representation say: the content's hash, its type and caching
-/// policy, and the coding its bytes are in. [`super::fixed::FixedBody`] bodies and answers compressed as they
-/// are written ([`super::compressing::Compressing`]) are sent through it alike.
+/// policy, and the coding its bytes are in. [`super::fixed::FixedBody`] bodies and bodies
+/// compressed as they are written ([`super::compressing::Compressing`]) are sent through it
+/// alike.
 pub(crate) struct Representation<'a> {
     pub(crate) hash: &'a str,
     pub(crate) content_type: &'a HeaderValue,

@@ -3,14 +3,14 @@
 //! ([`splice`]).
 //!
 //! Every recipe page is a few kilobytes of its own around the whole list (a megabyte or
-//! more for thousands of recipes), the same list on every recipe page. Brotli streams made *catable* (no
-//! static dictionary, no reference to anything before their own start) can be joined into
-//! one stream by the brotli crate's `BroCatli`, which rewrites the first bytes of each
-//! stream after the first and drops the end-of-stream bits of all but the last. When every
-//! stream also ends on a byte boundary (`byte_align`), what `BroCatli` makes of a stream
-//! in the middle does not depend on its neighbours at all: its first bytes change the same
-//! way whatever comes before, and its last byte (only the end-of-stream bits) is dropped
-//! whatever comes after. So the list is compressed and rewritten once; a request
+//! more for thousands of recipes), the same list on every recipe page. Brotli streams made
+//! *catable* (no static dictionary, no reference to anything before their own start) can be
+//! joined into one stream by the brotli crate's `BroCatli`, which rewrites the first bytes
+//! of each stream after the first and drops the end-of-stream bits of all but the last.
+//! When every stream also ends on a byte boundary (`byte_align`), what `BroCatli` makes of
+//! a stream in the middle does not depend on its neighbours at all: its first bytes change
+//! the same way whatever comes before, and its last byte (only the end-of-stream bits) is
+//! dropped whatever comes after. So the list is compressed and rewritten once; a request
 //! compresses its own head and tail at brotli's per-request quality, joins just those two,
 //! and sends head, the shared middle, tail.
 //!

@@ -14,16 +14,16 @@
 //! - [`search`]: search answers, HTML and JSON, kept for the next asker.
 //! - [`recipe_page`]: a recipe page, spliced around the list compressed once for brotli.
 //! - [`pwa`]: the web app manifest and the service worker.
-//! - [`render`]: rendering a template whole, or compressed as it renders; the error page.
+//! - [`mod@render`]: rendering a template whole, or compressed as it renders; the error page.
 //! - [`assets`]: [`Assets`], the embedded static files under hashed names.
 
 mod prebuilt;
 mod pwa;
 mod recipe_page;
-pub(crate) mod render;
+mod render;
 mod search;
 
-pub(crate) mod assets;
+mod assets;
 #[cfg(test)]
 mod tests;
 
@@ -75,11 +75,12 @@ pub struct Site {
     /// The list page's text, the same allocation as `list_page`'s body.
     list_text: SharedText,
     /// Where the full list without the page around it is in `list_text`, for recipe
-    /// pages ([`ListBody`]).
+    /// pages ([`crate::web::view::templates::ListBody`]).
     list_body: Range<usize>,
-    /// The list compressed once, for recipe pages spliced around it ([`spliced`]): unset
-    /// until [`Site::compress`] or [`Site::compress_quickly`] has made it, `None` if it
-    /// could not be made. Until then recipe pages are compressed whole, per request.
+    /// The list compressed once, for recipe pages spliced around it
+    /// ([`crate::web::http::spliced`]): unset until [`Site::compress`] or
+    /// [`Site::compress_quickly`] has made it, `None` if it could not be made. Until then
+    /// recipe pages are compressed whole, per request.
     list_middle: OnceLock<Option<Middle>>,
     all_json: FixedBody,
     shelf_page: FixedBody,

@@ -119,7 +119,8 @@ fn split_at_mark(text: &str) -> Option<(&str, &str)> {
     (!tail.contains(LIST_MARK)).then_some((head, tail))
 }
 
-/// The content hash ([`crate::web::http::representation::content_hash`]) of `parts` one after another.
+/// The content hash ([`crate::web::http::representation::content_hash`]) of `parts` one
+/// after another.
 fn text_hash(parts: &[&str]) -> String {
     let mut hash = ContentHasher::new();
     for part in parts {

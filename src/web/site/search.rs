@@ -42,9 +42,9 @@ impl Site {
             return Ok(kept);
         }
         let (hits, len) = self.json_hits(query);
-        let mut answer = Compressing::new(request, len);
-        self.write_json_hits(&hits, &mut answer)?;
-        let finished = answer.finish(JSON, request)?;
+        let mut body = Compressing::new(request, len);
+        self.write_json_hits(&hits, &mut body)?;
+        let finished = body.finish(JSON, request)?;
         Ok(self.recent.keep(Kind::Json, q, finished, request))
     }
 
@@ -99,7 +99,7 @@ impl Site {
     }
 
     /// The answer made for an earlier request with the same search and coding, if it is
-    /// still kept ([`Recent`]).
+    /// still kept ([`crate::web::http::recent::Recent`]).
     pub(crate) fn recent_answer(
         &self,
         kind: Kind,
