@@ -96,7 +96,7 @@ fn main() {
         assets,
         metrics: Arc::new(Metrics::new()),
         limits: RequestLimits::default(),
-        searches: web::SearchGate::for_this_machine(),
+        heavy: web::HeavyGate::for_this_machine(),
         who: Arc::new(web::identity::Fixed::default()),
         access_log: false,
         editing: Arc::new(web::Editing::read_only()),

@@ -29,7 +29,7 @@ pub(super) fn app_state(
             max_write_bytes: RequestLimits::default().max_write_bytes,
             body_timeout: Duration::from_secs(args.limits.body_timeout),
         },
-        searches: web::SearchGate::for_this_machine(),
+        heavy: web::HeavyGate::for_this_machine(),
         who: who_resolves(args)?,
         access_log: args.access_log,
         editing,

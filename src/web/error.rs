@@ -6,17 +6,19 @@
 //!
 //! Everything under `/api/` answers JSON, whoever refuses the request: a handler (through
 //! [`Api`]), the router's fallbacks (an unknown address, a method the route does not take),
-//! an extractor, or the request guard ([`json_error`]). A client of the API, the app's own
-//! JavaScript included, then reads every refusal the same way, and never meets a page of
-//! HTML or a Rust type name.
+//! an extractor, or the request guard ([`super::guard::limits::json_error`]). A client of
+//! the API, the app's own JavaScript included, then reads every refusal the same way, and
+//! never meets a page of HTML or a Rust type name.
 //!
 //! The page needs the site's header and footer, which a response cannot reach: the error
 //! leaves its title and message on the response and [`render_page`], a layer around every
 //! route, renders them into the page (or, under `/api/`, into the JSON). Server errors (500)
 //! tell the visitor nothing of their cause; the cause goes to the log.
 
-use super::gate::GateError;
-use super::site::{self, Site, SiteError};
+use super::guard::gate::GateError;
+use super::guard::limits::is_api;
+use super::http::cache_control;
+use super::site::{Site, SiteError};
 use crate::store::{Conflict, FieldError, StoreError};
 use arc_swap::ArcSwap;
 use axum::body::Body;
@@ -313,17 +315,6 @@ pub(crate) async fn render_page(
     }
 }
 
-/// Whether `path` is the API's, whose refusals are all JSON (see the module docs).
-pub(crate) fn is_api(path: &str) -> bool {
-    path == "/api" || path.starts_with("/api/")
-}
-
-/// The API's refusal, `{"error": message}`, for what refuses a request before a handler
-/// sees it (the request guard).
-pub(crate) fn json_error(status: StatusCode, message: &str) -> Response {
-    (status, axum::Json(serde_json::json!({ "error": message }))).into_response()
-}
-
 /// A 4xx or 5xx whose body is not JSON.
 fn refused_in_other_words(response: &Response) -> bool {
     let json = response
@@ -386,7 +377,7 @@ fn html(body: String) -> ([(header::HeaderName, &'static str); 2], String) {
     (
         [
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
-            (header::CACHE_CONTROL, site::HTML_CACHE),
+            (header::CACHE_CONTROL, cache_control::REVALIDATE),
         ],
         body,
     )
@@ -411,7 +402,7 @@ mod tests {
     async fn a_plain_refusal_under_the_api_becomes_json_in_words() {
         use tower::ServiceExt;
         let recipes = crate::recipes::Recipes::sample().expect("sample");
-        let site = Site::new(recipes, &super::super::assets::Assets::load()).expect("site");
+        let site = Site::new(recipes, &crate::web::Assets::load()).expect("site");
         let plain = || async {
             (
                 StatusCode::BAD_REQUEST,

@@ -1,60 +1,42 @@
-//! The web layer: the router, its handlers and what they render.
+//! The web layer: the router, its handlers and what they render, in rooms with one job
+//! each. Arrows point one way (`a → b`: a imports b):
 //!
-//! - [`app`] (`router`): the one `Router` that `--local`, the tailnet and the tests all
-//!   serve, and [`AppState`], what its handlers share.
-//! - Handlers by purpose: `pages` (list, search, recipe, not found), `api` (JSON),
-//!   `shelf`, `files` (assets, service worker, manifest), [`identity`] (`/api/whoami`).
-//! - Changing recipes: `editing` (who may, and the checks every change passes),
-//!   `edit_api` (the JSON API; `body`: its JSON, repeated keys found), `edit_pages` (the
-//!   forms and history, without JavaScript), `draft` (the recipe form as posted: its
-//!   fields, rows and row buttons).
-//! - `params`: what an address asks for (`?q=`, `?units=&serves=`, a recipe id or change
-//!   number in the path).
-//! - `error`: one error type, answered as an HTML page or as JSON (everything under
-//!   `/api/` is JSON).
-//! - `guard`: refuses malformed or oversized requests before any handler sees them.
-//! - [`Site`] (`site`): everything rendered from one loaded collection (`spliced`: its
-//!   recipe pages as brotli around the list compressed once); `templates`: the
-//!   values each askama template is given; `cached`: fixed bodies with ETags and
-//!   compression; [`Assets`] (`assets`): embedded static files under hashed names.
-//! - [`SearchGate`] (`gate`): CPU-heavy work a few at a time; `host`: the `Host` check
-//!   for plain-HTTP listeners; `glass`, `links`: a recipe's glass icon and note links.
+//! - `http` → nothing: encoding negotiation, ETags and 304s, compression (whole, as a body
+//!   is written, spliced), the answers kept for recent searches, `Cache-Control` values.
+//! - `guard` → nothing: request limits, the `Host` allow-list, the gate for heavy work.
+//! - `view` → nothing: the values each askama template is given, and their helpers.
+//! - `site` → view, http: everything rendered from one loaded collection.
+//! - `error` → site, guard, http: one error type that is the response (an HTML page, or
+//!   JSON under `/api/`).
+//! - `who` → error: who is asking, what they may change, the change pipeline, the access
+//!   log.
+//! - `handlers` → who, site, view, guard, http, error: thin handlers by purpose.
+//! - `state` → site, guard, who: [`AppState`], what the handlers share.
+//! - `router` → state, handlers, who, error, guard, http: [`app`], the one `Router` that
+//!   `--local`, the tailnet and the tests all serve.
 //!
-//! A new page is a handler in `pages` returning `Result<Response, WebError>` (`?` does the
-//! rest), a template struct with a `Chrome` in `templates` rendered by a `Site` method, and
-//! a route in `router::app`. An API route wraps its error and extractors in `Api`.
+//! A new page is a handler in `handlers::pages` returning `Result<Response, WebError>` (`?`
+//! does the rest), a template struct with a `Chrome` in `view::templates` rendered by a
+//! `Site` method, and a route in `router::app`. An API route wraps its error and
+//! extractors in `Api`.
 
-mod answer;
-mod api;
-mod assets;
-mod body;
-mod cached;
-mod draft;
-mod edit_api;
-mod edit_pages;
-mod editing;
 mod error;
-mod files;
-mod gate;
-mod glass;
 mod guard;
-mod host;
-pub mod identity;
-mod links;
-mod pages;
-mod params;
-mod recent;
+mod handlers;
+mod http;
 mod router;
-mod shelf;
 mod site;
-mod spliced;
-mod templates;
+mod state;
+mod view;
+mod who;
 
-pub use assets::Assets;
-pub use editing::{Editing, Publish};
-pub use gate::SearchGate;
-pub(crate) use host::AllowedHosts;
-pub(crate) use identity::{Capabilities, Resolve};
+pub use guard::gate::HeavyGate;
+pub(crate) use guard::host::AllowedHosts;
+pub use guard::limits::RequestLimits;
+pub use router::app;
 pub(crate) use router::for_hosts;
-pub use router::{AppState, RequestLimits, app};
-pub use site::{Site, SiteError};
+pub use site::{Assets, Site, SiteError};
+pub use state::AppState;
+pub use who::editing::{Editing, Publish};
+pub use who::identity;
+pub(crate) use who::identity::{Capabilities, Resolve};

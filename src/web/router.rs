@@ -1,101 +1,25 @@
-//! The one router that `--local`, the tailnet and the tests all serve, and the state its
-//! handlers share.
+//! The one router that `--local`, the tailnet and the tests all serve: every route, the
+//! layers around them (error pages, the request guard, metrics, security headers) and the
+//! `Allow` header of a 405.
 //!
 //! [`app`] knows nothing about where a connection came from: the connection layer
 //! ([`crate::connections`]) and the host check ([`for_hosts`]) sit around it.
 
-use super::assets::Assets;
-use super::editing::Editing;
-use super::gate::SearchGate;
-use super::host::{self, AllowedHosts};
-use super::identity::{self, Resolve};
-use super::site::Site;
-use super::{api, edit_api, edit_pages, error, files, guard, pages, shelf};
-use crate::metrics::Metrics;
-use arc_swap::ArcSwap;
+use super::error;
+use super::guard::host::{self, AllowedHosts};
+use super::guard::limits;
+use super::handlers::{api, edit_api, edit_pages, files, pages, shelf, whoami};
+use super::state::AppState;
+use super::who::access_log::access_log;
+use super::who::editing::Editing;
 use axum::Router;
-use axum::extract::{FromRef, MatchedPath, Request, State};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::{get, post};
 use std::sync::Arc;
 use tower_http::set_header::SetResponseHeaderLayer;
-
-/// What every handler can reach. Cheap to clone.
-///
-/// The site sits behind an [`ArcSwap`] so that a reload can replace it atomically: each
-/// request takes the current `Arc<Site>` once and finishes on it, even if a reload lands
-/// meanwhile.
-#[derive(Clone)]
-pub struct AppState {
-    pub site: Arc<ArcSwap<Site>>,
-    pub assets: Arc<Assets>,
-    pub metrics: Arc<Metrics>,
-    pub limits: RequestLimits,
-    pub searches: SearchGate,
-    /// Who sent a request ([`identity`]): WhoIs on the tailnet, a fixed identity with
-    /// `--local`, nobody when unknown.
-    pub who: Arc<dyn Resolve>,
-    /// Log one line per request with the visitor's login (`--access-log`).
-    pub access_log: bool,
-    /// Who may change recipes, and the store changes go to.
-    pub editing: Arc<Editing>,
-}
-
-/// Bounds on a single request that the router enforces (the connection layer enforces
-/// header size and timing).
-#[derive(Debug, Clone, Copy)]
-pub struct RequestLimits {
-    pub(crate) max_uri_bytes: usize,
-    pub(crate) max_body_bytes: usize,
-    /// The largest body of a change (POST, PUT, DELETE): a recipe at every cap, form-encoded
-    /// (5,000 characters of notes in another script are some 45 KB on their own).
-    pub(crate) max_write_bytes: usize,
-    /// How long a client may take to send a request body it announced.
-    pub(crate) body_timeout: std::time::Duration,
-}
-
-impl Default for RequestLimits {
-    fn default() -> Self {
-        RequestLimits {
-            max_uri_bytes: 8192,
-            max_body_bytes: 1024,
-            max_write_bytes: 256 * 1024,
-            body_timeout: std::time::Duration::from_secs(10),
-        }
-    }
-}
-
-impl FromRef<AppState> for Arc<Site> {
-    fn from_ref(state: &AppState) -> Arc<Site> {
-        state.site.load_full()
-    }
-}
-
-impl FromRef<AppState> for Arc<Metrics> {
-    fn from_ref(state: &AppState) -> Arc<Metrics> {
-        state.metrics.clone()
-    }
-}
-
-impl FromRef<AppState> for SearchGate {
-    fn from_ref(state: &AppState) -> SearchGate {
-        state.searches.clone()
-    }
-}
-
-impl FromRef<AppState> for Arc<Editing> {
-    fn from_ref(state: &AppState) -> Arc<Editing> {
-        state.editing.clone()
-    }
-}
-
-impl FromRef<AppState> for Arc<Assets> {
-    fn from_ref(state: &AppState) -> Arc<Assets> {
-        state.assets.clone()
-    }
-}
 
 /// The strict policy the UI is written for: no inline script or style, nothing external.
 const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
@@ -116,7 +40,7 @@ pub fn app(state: AppState) -> Router {
         |name, value| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
     let access_log = state
         .access_log
-        .then(|| axum::middleware::from_fn_with_state(state.clone(), identity::access_log));
+        .then(|| axum::middleware::from_fn_with_state(state.who.clone(), access_log));
     let router = Router::new()
         .route("/", get(pages::index))
         .route("/recipes/{id}", get(pages::recipe))
@@ -143,7 +67,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/changes/{n}/undo", post(edit_api::undo))
         .route("/shelf", get(shelf::page))
         .route("/api/ingredients", get(shelf::ingredients))
-        .route("/api/whoami", get(identity::whoami))
+        .route("/api/whoami", get(whoami::whoami))
         .route("/static/{*file}", get(files::asset))
         .route("/sw.js", get(files::service_worker))
         .route("/manifest.webmanifest", get(files::manifest))
@@ -160,7 +84,7 @@ pub fn app(state: AppState) -> Router {
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.limits,
-            guard::guard,
+            limits::guard,
         ))
         .layer(axum::middleware::from_fn_with_state(
             state.metrics.clone(),
@@ -180,21 +104,7 @@ pub fn app(state: AppState) -> Router {
     router.with_state(state)
 }
 
-/// The methods `route` (a pattern of [`app`]) takes, as `Allow` lists them. With editing
-/// off, the write methods are not listed: they answer 405 too, with the flag that turns
-/// them on, and a route that only writes takes nothing (an empty `Allow`, as RFC 9110
-/// has it for a resource switched off by configuration).
-pub(crate) fn allowed(route: &str, writable: bool) -> &'static str {
-    match (route, writable) {
-        ("/api/recipes/{id}", true) => "GET, HEAD, PUT, DELETE",
-        ("/api/recipes" | "/recipes/new" | "/recipes/{id}/edit", true) => "GET, HEAD, POST",
-        ("/recipes/{id}/delete" | "/changes/{n}/undo" | "/api/changes/{n}/undo", true) => "POST",
-        ("/recipes/{id}/delete" | "/changes/{n}/undo" | "/api/changes/{n}/undo", false) => "",
-        _ => "GET, HEAD",
-    }
-}
-
-/// Route middleware: a 405 says in `Allow` what the route does take ([`allowed`]), whether
+/// Route middleware: a 405 says in `Allow` what the route does take ([`pages::allowed`]), whether
 /// the router answered it (a method the route has no handler for) or a write handler did
 /// (editing is off). axum's own `Allow` would list the write methods with editing off.
 async fn allow(State(editing): State<Arc<Editing>>, request: Request, next: Next) -> Response {
@@ -203,7 +113,7 @@ async fn allow(State(editing): State<Arc<Editing>>, request: Request, next: Next
     if response.status() == StatusCode::METHOD_NOT_ALLOWED
         && let Some(route) = route
     {
-        let methods = allowed(route.as_str(), editing.writable().is_ok());
+        let methods = pages::allowed(route.as_str(), editing.writable().is_ok());
         response
             .headers_mut()
             .insert(header::ALLOW, HeaderValue::from_static(methods));

@@ -11,7 +11,7 @@
 //   wake.js     keep the screen on
 //   recipe.js   a recipe's units, servings and favourite controls
 //   list.js     the list: search, filters, opening recipes, keys
-//   answer.js   showing a search's answer with few DOM changes
+//   showing.js  showing a search's matches with few DOM changes
 //   pane.js     the recipe beside the list on a wide screen
 //   shelf.js    the /shelf page
 //   edit.js     the recipe form: rows in place, problems inline, drafts, conflicts

@@ -5,7 +5,7 @@
 import { DEVICE, doc, fold, missing, needs, parse, rank, refusal } from "./rules.js";
 import { bar, onChange } from "./storage.js";
 import { el } from "./markup.js";
-import { Answer } from "./answer.js";
+import { Showing } from "./showing.js";
 import { Pane } from "./pane.js";
 import { showOffline } from "./page.js";
 import { addressOf, recipePanel } from "./recipe.js";
@@ -14,12 +14,12 @@ import { releaseWithin, wakeToggle } from "./wake.js";
 let input, list, single, pane;
 // { recipes, byId, rows, docs, needs, ids, miss }: filled once the data has arrived.
 let state = null;
-let answer = null; // the rows on show (answer.js), once the data has arrived
+let showing = null; // the rows on show (showing.js), once the data has arrived
 const indexOf = new Map(); // row → its place in name order
 let openRow = null;
 let urlTimer = 0;
 
-const finish = () => answer?.finish();
+const finish = () => showing?.finish();
 const plainClick = (event) => event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey;
 
 export function startList() {
@@ -71,7 +71,7 @@ async function load() {
     ids: recipes.map((r) => Number(r.id)),
     miss: [],
   };
-  answer = new Answer(list, rows, indexOf, () => openRow);
+  showing = new Showing(list, rows, indexOf, () => openRow);
   decorate();
   onChange(() => { decorate(); apply(); });
   apply();
@@ -156,7 +156,7 @@ function apply() {
   } else want.fill(1);
   if (openRow && !want[indexOf.get(openRow)]) close(openRow);
   const n = want.reduce((a, b) => a + b, 0);
-  answer.show(want, promoted, n);
+  showing.show(want, promoted, n);
   const total = Number(list.dataset.total) || 0;
   document.getElementById("count").textContent = refused || (hits ? n + " of " + total : total + " recipes");
   document.getElementById("empty").hidden = n !== 0;

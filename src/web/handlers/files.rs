@@ -1,0 +1,30 @@
+//! Handlers for files: the embedded assets under `/static/`, the service worker and the web
+//! app manifest.
+
+use crate::web::error::WebError;
+use crate::web::site::{Assets, Site};
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use std::sync::Arc;
+
+/// `/static/<file>`, by hashed or plain name (see [`Assets`]).
+pub(crate) async fn asset(
+    State(assets): State<Arc<Assets>>,
+    Path(file): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, WebError> {
+    assets
+        .respond(&file, &headers)
+        .ok_or_else(|| WebError::NotFound("There is no such file.".into()))
+}
+
+/// `/sw.js`: the service worker, versioned by this build and this collection.
+pub(crate) async fn service_worker(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
+    site.service_worker().respond(&headers)
+}
+
+/// `/manifest.webmanifest`: what an installed app is called and looks like.
+pub(crate) async fn manifest(State(site): State<Arc<Site>>, headers: HeaderMap) -> Response {
+    site.manifest().respond(&headers)
+}

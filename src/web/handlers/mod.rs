@@ -1,0 +1,28 @@
+//! The handlers, thin and by purpose: each reads what a request asks for, asks the site,
+//! the editing permission or the store, and returns a response or a [`WebError`].
+//!
+//! Why a room of its own: handlers are where the rooms below meet (who is asking, what the
+//! site renders, how a body is sent), so keeping them thin and together leaves every room
+//! below free of routing, and the router free of logic.
+//!
+//! - [`pages`]: the list and its searches, a recipe, 404 and 405 (and which methods each
+//!   route takes).
+//! - [`api`]: the JSON of all recipes or a search's, and one recipe.
+//! - [`shelf`], [`files`]: pages and files rendered at load (assets, service worker,
+//!   manifest).
+//! - [`edit_api`], [`edit_pages`]: changing recipes through the JSON API or the forms.
+//! - [`whoami`]: `GET /api/whoami`.
+//! - [`params`]: what an address asks for; [`body`]: the API's JSON bodies, repeated keys
+//!   found.
+//!
+//! [`WebError`]: crate::web::error::WebError
+
+pub(crate) mod api;
+pub(crate) mod body;
+pub(crate) mod edit_api;
+pub(crate) mod edit_pages;
+pub(crate) mod files;
+pub(crate) mod pages;
+pub(crate) mod params;
+pub(crate) mod shelf;
+pub(crate) mod whoami;

@@ -1,0 +1,42 @@
+//! `GET /api/whoami`: who the app thinks you are, and what you may do.
+
+use crate::web::http::cache_control;
+use crate::web::who::editing::Editing;
+use crate::web::who::identity::Capabilities;
+use crate::web::who::visitor::Visitor;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+
+/// `GET /api/whoami`: who the app thinks you are, and what you may do.
+pub(crate) async fn whoami(State(editing): State<Arc<Editing>>, visitor: Visitor) -> Response {
+    let mut body = match &visitor.0 {
+        Some(identity) => serde_json::json!({
+            "known": true,
+            "login": identity.login,
+            "display_name": identity.display_name,
+            "node": identity.node,
+            "tags": identity.tags,
+            "label": identity.label(),
+            "capabilities": identity.capabilities,
+        }),
+        None => serde_json::json!({
+            "known": false,
+            "login": null,
+            "display_name": null,
+            "node": null,
+            "tags": [],
+            "label": null,
+            "capabilities": Capabilities::default(),
+        }),
+    };
+    // What the grants and the switch together allow, for the page to offer its links.
+    body["can_edit"] = serde_json::Value::Bool(editing.may_edit(&visitor));
+    let mut response = axum::Json(body).into_response();
+    // Per person: never stored by a shared cache, nor kept by the service worker.
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, cache_control::private_no_store());
+    response
+}

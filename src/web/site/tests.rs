@@ -1,0 +1,310 @@
+//! The site's tests: search JSON copied from the JSON of all recipes, kept search answers,
+//! and recipe pages (spliced or compressed whole) against the text rendered whole.
+
+use super::recipe_page::LIST_MARK;
+use super::*;
+use crate::connections::PerRequest;
+use crate::recipes::Recipe;
+use crate::search::SearchQuery;
+use crate::units::AmountView;
+use crate::units::Unit;
+use crate::web::http::fixed::per_request;
+use crate::web::http::recent::Kind;
+use crate::web::view::templates::{EditControls, ListBody, Row};
+use axum::body::Body;
+use axum::http::header;
+use axum::http::{HeaderMap, HeaderValue, Response};
+use std::io::Read;
+
+#[test]
+fn search_json_is_the_serialised_hits() {
+    let recipes = Recipes::sample().expect("the sample is valid");
+    let site = Site::new(recipes.clone(), &Assets::load()).expect("the site builds");
+    let all = serde_json::to_vec(recipes.all()).expect("recipes serialise");
+    assert_eq!(site.all_json().bytes().as_ref(), all.as_slice());
+    for q in ["", "gin", "lime juice", "base:rum", "zzz", "e"] {
+        let query = SearchQuery::parse(q);
+        let hits = serde_json::to_vec(&site.search(&query)).expect("hits serialise");
+        let (found, len) = site.json_hits(&query);
+        let mut copied = Vec::new();
+        site.write_json_hits(&found, &mut copied)
+            .expect("a Vec takes it");
+        assert_eq!(copied, hits, "query {q:?}");
+        assert_eq!(len, hits.len(), "query {q:?}");
+    }
+    let empty = Site::new(
+        Recipes::parse(
+            "[]",
+            crate::recipes::Origin::Embedded,
+            std::time::UNIX_EPOCH,
+        )
+        .expect("an empty list is valid"),
+        &Assets::load(),
+    )
+    .expect("the site builds");
+    assert_eq!(empty.all_json().bytes().as_ref(), b"[]");
+}
+
+/// The sample's recipes many times over, under other ids and names: a collection
+/// whose searches answer with more than [`crate::web::http::compressing::STREAM_FROM`] bytes.
+fn large_site(copies: u64) -> Site {
+    let sample = Recipes::sample().expect("the sample is valid");
+    let mut all = Vec::new();
+    for n in 0..copies {
+        for r in sample.all() {
+            let mut v = serde_json::to_value(r).expect("a recipe serialises");
+            v["id"] = serde_json::json!(n * 1000 + r.id);
+            v["name"] = serde_json::json!(format!("{} {n}", r.name));
+            all.push(v);
+        }
+    }
+    let json = serde_json::to_string(&all).expect("recipes serialise");
+    let recipes = Recipes::parse(
+        &json,
+        crate::recipes::Origin::Embedded,
+        std::time::UNIX_EPOCH,
+    )
+    .expect("the copies are valid");
+    Site::new(recipes, &Assets::load()).expect("the site builds")
+}
+
+async fn decoded(response: Response<Body>) -> Vec<u8> {
+    let packed = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .expect("a body");
+    let mut text = Vec::new();
+    brotli::BrotliDecompress(&mut &packed[..], &mut text).expect("brotli");
+    text
+}
+
+#[tokio::test]
+async fn search_answers_are_kept_per_search_and_coding_and_sent_again_unchanged() {
+    let site = large_site(60);
+    let br = accept("br");
+    for (kind, q) in [(Kind::Page, "gin"), (Kind::Json, "lime")] {
+        assert!(site.recent_answer(kind, q, &br).is_none());
+        let query = SearchQuery::parse(q);
+        let made = match kind {
+            Kind::Page => site.search_answer(q, query.clone(), &br),
+            Kind::Json => site.search_json_answer(q, &query, &br),
+        }
+        .expect("an answer");
+        let etag = made.headers()[axum::http::header::ETAG].clone();
+        let kept = site.recent_answer(kind, q, &br).expect("kept");
+        assert_eq!(kept.headers()[axum::http::header::ETAG], etag);
+        let (made, kept) = (decoded(made).await, decoded(kept).await);
+        assert_eq!(made, kept);
+        let whole = match kind {
+            Kind::Page => site.render_search(q, query).expect("renders").into_bytes(),
+            Kind::Json => serde_json::to_vec(&site.search(&query)).expect("serialises"),
+        };
+        assert!(
+            whole.len() > crate::web::http::compressing::STREAM_FROM,
+            "{q}: too small a test"
+        );
+        assert_eq!(kept, whole, "{q}");
+        // Another search, another coding or the other kind of answer is not this one.
+        assert!(site.recent_answer(kind, "gin lime", &br).is_none());
+        assert!(site.recent_answer(kind, q, &accept("gzip")).is_none());
+        assert!(site.recent_answer(kind, q, &HeaderMap::new()).is_none());
+    }
+    assert!(site.recent_answer(Kind::Json, "gin", &br).is_none());
+    assert_eq!(site.recent.len(), 2);
+    // A new collection starts with none kept.
+    assert!(
+        large_site(60)
+            .recent_answer(Kind::Page, "gin", &br)
+            .is_none()
+    );
+}
+
+#[test]
+fn recipe_pages_carry_the_list_as_rendered_alone() {
+    let recipes = Recipes::sample().expect("the sample is valid");
+    let site = Site::new(recipes.clone(), &Assets::load()).expect("the site builds");
+    let alone = render(
+        "recipe list",
+        &ListBody {
+            urls: &site.urls,
+            q: "",
+            total: recipes.len(),
+            rows: recipes.all().iter().map(Row::new).collect(),
+            device: Vec::new(),
+        },
+    )
+    .expect("the list renders");
+    assert_eq!(site.list_body().expect("the list is in the page"), alone);
+    let page = site
+        .render_recipe(&recipes.all()[0], AmountView::default(), None)
+        .expect("the page renders");
+    assert!(page.contains(&alone));
+}
+
+fn accept(coding: &str) -> HeaderMap {
+    let mut h = HeaderMap::new();
+    h.insert(
+        header::ACCEPT_ENCODING,
+        HeaderValue::from_str(coding).unwrap(),
+    );
+    h
+}
+
+async fn body(response: Response<Body>) -> Vec<u8> {
+    axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .unwrap()
+        .to_vec()
+}
+
+fn decode(coding: &str, packed: &[u8]) -> Vec<u8> {
+    let mut text = Vec::new();
+    match coding {
+        "br" => brotli::BrotliDecompress(&mut &packed[..], &mut text).unwrap(),
+        "gzip" => {
+            flate2::read::GzDecoder::new(packed)
+                .read_to_end(&mut text)
+                .unwrap();
+        }
+        _ => text = packed.to_vec(),
+    }
+    text
+}
+
+/// `recipes` as JSON: `n` generated recipes, their names starting with `name`.
+fn generated(n: usize, name: &str) -> Recipes {
+    let all: Vec<serde_json::Value> = (1..=n)
+        .map(|id| {
+            serde_json::json!({
+                "id": id,
+                "name": format!("{name} {id}"),
+                "base": ["Gin"],
+                "glass": ["Coupe"],
+                "ingredients": [
+                    {"name": "Gin", "measure": "45", "unit": "ml"},
+                    {"name": format!("Syrup no. {}", id * 7919 % 1000), "measure": "15", "unit": "ml"}
+                ],
+                "notes": format!("Shake {id} times with ice. See https://example.com/{id}")
+            })
+        })
+        .collect();
+    let text = serde_json::to_string(&all).unwrap();
+    Recipes::parse(
+        &text,
+        crate::recipes::Origin::Embedded,
+        std::time::UNIX_EPOCH,
+    )
+    .unwrap()
+}
+
+/// Every way a recipe page is asked for: amounts as in the file or converted and
+/// scaled, with and without the edit controls (which change the part after the list).
+const VIEWS: [(AmountView, bool); 3] = [
+    (
+        AmountView {
+            unit: None,
+            servings: 1,
+        },
+        false,
+    ),
+    (
+        AmountView {
+            unit: Some(Unit::Oz),
+            servings: 3,
+        },
+        false,
+    ),
+    (
+        AmountView {
+            unit: None,
+            servings: 1,
+        },
+        true,
+    ),
+];
+
+fn controls(shown: bool) -> Option<EditControls> {
+    shown.then(|| EditControls {
+        csrf: "token".into(),
+        version: "v1".into(),
+        saved: Some(4),
+    })
+}
+
+/// Checks `site`'s answers for `r` for every coding against the whole text and its
+/// ETag; whether the brotli answer was `spliced` around the list compressed once.
+async fn check_answers(site: &Site, r: &Recipe, spliced: bool) {
+    for (display, edit) in VIEWS {
+        let text = site.render_recipe(r, display, controls(edit)).unwrap();
+        for coding in ["br", "gzip", "identity"] {
+            let request = accept(coding);
+            let whole = per_request(text.clone(), HTML, &request);
+            let answer = site
+                .recipe_answer(r, display, controls(edit), &request)
+                .unwrap();
+            let what = format!("{} {display:?} {coding}", r.name);
+            assert_eq!(
+                answer.headers()[header::ETAG],
+                whole.headers()[header::ETAG],
+                "{what}"
+            );
+            let was_spliced = answer.extensions().get::<PerRequest>().is_none();
+            assert_eq!(was_spliced, spliced && coding == "br", "{what}");
+            let length = answer.headers().get(header::CONTENT_LENGTH).cloned();
+            let sent = answer.headers().get(header::CONTENT_ENCODING).cloned();
+            let packed = body(answer).await;
+            if was_spliced {
+                let middle = site.list_middle.get().unwrap().as_ref().unwrap().bytes();
+                assert!(memchr::memmem::find(&packed, middle).is_some(), "{what}");
+                assert!(length.is_none_or(|l| l == packed.len().to_string().as_str()));
+            }
+            let sent = sent.map(|s| s.to_str().unwrap().to_owned());
+            assert_eq!(
+                decode(sent.as_deref().unwrap_or(""), &packed),
+                text.as_bytes(),
+                "{what}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn brotli_recipe_pages_are_spliced_around_the_list_once_it_is_compressed() {
+    let recipes = Recipes::sample().unwrap();
+    let site = Site::new(recipes.clone(), &Assets::load()).unwrap();
+    check_answers(&site, &recipes.all()[0], false).await;
+    site.compress();
+    for r in recipes.all() {
+        check_answers(&site, r, true).await;
+    }
+}
+
+#[tokio::test]
+async fn a_list_past_the_streaming_size_is_spliced_too() {
+    let recipes = generated(400, "Generated");
+    let site = Site::new(recipes.clone(), &Assets::load()).unwrap();
+    let list = site.list_body().unwrap().len();
+    assert!(
+        list > crate::web::http::compressing::STREAM_FROM,
+        "list of {list} bytes"
+    );
+    check_answers(&site, &recipes.all()[7], false).await;
+    site.compress_quickly();
+    for r in [&recipes.all()[0], &recipes.all()[123], &recipes.all()[399]] {
+        check_answers(&site, r, true).await;
+    }
+}
+
+#[tokio::test]
+async fn a_page_holding_the_mark_is_compressed_whole() {
+    let recipes = generated(3, &format!("Odd{LIST_MARK}"));
+    let site = Site::new(recipes.clone(), &Assets::load()).unwrap();
+    site.compress();
+    let page = site
+        .render_recipe(&recipes.all()[1], AmountView::default(), None)
+        .unwrap();
+    assert!(
+        page.matches(LIST_MARK).count() > 1,
+        "the name shows the mark"
+    );
+    check_answers(&site, &recipes.all()[1], false).await;
+}

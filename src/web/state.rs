@@ -1,0 +1,72 @@
+//! What every handler can reach: [`AppState`], and the parts of it a handler takes alone
+//! (`State<Arc<Site>>`, `State<HeavyGate>`, …) through `FromRef`.
+//!
+//! Apart from the router so that the handlers and extractors can name the parts they need
+//! without importing the router that names them.
+
+use super::guard::gate::HeavyGate;
+use super::guard::limits::RequestLimits;
+use super::site::{Assets, Site};
+use super::who::editing::Editing;
+use super::who::identity::Resolve;
+use crate::metrics::Metrics;
+use arc_swap::ArcSwap;
+use axum::extract::FromRef;
+use std::sync::Arc;
+
+/// What every handler can reach. Cheap to clone.
+///
+/// The site sits behind an [`ArcSwap`] so that a reload can replace it atomically: each
+/// request takes the current `Arc<Site>` once and finishes on it, even if a reload lands
+/// meanwhile.
+#[derive(Clone)]
+pub struct AppState {
+    pub site: Arc<ArcSwap<Site>>,
+    pub assets: Arc<Assets>,
+    pub metrics: Arc<Metrics>,
+    pub limits: RequestLimits,
+    pub heavy: HeavyGate,
+    /// Who sent a request ([`crate::web::identity`]): WhoIs on the tailnet, a fixed identity with
+    /// `--local`, nobody when unknown.
+    pub who: Arc<dyn Resolve>,
+    /// Log one line per request with the visitor's login (`--access-log`).
+    pub access_log: bool,
+    /// Who may change recipes, and the store changes go to.
+    pub editing: Arc<Editing>,
+}
+
+impl FromRef<AppState> for Arc<Site> {
+    fn from_ref(state: &AppState) -> Arc<Site> {
+        state.site.load_full()
+    }
+}
+
+impl FromRef<AppState> for Arc<Metrics> {
+    fn from_ref(state: &AppState) -> Arc<Metrics> {
+        state.metrics.clone()
+    }
+}
+
+impl FromRef<AppState> for HeavyGate {
+    fn from_ref(state: &AppState) -> HeavyGate {
+        state.heavy.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<Editing> {
+    fn from_ref(state: &AppState) -> Arc<Editing> {
+        state.editing.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<Assets> {
+    fn from_ref(state: &AppState) -> Arc<Assets> {
+        state.assets.clone()
+    }
+}
+
+impl FromRef<AppState> for Arc<dyn Resolve> {
+    fn from_ref(state: &AppState) -> Arc<dyn Resolve> {
+        state.who.clone()
+    }
+}

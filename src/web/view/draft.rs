@@ -1,0 +1,248 @@
+//! The recipe form as it is posted, without JavaScript: its fields, the draft they make,
+//! the row buttons, and what a posted form may hold at most. The page only ever sends what
+//! it rendered, but anyone can post by hand: a field the page sends once that comes twice,
+//! a row button naming no row, or thousands of rows are answered here, before anything
+//! costs a render or reaches the store.
+
+use crate::recipes::Recipe;
+use crate::store::{FieldError, caps};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// A posted form, every field in the order sent (the ingredient rows repeat theirs).
+pub(crate) type Fields = Vec<(String, String)>;
+
+/// The most ingredient rows a form may send and the page shows: a recipe's cap, and the
+/// blank row the page adds to type into. More is no form of ours: it is refused before
+/// anything is rendered (rendered back, tens of thousands of rows made a page of megabytes).
+pub(crate) const FORM_ROWS: usize = caps::INGREDIENT_ROWS + 1;
+
+/// The fields the page sends once. A second value would be dropped without a word (only
+/// the first is read), so a form with one twice is refused, naming it.
+const SINGLE: [&str; 10] = [
+    "name", "notes", "base", "glass", "method", "ice", "garnish", "version", "csrf", "op",
+];
+
+/// The value of the first field called `name` ("" when there is none).
+pub(crate) fn field<'f>(fields: &'f Fields, name: &str) -> &'f str {
+    fields
+        .iter()
+        .find(|(k, _)| k == name)
+        .map_or("", |(_, v)| v.as_str())
+}
+
+/// The first of the fields the page sends once that was sent more than once.
+pub(crate) fn repeated(fields: &Fields) -> Option<&'static str> {
+    SINGLE
+        .into_iter()
+        .find(|name| fields.iter().filter(|(k, _)| k == name).count() > 1)
+}
+
+/// How many ingredient rows the form sent: the most of any of a row's three inputs.
+pub(crate) fn rows_sent(fields: &Fields) -> usize {
+    ["ing-name", "ing-measure", "ing-unit"]
+        .into_iter()
+        .map(|input| fields.iter().filter(|(k, _)| k == input).count())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Why a form with `rows` rows is not taken, when it has too many.
+pub(crate) fn too_many_rows(rows: usize) -> Option<String> {
+    (rows > FORM_ROWS).then(|| {
+        format!(
+            "The form sent {rows} ingredient rows; a recipe has at most {} ingredients (the \
+             form {FORM_ROWS} rows, with the blank one to type into). Nothing was saved.",
+            caps::INGREDIENT_ROWS
+        )
+    })
+}
+
+/// What the form holds: typed text, before it is a recipe.
+#[derive(Debug, Default)]
+pub(crate) struct Draft {
+    pub(crate) name: String,
+    /// base, glass, method, ice, garnish: one entry per line in the form.
+    pub(crate) lists: std::collections::BTreeMap<&'static str, Vec<String>>,
+    pub(crate) rows: Vec<DraftRow>,
+    pub(crate) notes: String,
+}
+
+/// One ingredient row of the form.
+#[derive(Debug, Default)]
+pub(crate) struct DraftRow {
+    pub(crate) name: String,
+    pub(crate) measure: String,
+    pub(crate) unit: String,
+    pub(crate) error: Option<String>,
+}
+
+impl DraftRow {
+    pub(crate) fn is_blank(&self) -> bool {
+        self.name.is_empty() && self.measure.is_empty() && self.unit.is_empty()
+    }
+}
+
+/// The size caps, for the form's `maxlength`s.
+pub(crate) struct Caps {
+    pub(crate) name: usize,
+    pub(crate) measure: usize,
+    pub(crate) unit: usize,
+    pub(crate) ingredient_name: usize,
+    pub(crate) notes: usize,
+}
+
+pub(crate) const CAPS: Caps = Caps {
+    name: caps::NAME_CHARS,
+    measure: caps::MEASURE_CHARS,
+    unit: caps::UNIT_CHARS,
+    ingredient_name: caps::INGREDIENT_NAME_CHARS,
+    notes: caps::NOTES_CHARS,
+};
+
+impl Draft {
+    pub(crate) fn of(r: &Recipe) -> Draft {
+        let mut lists = BTreeMap::new();
+        for (f, v) in [
+            ("base", &r.base),
+            ("glass", &r.glass),
+            ("method", &r.method),
+            ("ice", &r.ice),
+            ("garnish", &r.garnish),
+        ] {
+            lists.insert(f, v.iter().map(ToString::to_string).collect());
+        }
+        Draft {
+            name: r.name.to_string(),
+            lists,
+            rows: r
+                .ingredients
+                .iter()
+                .map(|i| DraftRow {
+                    name: i.name.to_string(),
+                    measure: i.measure.to_string(),
+                    unit: i.unit.to_string(),
+                    error: None,
+                })
+                .collect(),
+            notes: r.notes.to_string(),
+        }
+    }
+
+    /// The form as posted: list fields one entry per line, ingredient rows by position.
+    pub(crate) fn posted(fields: &Fields) -> Draft {
+        fn all<'f>(fields: &'f Fields, name: &'static str) -> impl Iterator<Item = String> + 'f {
+            fields
+                .iter()
+                .filter(move |(k, _)| k == name)
+                .map(|(_, v)| v.trim().to_owned())
+        }
+        let mut lists = BTreeMap::new();
+        for f in ["base", "glass", "method", "ice", "garnish"] {
+            let lines = field(fields, f)
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect();
+            lists.insert(f, lines);
+        }
+        // Every row has the three inputs; a hand-made form with fewer of one kind still
+        // keeps every value it sent, in rows padded with blanks.
+        let (names, measures, units): (Vec<_>, Vec<_>, Vec<_>) = (
+            all(fields, "ing-name").collect(),
+            all(fields, "ing-measure").collect(),
+            all(fields, "ing-unit").collect(),
+        );
+        let count = names.len().max(measures.len()).max(units.len());
+        let at = |v: &[String], i: usize| v.get(i).cloned().unwrap_or_default();
+        let rows = (0..count)
+            .map(|i| DraftRow {
+                name: at(&names, i),
+                measure: at(&measures, i),
+                unit: at(&units, i),
+                error: None,
+            })
+            .collect();
+        Draft {
+            name: field(fields, "name").trim().to_owned(),
+            lists,
+            rows,
+            notes: field(fields, "notes").trim().replace("\r\n", "\n"),
+        }
+    }
+
+    /// The recipe the store is asked to save: blank ingredient rows left out.
+    pub(crate) fn to_json(&self) -> Value {
+        let rows: Vec<Value> = self
+            .rows
+            .iter()
+            .filter(|r| !r.is_blank())
+            .map(|r| json!({"name": r.name, "measure": r.measure, "unit": r.unit}))
+            .collect();
+        let mut recipe = json!({"name": self.name, "ingredients": rows, "notes": self.notes});
+        for (f, v) in &self.lists {
+            recipe[*f] = json!(v);
+        }
+        recipe
+    }
+
+    /// A row button without JavaScript: `add`, or `remove:i`, `up:i`, `down:i`. The page
+    /// only sends indices of its rows, but a hand-made or stale form may send anything: an
+    /// index that names no row (not a number, negative, past the end) changes nothing, and
+    /// the form comes back as it was sent. Returns why a row was not added, at the cap.
+    pub(crate) fn apply(&mut self, op: &str) -> Option<FieldError> {
+        let (verb, at) = op.split_once(':').unwrap_or((op, ""));
+        let row = at.parse::<usize>().ok().filter(|&i| i < self.rows.len());
+        match (verb, row) {
+            ("add", _) if self.rows.len() >= caps::INGREDIENT_ROWS => {
+                return Some(FieldError {
+                    field: "ingredients".into(),
+                    message: format!(
+                        "a recipe has at most {} ingredients, so no row was added",
+                        caps::INGREDIENT_ROWS
+                    ),
+                });
+            }
+            ("add", _) => self.rows.push(DraftRow::default()),
+            ("remove", Some(i)) => {
+                self.rows.remove(i);
+            }
+            ("up", Some(i)) if i > 0 => self.rows.swap(i, i - 1),
+            // `i` is a row's index, so `i + 1` is at most the number of rows.
+            ("down", Some(i)) if i + 1 < self.rows.len() => self.rows.swap(i, i + 1),
+            _ => {}
+        }
+        None
+    }
+
+    /// Puts each ingredient's problem on its row. The store numbers the rows it was sent,
+    /// which leave out blank ones.
+    pub(crate) fn mark(&mut self, problems: &[FieldError]) {
+        let filled: Vec<usize> = (0..self.rows.len())
+            .filter(|&i| !self.rows[i].is_blank())
+            .collect();
+        for p in problems {
+            let Some(rest) = p.field.strip_prefix("ingredients[") else {
+                continue;
+            };
+            let Some((n, _)) = rest.split_once(']') else {
+                continue;
+            };
+            if let Some(&row) = n.parse::<usize>().ok().and_then(|n| filled.get(n)) {
+                self.rows[row].error = Some(p.message.clone());
+            }
+        }
+    }
+
+    /// At least three rows, and one blank one to type into unless that would pass
+    /// [`FORM_ROWS`] (a page of ours must be one its own form can post back).
+    pub(crate) fn pad_rows(&mut self) {
+        if !self.rows.last().is_some_and(DraftRow::is_blank) && self.rows.len() < FORM_ROWS {
+            self.rows.push(DraftRow::default());
+        }
+        while self.rows.len() < 3 {
+            self.rows.push(DraftRow::default());
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! What the askama templates are given: one struct per template, and the helpers that
+//! shape a recipe for showing (its glass icon, links in its notes, the recipe form's draft).
+//!
+//! Why a room of its own: the templates' values are plain data made from recipes, and
+//! keeping them apart from how a page is cached, compressed or routed lets a page's look be
+//! changed and tested alone. This room imports nothing else from `web`.
+//!
+//! - [`templates`]: the template structs (`Chrome` around every page, the list, a recipe,
+//!   the shelf, the error page, the edit form and history).
+//! - [`draft`]: the recipe form as posted: its fields, the [`draft::Draft`] they make, row
+//!   buttons, and the size caps the form shows.
+//! - [`glass`]: a recipe's glass icon. [`links`]: addresses in notes, as links.
+
+pub(crate) mod draft;
+pub(crate) mod glass;
+pub(crate) mod links;
+pub(crate) mod templates;
