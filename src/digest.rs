@@ -33,6 +33,26 @@ pub(crate) fn full_hash(bytes: &[u8]) -> String {
     full_hex(&content_hash(bytes))
 }
 
+/// [`short_hash`] of bytes passed in pieces: the same hash as of the pieces joined, for
+/// text written out as it is rendered.
+#[derive(Clone, Default)]
+pub(crate) struct Hasher(Sha256);
+
+impl Hasher {
+    pub(crate) fn new() -> Hasher {
+        Hasher(Sha256::new())
+    }
+
+    pub(crate) fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// The short hex form, as [`short_hash`] writes it.
+    pub(crate) fn finish(self) -> String {
+        short_hex(&self.0.finalize())
+    }
+}
+
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     let mut out = String::with_capacity(bytes.len() * 2);
@@ -64,6 +84,14 @@ mod tests {
         incremental.update(b"ab");
         incremental.update(b"c");
         assert_eq!(short_hex(&incremental.finalize()), short_hash(b"abc"));
+        let mut pieces = Hasher::new();
+        pieces.update(b"a");
+        pieces.update(b"bc");
+        assert_eq!(
+            pieces.finish(),
+            "ba7816bf8f01cfea",
+            "pieces hash as the whole"
+        );
         assert_eq!(
             short_hex(&[0x0f, 0xa0]),
             "0fa0",

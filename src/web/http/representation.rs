@@ -9,7 +9,6 @@ use super::negotiate::Encoding;
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Response, StatusCode, header};
 use bytes::Bytes;
-use sha2::{Digest, Sha256};
 
 /// What the headers of one representation say: the content's hash, its type and caching
 /// policy, and the coding its bytes are in. [`super::fixed::FixedBody`] bodies and bodies
@@ -68,34 +67,12 @@ impl Representation<'_> {
     }
 }
 
-/// The first 16 hex digits of the SHA-256 of `bytes`: plenty to tell versions apart. Every
-/// ETag here is made of it (whole, or through [`ContentHasher`] for a text passed in pieces).
+/// The short form of the crate's one content hash ([`crate::digest`]), as a recipe's
+/// version is written: the API compares the two. Every ETag here is made of it (whole, or
+/// through [`ContentHasher`] for a text passed in pieces).
 pub(crate) fn content_hash(bytes: &[u8]) -> String {
-    let mut hasher = ContentHasher::new();
-    hasher.update(bytes);
-    hasher.finish()
+    crate::digest::short_hash(bytes)
 }
 
 /// [`content_hash`] of a text passed in pieces: the same hash as of the pieces joined.
-#[derive(Clone, Default)]
-pub(crate) struct ContentHasher(Sha256);
-
-impl ContentHasher {
-    pub(crate) fn new() -> ContentHasher {
-        ContentHasher(Sha256::new())
-    }
-
-    pub(crate) fn update(&mut self, bytes: &[u8]) {
-        self.0.update(bytes);
-    }
-
-    /// The hex form: the digest's first 8 bytes, 16 digits.
-    pub(crate) fn finish(self) -> String {
-        self.0
-            .finalize()
-            .iter()
-            .take(8)
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    }
-}
+pub(crate) use crate::digest::Hasher as ContentHasher;
