@@ -1,7 +1,7 @@
 //! Serving on the tailnet (feature `tailnet`): the node's settings from the flags.
 
 use super::RunError;
-use super::serving::Shared;
+use super::shared::Shared;
 use crate::cli::ServeArgs;
 use crate::web::AppState;
 
