@@ -9,6 +9,7 @@
 //! - [`startup`]: recipes and assets read in parallel, then the async runtime.
 //! - [`serving`]: signals, the site, the reloader, the listeners, and the orderly stop.
 //! - [`state`]: what the web layer gets from the flags (limits, who a request is from).
+//! - [`routers`]: the one place both routers are made (`--local`'s, the tailnet's).
 //! - [`local`] and [`tailnet`]: the two ways of listening (`--local`, or the tailnet node).
 //! - [`monitoring`]: the metrics and health listener (`--metrics-addr`).
 //! - [`shared`], [`bind`], [`error`]: what the rooms above share (what every listener
@@ -21,6 +22,7 @@ mod error;
 mod local;
 mod logging;
 mod monitoring;
+mod routers;
 mod serving;
 mod shared;
 mod startup;

@@ -1,5 +1,6 @@
 //! Serving: from loaded recipes to listeners, and the orderly stop.
 
+use super::routers::{self, Facing};
 use super::shared::Shared;
 use super::{RunError, local, monitoring, state, tailnet};
 use crate::cli::ServeArgs;
@@ -57,7 +58,7 @@ pub(super) async fn serve(
         stopping,
     };
     if args.local {
-        let app = web::for_hosts(web::app(state), hosts);
+        let app = routers::router(state, Facing::Local(hosts));
         local::serve_local(args, app, shared, started).await?;
     } else {
         tailnet::serve_tailnet(args, state, shared).await?;

@@ -6,13 +6,11 @@
 //! turn on, rather than leaving a dead port, and we keep asking every minute.
 
 use super::forward::{self, Forwarded};
-use super::whois::WhoIsCache;
-use super::{CertStore, Listener, Node, NodeConfig, Result, TailnetError};
+use super::{CertStore, Listener, Node, Result, TailnetError};
 use crate::cli::TailnetListener;
 use crate::connections::{Budget, Connections, Limits};
 use crate::metrics::Metrics;
 use crate::tasks;
-use crate::web::AppState;
 use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, Uri, header};
@@ -20,23 +18,20 @@ use axum::response::{IntoResponse, Response};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-use tower_http::set_header::SetResponseHeaderLayer;
 
 /// How long to wait between "still not connected" reports while joining.
 const JOIN_REPORT_FIRST: Duration = Duration::from_secs(10);
 const JOIN_REPORT_MAX: Duration = Duration::from_secs(300);
 /// How often to ask again for a certificate the tailnet does not offer yet.
 const CERT_RETRY: Duration = Duration::from_secs(60);
-/// One year: browsers remember to use HTTPS for this name.
-const HSTS: &str = "max-age=31536000";
 
 /// Everything the tailnet side needs from the caller.
 pub(crate) struct TailnetServer {
-    pub node: NodeConfig,
-    /// The app's state; the tailnet adds who sent each request (WhoIs).
-    pub state: AppState,
-    /// Whose grants to read (`--app-capability`).
-    pub capability: String,
+    /// The node, started; [`TailnetServer::run`] joins with it and closes it at the end.
+    pub node: Arc<Node>,
+    /// What :443 serves: the app, knowing who sent each request, with HSTS (made in
+    /// `app::routers`, like `--local`'s).
+    pub app: Router,
     /// Serve-config forward (identity) or libtailscale's listeners (anonymous).
     pub listener: TailnetListener,
     pub limits: Limits,
@@ -51,7 +46,7 @@ impl TailnetServer {
     /// Joins the tailnet and serves until `stopping` is cancelled; then drains, closes the
     /// node (its state is already saved) and returns.
     pub(crate) async fn run(self) -> Result<()> {
-        let node = Arc::new(Node::start(self.node.clone()).await?);
+        let node = self.node.clone();
         let joined = self.join(&node).await;
         let result = match joined {
             Ok(true) => self.serve(&node).await,
@@ -119,7 +114,7 @@ impl TailnetServer {
             .tailnet_identity
             .set(i64::from(matches!(https, Intake::Forwarded(_))));
         let pages = Connections::new(
-            self.app(node),
+            self.app.clone(),
             self.limits.clone(),
             self.metrics.clone(),
             self.stopping.clone(),
@@ -146,23 +141,6 @@ impl TailnetServer {
             );
         }
         Ok(())
-    }
-
-    /// The app, knowing who sent each request through the node's WhoIs, with HSTS.
-    fn app(&self, node: &Node) -> Router {
-        let who = WhoIsCache::new(
-            node.local_api().clone(),
-            self.capability.clone(),
-            self.metrics.clone(),
-        );
-        let state = AppState {
-            who: Arc::new(who),
-            ..self.state.clone()
-        };
-        crate::web::app(state).layer(SetResponseHeaderLayer::overriding(
-            header::STRICT_TRANSPORT_SECURITY,
-            HeaderValue::from_static(HSTS),
-        ))
     }
 
     /// Fetches the tailnet certificate, retrying every minute while the tailnet offers
