@@ -5,6 +5,7 @@
 //! way Go's `flag` package takes them (`-local`, `-addr=:8080`, `-tsnet-logs=false`), and
 //! its `-addr :PORT` means 127.0.0.1:PORT.
 
+use crate::tailnet::TailnetListener;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -457,13 +458,6 @@ pub(crate) struct TailnetArgs {
         value_parser = go_bool
     )]
     pub tsnet_logs: bool,
-}
-
-/// See `--tailnet-listener`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum TailnetListener {
-    Forward,
-    Socketpair,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -20,6 +20,7 @@
 //! * [`forward`] — :443 and :80 through the node's serve config to loopback listeners,
 //!   each connection with a PROXY v2 header ([`proxy`]) naming the tailnet peer, accepted
 //!   only from this process ([`trust`]); [`whois`] turns the peer into an identity.
+//! * [`mode`] — `--tailnet-listener`'s values (also compiled without the feature).
 //! * [`server`] — the tailnet side of serving: join (retrying), HTTPS on :443 with
 //!   the tailnet certificate, :80 redirecting to it, and a clear page on :80 when
 //!   the tailnet offers no certificate.
@@ -40,6 +41,7 @@ pub(crate) mod cert;
 mod fake;
 pub(crate) mod forward;
 pub(crate) mod localapi;
+mod mode;
 pub(crate) mod node;
 pub mod proxy;
 pub(crate) mod server;
@@ -52,6 +54,7 @@ use std::time::Duration;
 pub(crate) use accept::Listener;
 pub(crate) use cert::CertStore;
 pub(crate) use localapi::LocalApi;
+pub(crate) use mode::TailnetListener;
 pub(crate) use node::{Node, NodeConfig};
 
 /// Everything that can go wrong in the tailnet module.

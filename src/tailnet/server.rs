@@ -6,8 +6,7 @@
 //! turn on, rather than leaving a dead port, and we keep asking every minute.
 
 use super::forward::{self, Forwarded};
-use super::{CertStore, Listener, Node, Result, TailnetError};
-use crate::cli::TailnetListener;
+use super::{CertStore, Listener, Node, Result, TailnetError, TailnetListener};
 use crate::connections::{Budget, Connections, Limits};
 use crate::metrics::Metrics;
 use crate::tasks;
