@@ -22,8 +22,8 @@
 //!   only from this process ([`trust`]); [`whois`] turns the peer into an identity.
 //! * [`mode`] — `--tailnet-listener`'s values (also compiled without the feature).
 //! * [`server`] — the tailnet side of serving: join (retrying), HTTPS on :443 with
-//!   the tailnet certificate, :80 redirecting to it, and a clear page on :80 when
-//!   the tailnet offers no certificate.
+//!   the tailnet certificate, and :80 ([`redirect`]) redirecting to it, with a clear page
+//!   (`templates/redirect.html`) when the tailnet offers no certificate.
 //!
 //! HTTP itself is not in here: [`server`] hands accepted streams to
 //! [`crate::connections::Connections`], which serves the same router as `--local`.
@@ -44,6 +44,7 @@ pub(crate) mod localapi;
 mod mode;
 pub(crate) mod node;
 pub mod proxy;
+mod redirect;
 pub(crate) mod server;
 pub(crate) mod trust;
 pub(crate) mod whois;
