@@ -20,6 +20,8 @@
 //! * [`forward`] — :443 and :80 through the node's serve config to loopback listeners,
 //!   each connection with a PROXY v2 header ([`proxy`]) naming the tailnet peer, accepted
 //!   only from this process ([`trust`]); [`whois`] turns the peer into an identity.
+//! * [`intake`] — where each port's connections arrive: forwarded, or on libtailscale's
+//!   listeners when forwarding is off or fails.
 //! * [`mode`] — `--tailnet-listener`'s values (also compiled without the feature).
 //! * [`server`] — the tailnet side of serving: join (retrying), HTTPS on :443 with
 //!   the tailnet certificate, and :80 ([`redirect`]) redirecting to it, with a clear page
@@ -40,6 +42,7 @@ pub(crate) mod cert;
 #[cfg(test)]
 mod fake;
 pub(crate) mod forward;
+mod intake;
 pub(crate) mod localapi;
 mod mode;
 pub(crate) mod node;
