@@ -28,7 +28,8 @@
 //!   (`templates/redirect.html`) when the tailnet offers no certificate.
 //!
 //! HTTP itself is not in here: [`server`] hands accepted streams to
-//! [`crate::connections::Connections`], which serves the same router as `--local`.
+//! [`crate::connections::Connections`], which serves the router it is given: the same app
+//! as `--local`, made in one place for both (`app::routers`).
 //!
 //! Environment: the Go runtime snapshots the process environment when it
 //! starts (before `main`), so `TS_*` knobs such as `TS_NO_LOGS_NO_SUPPORT` or
