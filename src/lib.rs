@@ -36,6 +36,13 @@ pub(crate) mod signals;
 pub mod store;
 #[cfg(feature = "tailnet")]
 pub mod tailnet;
+/// Without the `tailnet` feature: only `--tailnet-listener`'s values, so that the flag
+/// parses the same in every build.
+#[cfg(not(feature = "tailnet"))]
+pub mod tailnet {
+    mod mode;
+    pub(crate) use mode::TailnetListener;
+}
 pub(crate) mod tasks;
 pub mod text;
 pub(crate) mod units;

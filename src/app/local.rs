@@ -1,12 +1,11 @@
 //! `--local`: plain HTTP on an ordinary TCP address.
 
-use super::serving::Shared;
+use super::bind::bind;
+use super::shared::Shared;
 use super::{RunError, state};
 use crate::cli::ServeArgs;
 use crate::connections::{self, Connections};
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
-use tokio::net::TcpListener;
 
 /// Serves `app` on `--addr` until shutdown, then drains the connections.
 pub(super) async fn serve_local(
@@ -39,12 +38,4 @@ pub(super) async fn serve_local(
         );
     }
     Ok(())
-}
-
-/// Listens on `addr`; returns the listener and the address it got (port 0 → a free one).
-pub(super) async fn bind(addr: SocketAddr) -> Result<(TcpListener, SocketAddr), RunError> {
-    let bind_err = |source| RunError::Bind { addr, source };
-    let listener = TcpListener::bind(addr).await.map_err(bind_err)?;
-    let local = listener.local_addr().map_err(bind_err)?;
-    Ok((listener, local))
 }

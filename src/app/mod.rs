@@ -9,52 +9,30 @@
 //! - [`startup`]: recipes and assets read in parallel, then the async runtime.
 //! - [`serving`]: signals, the site, the reloader, the listeners, and the orderly stop.
 //! - [`state`]: what the web layer gets from the flags (limits, who a request is from).
+//! - [`routers`]: the one place both routers are made (`--local`'s, the tailnet's).
 //! - [`local`] and [`tailnet`]: the two ways of listening (`--local`, or the tailnet node).
 //! - [`monitoring`]: the metrics and health listener (`--metrics-addr`).
+//! - [`shared`], [`bind`], [`error`]: what the rooms above share (what every listener
+//!   gets, listening on a TCP address, [`RunError`]), in rooms of their own so that every
+//!   arrow between rooms points one way.
 
+mod bind;
 mod check;
+mod error;
 mod local;
 mod logging;
 mod monitoring;
+mod routers;
 mod serving;
+mod shared;
 mod startup;
 mod state;
 mod tailnet;
 
 use crate::cli::{Cli, Command};
-use crate::credentials::CredentialError;
-use crate::recipes::LoadError;
-use crate::web::SiteError;
 use std::process::ExitCode;
 
-/// Why the program stopped with an error.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum RunError {
-    #[error(transparent)]
-    Load(#[from] LoadError),
-    #[error(transparent)]
-    Credential(#[from] CredentialError),
-    #[error(transparent)]
-    Site(#[from] SiteError),
-    #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        addr: std::net::SocketAddr,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("cannot start the async runtime: {0}")]
-    Runtime(std::io::Error),
-    #[error("cannot listen for signals: {0}")]
-    Signals(std::io::Error),
-    #[cfg(feature = "tailnet")]
-    #[error(transparent)]
-    Tailnet(#[from] crate::tailnet::TailnetError),
-    #[error("cannot create the recipes file for editing: {0}")]
-    Seed(#[from] crate::store::StoreError),
-    /// The flags ask for something this process cannot do; the text says which flag.
-    #[error("{0}")]
-    Usage(String),
-}
+pub(crate) use error::RunError;
 
 /// Runs the command the flags ask for and returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {

@@ -1,6 +1,7 @@
 //! The metrics and health listener (`--metrics-addr`).
 
-use super::{RunError, local, state};
+use super::bind::bind;
+use super::{RunError, state};
 use crate::cli::LimitArgs;
 use crate::connections::{self, Budget, Connections, Limits};
 use crate::metrics::{self, Metrics};
@@ -24,7 +25,7 @@ pub(super) async fn serve_metrics(
     limits: &LimitArgs,
     stopping: &CancellationToken,
 ) -> Result<(), RunError> {
-    let (listener, addr) = local::bind(addr).await?;
+    let (listener, addr) = bind(addr).await?;
     tracing::info!("metrics on http://{addr}/metrics");
     let connections = Connections::new(
         web::for_hosts(metrics::router(metrics.clone()), hosts),

@@ -1,11 +1,12 @@
 //! Serving: from loaded recipes to listeners, and the orderly stop.
 
-use super::startup::Loaded;
+use super::routers::{self, Facing};
+use super::shared::Shared;
 use super::{RunError, local, monitoring, state, tailnet};
 use crate::cli::ServeArgs;
 use crate::connections::Budget;
 use crate::metrics::Metrics;
-use crate::recipes::Recipes;
+use crate::recipes::{Recipes, Stamp};
 use crate::reload::Reloader;
 use crate::web::{self, Assets, Site};
 use crate::{memory, signals, tasks};
@@ -14,13 +15,12 @@ use std::sync::Arc;
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-/// What every listener of the process shares.
-pub(super) struct Shared {
-    pub metrics: Arc<Metrics>,
-    /// Answer bytes not yet sent, for all connections together.
-    pub budget: Arc<Budget>,
-    /// Cancelled when shutdown starts.
-    pub stopping: CancellationToken,
+/// What the server starts with: the recipes, the assets, and the file's [`Stamp`] from
+/// before the recipes were read (made by [`super::startup`]).
+pub(super) struct Loaded {
+    pub recipes: Recipes,
+    pub assets: Arc<Assets>,
+    pub stamp: Option<Stamp>,
 }
 
 /// Serves until SIGINT or SIGTERM, then drains and returns.
@@ -58,7 +58,7 @@ pub(super) async fn serve(
         stopping,
     };
     if args.local {
-        let app = web::for_hosts(web::app(state), hosts);
+        let app = routers::router(state, Facing::Local(hosts));
         local::serve_local(args, app, shared, started).await?;
     } else {
         tailnet::serve_tailnet(args, state, shared).await?;

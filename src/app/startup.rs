@@ -1,7 +1,7 @@
 //! Start-up: everything read before anything listens, then the async runtime.
 
 use super::RunError;
-use super::serving;
+use super::serving::{self, Loaded};
 use crate::cli::ServeArgs;
 use crate::recipes::Recipes;
 use crate::recipes::Stamp;
@@ -9,14 +9,6 @@ use crate::web::Assets;
 use crate::{credentials, memory};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// What the server starts with: the recipes, the assets, and the file's [`Stamp`] from
-/// before the recipes were read.
-pub(super) struct Loaded {
-    pub recipes: Recipes,
-    pub assets: Arc<Assets>,
-    pub stamp: Option<Stamp>,
-}
 
 /// Loads, then serves until shutdown on a runtime of its own.
 pub(super) fn serve_blocking(args: &ServeArgs) -> Result<(), RunError> {

@@ -1,7 +1,8 @@
-//! Serving on the tailnet (feature `tailnet`): the node's settings from the flags.
+//! Serving on the tailnet (feature `tailnet`): the node's settings from the flags, the node
+//! started, and its router (the app knowing who sent each request) handed to the tailnet.
 
 use super::RunError;
-use super::serving::Shared;
+use super::shared::Shared;
 use crate::cli::ServeArgs;
 use crate::web::AppState;
 
@@ -12,7 +13,9 @@ pub(super) async fn serve_tailnet(
     state: AppState,
     shared: Shared,
 ) -> Result<(), RunError> {
-    use crate::tailnet::{self, TailnetError, server::TailnetServer};
+    use super::routers::{self, Facing};
+    use crate::tailnet::{self, Node, TailnetError, server::TailnetServer, whois::WhoIsCache};
+    use std::sync::Arc;
     use std::time::Duration;
     let t = &args.tailnet;
     let auth_key = auth_key(t.auth_key_file.as_deref())?;
@@ -26,10 +29,23 @@ pub(super) async fn serve_tailnet(
     };
     // Before the node starts: with the Go version's state copied in, it is the same machine.
     tailnet::adopt::adopt_go_state(&node.state_dir, &args.hostname).map_err(TailnetError::from)?;
+    let node = Arc::new(Node::start(node).await?);
+    // The app, knowing who sent each request through the node's WhoIs.
+    let who = WhoIsCache::new(
+        node.local_api().clone(),
+        t.app_capability.clone(),
+        shared.metrics.clone(),
+    );
+    let app = routers::router(
+        AppState {
+            who: Arc::new(who),
+            ..state
+        },
+        Facing::Tailnet,
+    );
     let server = TailnetServer {
         node,
-        state,
-        capability: t.app_capability.clone(),
+        app,
         listener: t.tailnet_listener,
         limits: super::state::connection_limits(&args.limits),
         metrics: shared.metrics,

@@ -3,13 +3,19 @@
 //! Where streams come from is not this module's business: `--local` feeds it TCP
 //! connections, the tailnet feeds it TLS streams from the embedded node. Every connection is
 //! tracked so that shutdown can stop accepting, let in-flight requests finish, and give up
-//! after a deadline; every connection is held to deadlines for progress ([`watch`]).
+//! after a deadline; every connection is held to deadlines for progress ([`deadlines`]),
+//! and the answers it has not read yet to a memory budget ([`budget`]); each connection
+//! gets its [`share`] of the CPU-heavy work.
 
 use crate::metrics::Metrics;
 use axum::Router;
+use axum::body::Body;
+use hyper::body::Incoming;
+use hyper::{Request, Response};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -18,9 +24,15 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-mod watch;
+mod budget;
+mod deadlines;
+mod share;
 
-pub use watch::{Budget, Deadlines, Expired, PerRequest, Share};
+use budget::Tracked;
+pub use budget::{Budget, PerRequest};
+pub use deadlines::{Deadlines, Expired};
+use deadlines::{InFlight, Progress};
+pub use share::Share;
 
 /// Edge limits, in the spirit of Envoy's edge-proxy advice: bound everything a client can
 /// make us hold (time, memory, connections, streams).
@@ -128,7 +140,7 @@ impl Connections {
             .initial_connection_window_size(limits.h2_connection_window)
             // What h2 buffers per stream beyond what the client has room for is not counted
             // in the budget: keep it to one piece.
-            .max_send_buf_size(watch::PIECE)
+            .max_send_buf_size(budget::PIECE)
             .max_header_list_size(limits.max_header_bytes as u32)
             .keep_alive_interval(Some(Duration::from_secs(30)))
             .keep_alive_timeout(Duration::from_secs(20));
@@ -196,7 +208,7 @@ impl Connections {
             return;
         };
         let open = OpenGuard::new(self.metrics.clone());
-        let progress = Arc::new(watch::Progress::new(Instant::now()));
+        let progress = Arc::new(Progress::new(Instant::now()));
         let this = self.clone();
         self.tracker.spawn(async move {
             let _held = (admitted, open);
@@ -207,7 +219,7 @@ impl Connections {
     /// One admitted connection's life: waits for `ready` within the first deadline, then
     /// speaks HTTP until the connection closes, a progress deadline passes, or shutdown
     /// ends it.
-    async fn serve_one<I, F>(self, ready: F, progress: Arc<watch::Progress>)
+    async fn serve_one<I, F>(self, ready: F, progress: Arc<Progress>)
     where
         I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
         F: Future<Output = Option<Ready<I>>> + Send + 'static,
@@ -217,7 +229,7 @@ impl Connections {
             write: self.limits.write_timeout,
         };
         let metrics = &self.metrics;
-        let watchdog = watch::watchdog(progress.clone(), deadlines);
+        let watchdog = deadlines::watchdog(progress.clone(), deadlines);
         tokio::pin!(watchdog);
         let Ready { io, protocol, peer } = tokio::select! {
             ready = ready => match ready {
@@ -229,14 +241,14 @@ impl Connections {
                 return;
             }
         };
-        let dispatch = watch::Dispatch {
+        let dispatch = Dispatch {
             app: self.app.clone(),
             progress: progress.clone(),
             budget: self.budget.clone(),
             share: Share::new(),
             peer,
         };
-        let io = TokioIo::new(watch::Watched::new(io, progress));
+        let io = TokioIo::new(deadlines::Watched::new(io, progress));
         let builder = self.builder_for(protocol);
         let conn = builder.serve_connection(io, dispatch);
         tokio::pin!(conn);
@@ -314,6 +326,45 @@ where
             tracing::debug!(error = %e, "TLS handshake failed");
             None
         }
+    }
+}
+
+/// The app as hyper calls it on one connection: counts requests in flight, and wraps each
+/// answer in a [`Tracked`] body.
+#[derive(Clone)]
+struct Dispatch {
+    app: Router,
+    progress: Arc<Progress>,
+    budget: Arc<Budget>,
+    share: Share,
+    /// Who is at the other end, when the listener knows (tailnet connections); every
+    /// request of the connection carries it as an extension.
+    peer: Option<Peer>,
+}
+
+impl hyper::service::Service<Request<Incoming>> for Dispatch {
+    type Response = Response<Tracked>;
+    type Error = std::convert::Infallible;
+    type Future =
+        Pin<Box<dyn Future<Output = Result<Response<Tracked>, std::convert::Infallible>> + Send>>;
+
+    fn call(&self, mut request: Request<Incoming>) -> Self::Future {
+        use tower::ServiceExt;
+        request.extensions_mut().insert(self.share.clone());
+        let in_flight = InFlight::start(self.progress.clone());
+        let mut request = request.map(Body::new);
+        if let Some(peer) = self.peer {
+            request.extensions_mut().insert(peer);
+        }
+        let answer = self.app.clone().oneshot(request);
+        let budget = self.budget.clone();
+        Box::pin(async move {
+            let response = match answer.await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            };
+            Ok(Tracked::wrap(response, in_flight, budget))
+        })
     }
 }
 

@@ -148,8 +148,8 @@ impl LocalApi {
 
     /// One GET request; returns the body of a 2xx response.
     pub(crate) async fn get(&self, path: &str, timeout: Duration) -> Result<Bytes> {
-        let answer = self.call(Method::GET, path, None, None, timeout).await?;
-        answer.ok(path)
+        let reply = self.call(Method::GET, path, None, None, timeout).await?;
+        reply.ok(path)
     }
 
     /// One request, bounded by `timeout`, with an optional `If-Match` and JSON body.
@@ -160,7 +160,7 @@ impl LocalApi {
         if_match: Option<&str>,
         body: Option<Bytes>,
         timeout: Duration,
-    ) -> Result<Answer> {
+    ) -> Result<Reply> {
         let exchange = self.exchange(method, path, if_match, body);
         match tokio::time::timeout(timeout, exchange).await {
             Ok(r) => r,
@@ -177,7 +177,7 @@ impl LocalApi {
         path: &str,
         if_match: Option<&str>,
         body: Option<Bytes>,
-    ) -> Result<Answer> {
+    ) -> Result<Reply> {
         let transport = |reason: String| TailnetError::LocalApiTransport {
             path: path.to_owned(),
             reason,
@@ -224,7 +224,7 @@ impl LocalApi {
                 .await
                 .map_err(|e| transport(e.to_string()))?
                 .to_bytes();
-            Ok(Answer { status, etag, body })
+            Ok(Reply { status, etag, body })
         }
         .await;
         conn_task.abort();
@@ -235,11 +235,11 @@ impl LocalApi {
     /// change must present (`If-Match`) so that it cannot overwrite one it did not see.
     pub(crate) async fn serve_config(&self) -> Result<(serde_json::Value, String)> {
         let path = "/localapi/v0/serve-config";
-        let answer = self
+        let reply = self
             .call(Method::GET, path, None, None, Duration::from_secs(10))
             .await?;
-        let etag = answer.etag.clone().unwrap_or_default();
-        let body = answer.ok(path)?;
+        let etag = reply.etag.clone().unwrap_or_default();
+        let body = reply.ok(path)?;
         let config =
             serde_json::from_slice(&body).map_err(|source| TailnetError::LocalApiJson {
                 path: path.to_owned(),
@@ -257,7 +257,7 @@ impl LocalApi {
     ) -> Result<bool> {
         let path = "/localapi/v0/serve-config";
         let body = Bytes::from(config.to_string());
-        let answer = self
+        let reply = self
             .call(
                 Method::POST,
                 path,
@@ -266,10 +266,10 @@ impl LocalApi {
                 Duration::from_secs(10),
             )
             .await?;
-        if answer.status == StatusCode::PRECONDITION_FAILED {
+        if reply.status == StatusCode::PRECONDITION_FAILED {
             return Ok(false);
         }
-        answer.ok(path).map(|_| true)
+        reply.ok(path).map(|_| true)
     }
 
     /// `GET /localapi/v0/whois?addr=<ip>`: who owns a tailnet address, and what the
@@ -280,25 +280,25 @@ impl LocalApi {
         timeout: Duration,
     ) -> Result<Option<WhoIs>> {
         let path = format!("/localapi/v0/whois?addr={ip}");
-        let answer = self.call(Method::GET, &path, None, None, timeout).await?;
-        if answer.status == StatusCode::NOT_FOUND {
+        let reply = self.call(Method::GET, &path, None, None, timeout).await?;
+        if reply.status == StatusCode::NOT_FOUND {
             return Ok(None);
         }
-        let body = answer.ok(&path)?;
+        let body = reply.ok(&path)?;
         serde_json::from_slice(&body)
             .map(Some)
             .map_err(|source| TailnetError::LocalApiJson { path, source })
     }
 }
 
-/// A LocalAPI answer, whatever its status.
-struct Answer {
+/// A LocalAPI reply, whatever its status.
+struct Reply {
     status: StatusCode,
     etag: Option<String>,
     body: Bytes,
 }
 
-impl Answer {
+impl Reply {
     /// The body of a 200, or an error naming the path, status and what the node said.
     fn ok(self, path: &str) -> Result<Bytes> {
         if self.status == StatusCode::OK {

@@ -20,12 +20,16 @@
 //! * [`forward`] — :443 and :80 through the node's serve config to loopback listeners,
 //!   each connection with a PROXY v2 header ([`proxy`]) naming the tailnet peer, accepted
 //!   only from this process ([`trust`]); [`whois`] turns the peer into an identity.
+//! * [`intake`] — where each port's connections arrive: forwarded, or on libtailscale's
+//!   listeners when forwarding is off or fails.
+//! * [`mode`] — `--tailnet-listener`'s values (also compiled without the feature).
 //! * [`server`] — the tailnet side of serving: join (retrying), HTTPS on :443 with
-//!   the tailnet certificate, :80 redirecting to it, and a clear page on :80 when
-//!   the tailnet offers no certificate.
+//!   the tailnet certificate, and :80 ([`redirect`]) redirecting to it, with a clear page
+//!   (`templates/redirect.html`) when the tailnet offers no certificate.
 //!
 //! HTTP itself is not in here: [`server`] hands accepted streams to
-//! [`crate::connections::Connections`], which serves the same router as `--local`.
+//! [`crate::connections::Connections`], which serves the router it is given: the same app
+//! as `--local`, made in one place for both (`app::routers`).
 //!
 //! Environment: the Go runtime snapshots the process environment when it
 //! starts (before `main`), so `TS_*` knobs such as `TS_NO_LOGS_NO_SUPPORT` or
@@ -39,9 +43,12 @@ pub(crate) mod cert;
 #[cfg(test)]
 mod fake;
 pub(crate) mod forward;
+mod intake;
 pub(crate) mod localapi;
+mod mode;
 pub(crate) mod node;
 pub mod proxy;
+mod redirect;
 pub(crate) mod server;
 pub(crate) mod trust;
 pub(crate) mod whois;
@@ -52,6 +59,7 @@ use std::time::Duration;
 pub(crate) use accept::Listener;
 pub(crate) use cert::CertStore;
 pub(crate) use localapi::LocalApi;
+pub(crate) use mode::TailnetListener;
 pub(crate) use node::{Node, NodeConfig};
 
 /// Everything that can go wrong in the tailnet module.

@@ -1,42 +1,36 @@
-//! Serving on the tailnet: join, then HTTPS on :443 and a redirect on :80.
+//! Serving on the tailnet: join, get the certificate, then HTTPS on :443 and a redirect on
+//! :80, until shutdown drains both.
 //!
 //! In the spirit of tailscale/golink: TLS only when the tailnet offers a certificate, and
-//! :80 only ever redirects to the one HTTPS name. When the tailnet offers no certificate
-//! (HTTPS or MagicDNS off in the admin console), :80 answers with a page that says what to
-//! turn on, rather than leaving a dead port, and we keep asking every minute.
+//! :80 only ever redirects to the one HTTPS name ([`super::redirect`]). When the tailnet
+//! offers no certificate, :80 says what to turn on and we keep asking every minute. Where
+//! each port's connections come from (the serve config's forward, or libtailscale's own
+//! listeners) is [`super::intake`]'s business.
 
-use super::forward::{self, Forwarded};
-use super::whois::WhoIsCache;
-use super::{CertStore, Listener, Node, NodeConfig, Result, TailnetError};
-use crate::cli::TailnetListener;
+use super::intake::{Intake, Intakes};
+use super::redirect;
+use super::{CertStore, Node, Result, TailnetError, TailnetListener};
 use crate::connections::{Budget, Connections, Limits};
 use crate::metrics::Metrics;
 use crate::tasks;
-use crate::web::AppState;
 use axum::Router;
-use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode, Uri, header};
-use axum::response::{IntoResponse, Response};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
-use tower_http::set_header::SetResponseHeaderLayer;
 
 /// How long to wait between "still not connected" reports while joining.
 const JOIN_REPORT_FIRST: Duration = Duration::from_secs(10);
 const JOIN_REPORT_MAX: Duration = Duration::from_secs(300);
 /// How often to ask again for a certificate the tailnet does not offer yet.
 const CERT_RETRY: Duration = Duration::from_secs(60);
-/// One year: browsers remember to use HTTPS for this name.
-const HSTS: &str = "max-age=31536000";
 
 /// Everything the tailnet side needs from the caller.
 pub(crate) struct TailnetServer {
-    pub node: NodeConfig,
-    /// The app's state; the tailnet adds who sent each request (WhoIs).
-    pub state: AppState,
-    /// Whose grants to read (`--app-capability`).
-    pub capability: String,
+    /// The node, started; [`TailnetServer::run`] joins with it and closes it at the end.
+    pub node: Arc<Node>,
+    /// What :443 serves: the app, knowing who sent each request, with HSTS (made in
+    /// `app::routers`, like `--local`'s).
+    pub app: Router,
     /// Serve-config forward (identity) or libtailscale's listeners (anonymous).
     pub listener: TailnetListener,
     pub limits: Limits,
@@ -51,7 +45,7 @@ impl TailnetServer {
     /// Joins the tailnet and serves until `stopping` is cancelled; then drains, closes the
     /// node (its state is already saved) and returns.
     pub(crate) async fn run(self) -> Result<()> {
-        let node = Arc::new(Node::start(self.node.clone()).await?);
+        let node = self.node.clone();
         let joined = self.join(&node).await;
         let result = match joined {
             Ok(true) => self.serve(&node).await,
@@ -97,7 +91,7 @@ impl TailnetServer {
         let mut intakes = Intakes::new(self.listener, api, self.metrics.clone()).await;
         let http = intakes.open(80, || node.listen(80)).await?;
         let redirects = Connections::new(
-            redirect_app(domain.clone()),
+            redirect::redirect_app(domain.clone()),
             self.limits.clone(),
             self.metrics.clone(),
             self.stopping.clone(),
@@ -119,7 +113,7 @@ impl TailnetServer {
             .tailnet_identity
             .set(i64::from(matches!(https, Intake::Forwarded(_))));
         let pages = Connections::new(
-            self.app(node),
+            self.app.clone(),
             self.limits.clone(),
             self.metrics.clone(),
             self.stopping.clone(),
@@ -148,23 +142,6 @@ impl TailnetServer {
         Ok(())
     }
 
-    /// The app, knowing who sent each request through the node's WhoIs, with HSTS.
-    fn app(&self, node: &Node) -> Router {
-        let who = WhoIsCache::new(
-            node.local_api().clone(),
-            self.capability.clone(),
-            self.metrics.clone(),
-        );
-        let state = AppState {
-            who: Arc::new(who),
-            ..self.state.clone()
-        };
-        crate::web::app(state).layer(SetResponseHeaderLayer::overriding(
-            header::STRICT_TRANSPORT_SECURITY,
-            HeaderValue::from_static(HSTS),
-        ))
-    }
-
     /// Fetches the tailnet certificate, retrying every minute while the tailnet offers
     /// none. `None` if shutdown came first.
     async fn certificate(&self, node: &Node) -> Option<CertStore> {
@@ -190,370 +167,5 @@ impl TailnetServer {
                 () = tokio::time::sleep(CERT_RETRY) => {}
             }
         }
-    }
-}
-
-/// Where one tailnet port's connections arrive.
-enum Intake {
-    /// Through the serve config: who sent each connection is known.
-    Forwarded(Forwarded),
-    /// libtailscale's own listener: nobody is known.
-    Direct(Listener),
-}
-
-impl Intake {
-    /// Accepts and serves until shutdown starts or the listener closes.
-    async fn serve(
-        self,
-        connections: Connections,
-        tls: Option<tokio_rustls::TlsAcceptor>,
-        metrics: Arc<Metrics>,
-    ) {
-        match self {
-            Intake::Forwarded(forwarded) => {
-                forward::accept_loop(forwarded, connections, tls, metrics).await
-            }
-            Intake::Direct(listener) => accept_loop(listener, connections, tls).await,
-        }
-    }
-}
-
-/// Opens the tailnet ports one at a time (:80 at once, :443 once there is a certificate),
-/// through the serve config while that works, on libtailscale's listeners after it fails.
-struct Intakes {
-    api: super::LocalApi,
-    metrics: Arc<Metrics>,
-    /// Ports forwarded so far, with their loopback addresses; `None` once forwarding is off.
-    forwarded: Option<Vec<(u16, std::net::SocketAddr)>>,
-}
-
-impl Intakes {
-    async fn new(mode: TailnetListener, api: super::LocalApi, metrics: Arc<Metrics>) -> Intakes {
-        if mode == TailnetListener::Socketpair {
-            // A forward left by an earlier run would take the ports from our listeners.
-            if let Err(e) = forward::apply(&api, &forward::config(&[])).await {
-                tracing::error!(target: "libations::tailnet", "cannot clear the node's serve config, so tailnet connections may not reach us: {e}");
-            }
-        }
-        let forwarded = (mode == TailnetListener::Forward).then(Vec::new);
-        Intakes {
-            api,
-            metrics,
-            forwarded,
-        }
-    }
-
-    /// Starts taking connections for tailnet `port`: forwarded, or from `direct()` (the
-    /// node's own listener) when forwarding is off or the serve config cannot be set.
-    async fn open<F>(&mut self, port: u16, direct: impl FnOnce() -> F) -> Result<Intake>
-    where
-        F: std::future::Future<Output = Result<Listener>>,
-    {
-        if let Some(ports) = &mut self.forwarded {
-            let forwarded = Forwarded::bind(port).await?;
-            ports.push((port, forwarded.local));
-            match forward::apply(&self.api, &forward::config(ports)).await {
-                Ok(()) => {
-                    tracing::info!(target: "libations::tailnet", port, to = %forwarded.local, "tailnet port forwarded through the serve config, with who sent each connection");
-                    return Ok(Intake::Forwarded(forwarded));
-                }
-                Err(e) => {
-                    ports.pop();
-                    tracing::error!(target: "libations::tailnet", port, "{e}; serving tailnet port {port} on libtailscale's listener instead, where nobody is known (every request anonymous)");
-                    self.metrics.tailnet_identity.set(0);
-                    self.forwarded = None;
-                }
-            }
-        }
-        Ok(Intake::Direct(direct().await?))
-    }
-}
-
-/// Hands each tailnet connection to `connections` (through TLS when given an acceptor)
-/// until shutdown starts or the listener closes.
-async fn accept_loop(
-    listener: Listener,
-    connections: Connections,
-    tls: Option<tokio_rustls::TlsAcceptor>,
-) {
-    let stopping = connections.stopping();
-    let port = listener.port();
-    loop {
-        let accepted = tokio::select! {
-            () = stopping.cancelled() => return,
-            accepted = listener.accept() => accepted,
-        };
-        match accepted {
-            Ok(Some(stream)) => match &tls {
-                Some(acceptor) => connections.serve_tls(stream, acceptor.clone()),
-                None => connections.serve(stream),
-            },
-            Ok(None) => {
-                tracing::info!(target: "libations::tailnet", port, "tailnet listener closed");
-                return;
-            }
-            Err(e) => {
-                tracing::warn!(target: "libations::tailnet", port, "accepting a tailnet connection failed: {e}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-        }
-    }
-}
-
-/// The :80 app: a permanent redirect to the certificate's name, built from our own name
-/// and never from the request's Host header (that would be an open redirect, and
-/// `https://libations/` would not match the certificate anyway).
-pub(crate) fn redirect_app(domain: Arc<OnceLock<String>>) -> Router {
-    Router::new().fallback(redirect).with_state(domain)
-}
-
-async fn redirect(State(domain): State<Arc<OnceLock<String>>>, uri: Uri) -> Response {
-    match domain.get() {
-        Some(domain) => {
-            // Only a path of ours is kept: an HTTP/2 `:path` such as `@evil.example` would
-            // otherwise turn the redirect into `https://<name>@evil.example`.
-            let target = uri
-                .path_and_query()
-                .map(|pq| pq.as_str())
-                .filter(|target| target.starts_with('/'))
-                .unwrap_or("/");
-            let location = format!("https://{domain}{target}");
-            match HeaderValue::from_str(&location) {
-                Ok(location) => (
-                    StatusCode::MOVED_PERMANENTLY,
-                    [(header::LOCATION, location)],
-                )
-                    .into_response(),
-                Err(_) => StatusCode::BAD_REQUEST.into_response(),
-            }
-        }
-        None => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            [
-                (
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("text/html; charset=utf-8"),
-                ),
-                (header::RETRY_AFTER, HeaderValue::from_static("60")),
-            ],
-            NO_CERTIFICATE_PAGE,
-        )
-            .into_response(),
-    }
-}
-
-/// What :80 says while the tailnet offers no certificate.
-const NO_CERTIFICATE_PAGE: &str = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Libations: HTTPS is off</title></head>\
-<body><main><h1>Libations is on your tailnet, but HTTPS is not enabled</h1>\
-<p>Libations only serves recipes over HTTPS, with the certificate your tailnet issues. This tailnet \
-does not offer one yet.</p><ol><li>Open the Tailscale admin console, DNS page.</li>\
-<li>Enable <strong>MagicDNS</strong>.</li><li>Under HTTPS Certificates, choose <strong>Enable HTTPS</strong>.</li></ol>\
-<p>Libations checks again every minute; reload this page in a minute or two.</p></main></body></html>\n";
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::connections::{Budget, Connections, Limits};
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    use tokio::net::TcpStream;
-
-    const DOMAIN: &str = "libations.example.ts.net";
-
-    /// Serves the :80 app on a loopback port (plain TCP: the app does not care where bytes
-    /// come from, and the same port speaks HTTP/1.1 and HTTP/2).
-    async fn redirect_server() -> (std::net::SocketAddr, CancellationToken) {
-        let domain = Arc::new(OnceLock::new());
-        let _ = domain.set(DOMAIN.to_owned());
-        let stopping = CancellationToken::new();
-        let connections = Connections::new(
-            redirect_app(domain),
-            Limits::default(),
-            Arc::new(Metrics::new()),
-            stopping.clone(),
-            Arc::new(Budget::new(1 << 20, 1 << 20)),
-        );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        tokio::spawn(crate::connections::accept_tcp(listener, connections));
-        (addr, stopping)
-    }
-
-    /// One HTTP/2 frame: 9-byte header, then the payload.
-    fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-        let len = payload.len() as u32;
-        let mut out = len.to_be_bytes()[1..].to_vec();
-        out.extend([kind, flags]);
-        out.extend(stream.to_be_bytes());
-        out.extend(payload);
-        out
-    }
-
-    /// Sends, over HTTP/2 with prior knowledge, a request with exactly these pseudo-headers
-    /// and returns the answer's status and Location, or `None` if the stream was reset.
-    /// Written with raw frames because HTTP clients cannot send a `:path` that does not
-    /// start with `/`.
-    async fn over_h2(pseudo: &[(&str, &str)]) -> Option<(String, String)> {
-        let (addr, stopping) = redirect_server().await;
-        let mut tcp = TcpStream::connect(addr).await.expect("connect");
-        let block = loona_hpack::Encoder::new()
-            .encode(pseudo.iter().map(|(k, v)| (k.as_bytes(), v.as_bytes())));
-        let mut out = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
-        out.extend(frame(0x4, 0, 0, &[]));
-        // HEADERS, END_STREAM | END_HEADERS, stream 1.
-        out.extend(frame(0x1, 0x5, 1, &block));
-        tcp.write_all(&out).await.expect("send");
-        let mut decoder = loona_hpack::Decoder::new();
-        let answer = tokio::time::timeout(Duration::from_secs(10), async {
-            loop {
-                let mut head = [0u8; 9];
-                tcp.read_exact(&mut head).await.expect("frame header");
-                let len = u32::from_be_bytes([0, head[0], head[1], head[2]]) as usize;
-                let mut payload = vec![0u8; len];
-                tcp.read_exact(&mut payload).await.expect("frame payload");
-                let stream = u32::from_be_bytes([head[5], head[6], head[7], head[8]]) & 0x7fff_ffff;
-                match head[3] {
-                    0x1 if stream == 1 => return Some(decoder.decode(&payload).expect("hpack")),
-                    0x3 if stream == 1 => return None,
-                    0x7 => panic!("GOAWAY: {payload:?}"),
-                    _ => {}
-                }
-            }
-        })
-        .await
-        .expect("an answer within 10 s");
-        stopping.cancel();
-        let answer = answer?;
-        let field = |name: &[u8]| {
-            answer
-                .iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
-                .unwrap_or_default()
-        };
-        Some((field(b":status"), field(b"location")))
-    }
-
-    /// Sends one raw HTTP/1.1 request head and returns the Location of the answer.
-    async fn over_h1(head: &str) -> String {
-        let (addr, stopping) = redirect_server().await;
-        let mut tcp = TcpStream::connect(addr).await.expect("connect");
-        tcp.write_all(head.as_bytes()).await.expect("send");
-        let mut answer = Vec::new();
-        let read = tokio::time::timeout(Duration::from_secs(10), tcp.read_to_end(&mut answer));
-        read.await.expect("closed within 10 s").expect("read");
-        stopping.cancel();
-        let answer = String::from_utf8_lossy(&answer).into_owned();
-        assert!(answer.starts_with("HTTP/1.1 301"), "{head:?}: {answer}");
-        answer
-            .lines()
-            .find_map(|l| l.strip_prefix("location: "))
-            .unwrap_or_default()
-            .to_owned()
-    }
-
-    /// A libtailscale-style listener on one end of a socketpair (nothing ever arrives).
-    fn direct(port: u16) -> (Listener, std::os::fd::OwnedFd) {
-        let (ours, theirs) = std::os::unix::net::UnixStream::pair().expect("socketpair");
-        let (_tx, rx) = tokio::sync::watch::channel(false);
-        let listener = Listener::from_fd(ours.into(), port, rx).expect("listener");
-        (listener, theirs.into())
-    }
-
-    #[tokio::test]
-    async fn without_a_serve_config_the_node_listeners_serve_and_nobody_is_known() {
-        use crate::tailnet::fake::FakeNode;
-        use std::sync::atomic::Ordering;
-        let node = Arc::new(FakeNode::default());
-        let metrics = Arc::new(Metrics::new());
-        metrics.tailnet_identity.set(1);
-        let mut intakes = Intakes::new(
-            TailnetListener::Forward,
-            node.start().await,
-            metrics.clone(),
-        )
-        .await;
-        let (l80, _keep80) = direct(80);
-        let intake = intakes
-            .open(80, || async { Ok(l80) })
-            .await
-            .expect("open 80");
-        assert!(matches!(intake, Intake::Forwarded(_)));
-        // The node refuses the next change: :443 falls back, and says so in the metrics.
-        node.refuse.store(true, Ordering::SeqCst);
-        let (l443, _keep443) = direct(443);
-        let intake = intakes
-            .open(443, || async { Ok(l443) })
-            .await
-            .expect("open 443");
-        assert!(matches!(intake, Intake::Direct(ref l) if l.port() == 443));
-        assert_eq!(metrics.tailnet_identity.get(), 0);
-        // From then on, forwarding is off: no more attempts.
-        let posts = node.posted_etags.lock().unwrap().len();
-        let (l8080, _keep) = direct(8080);
-        let intake = intakes
-            .open(8080, || async { Ok(l8080) })
-            .await
-            .expect("open");
-        assert!(matches!(intake, Intake::Direct(_)));
-        assert_eq!(node.posted_etags.lock().unwrap().len(), posts);
-    }
-
-    #[tokio::test]
-    async fn socketpair_mode_clears_a_forward_left_behind() {
-        use crate::tailnet::fake::FakeNode;
-        let node = Arc::new(FakeNode::default());
-        let stale = forward::config(&[(443, "127.0.0.1:1".parse().unwrap())]);
-        *node.config.lock().unwrap() = (stale, 1);
-        let metrics = Arc::new(Metrics::new());
-        let mut intakes =
-            Intakes::new(TailnetListener::Socketpair, node.start().await, metrics).await;
-        assert_eq!(node.config.lock().unwrap().0, forward::config(&[]));
-        let (l443, _keep) = direct(443);
-        let intake = intakes
-            .open(443, || async { Ok(l443) })
-            .await
-            .expect("open");
-        assert!(matches!(intake, Intake::Direct(_)));
-    }
-
-    #[tokio::test]
-    async fn redirect_keeps_only_a_path_of_ours() {
-        let root = format!("https://{DOMAIN}/");
-        let get = |path| [(":method", "GET"), (":scheme", "http"), (":path", path)];
-        assert_eq!(
-            over_h2(&get("/recipes/3?units=oz")).await,
-            Some(("301".into(), format!("https://{DOMAIN}/recipes/3?units=oz")))
-        );
-        // A `:path` that is not a path is refused by HTTP/2 itself (stream reset) or sent
-        // to `/`; it never reaches the Location.
-        for odd in [
-            "@evil.example",
-            "@evil.example/x",
-            "evil.example",
-            ".evil.example",
-        ] {
-            for pseudo in [
-                get(odd).to_vec(),
-                [get(odd).to_vec(), vec![(":authority", "x")]].concat(),
-            ] {
-                let answer = over_h2(&pseudo).await;
-                assert!(
-                    answer.is_none() || answer == Some(("301".into(), root.clone())),
-                    "{pseudo:?}: {answer:?}"
-                );
-            }
-        }
-        // HTTP/1.1's asterisk form is the one target without a slash that reaches the app.
-        assert_eq!(
-            over_h1("OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await,
-            root
-        );
-        assert_eq!(
-            over_h1("GET @evil.example HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await,
-            root
-        );
     }
 }

@@ -9,8 +9,8 @@
 //!
 //! The inode comes from one `sock_diag` netlink request for exactly that connection (what
 //! `ss` uses; a hash lookup in the kernel). Reading `/proc/self/net/tcp{,6}` instead costs
-//! time in proportion to every TCP socket on the machine (27 ms for 7,300 sockets, most in
-//! TIME_WAIT, on the test machine), so it is only the fallback when netlink is not allowed.
+//! time in proportion to every TCP socket on the machine (measured in
+//! `docs/bench/notes-app.md`), so it is only the fallback when netlink is not allowed.
 //!
 //! `/proc/self` is what the NixOS unit's `ProtectProc=invisible` leaves visible (it hides
 //! *other* processes), `/proc/self/net` is the process's own network namespace, and the

@@ -1,7 +1,7 @@
 //! Who a tailnet address belongs to: the node's WhoIs, cached briefly and bounded in time.
 //!
 //! A lookup is one LocalAPI request on loopback (the node answers from its netmap, so it
-//! works while control is away). Answers are kept per IP address for [`TTL`], so a page
+//! works while control is away). Lookups are kept per IP address for [`TTL`], so a page
 //! and its dozen assets cost one lookup, and a new grant in the policy file is seen within
 //! seconds without a restart. A lookup that fails or takes longer than [`TIMEOUT`] makes
 //! the request anonymous (and is logged and counted); it never holds the request longer.
@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::OnceCell;
 
-/// How long an answer is used before asking again.
+/// How long a lookup's result is used before asking again.
 pub(crate) const TTL: Duration = Duration::from_secs(5);
 /// How long a failed lookup is remembered, so a broken LocalAPI is not asked per request.
 const FAILED_TTL: Duration = Duration::from_secs(1);
@@ -34,11 +34,12 @@ pub(crate) struct WhoIsCache {
     entries: Mutex<HashMap<IpAddr, Slot>>,
 }
 
-/// One address's answer, or the lookup in progress that every request for it waits on
+/// One address's [`Lookup`], or the lookup in progress that every request for it waits on
 /// (a page's requests arriving together cost one lookup, not one each).
-type Slot = Arc<OnceCell<Answer>>;
+type Slot = Arc<OnceCell<Lookup>>;
 
-struct Answer {
+/// What one lookup found: who, and until when that is used.
+struct Lookup {
     who: Option<Arc<Identity>>,
     until: Instant,
 }
@@ -53,11 +54,11 @@ impl WhoIsCache {
         }
     }
 
-    /// The slot for `ip`: its answer while fresh, else a new one to fill.
+    /// The slot for `ip`: its lookup while fresh, else a new one to fill.
     fn slot(&self, ip: IpAddr, now: Instant) -> Slot {
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(slot) = entries.get(&ip)
-            && slot.get().is_none_or(|answer| answer.until > now)
+            && slot.get().is_none_or(|lookup| lookup.until > now)
         {
             return slot.clone();
         }
@@ -72,16 +73,16 @@ impl WhoIsCache {
     async fn lookup(&self, ip: IpAddr) -> Option<Arc<Identity>> {
         let slot = self.slot(ip, Instant::now());
         // If the request that started the lookup goes away, the next one waiting takes over.
-        let answer = slot.get_or_init(|| self.ask(ip)).await;
-        answer.who.clone()
+        let lookup = slot.get_or_init(|| self.ask(ip)).await;
+        lookup.who.clone()
     }
 
     /// One WhoIs, bounded by [`TIMEOUT`]; what cannot be known is anonymous.
-    async fn ask(&self, ip: IpAddr) -> Answer {
+    async fn ask(&self, ip: IpAddr) -> Lookup {
         let (who, ttl) = match self.api.whois(ip, TIMEOUT).await {
-            Ok(Some(answer)) => {
+            Ok(Some(whois)) => {
                 self.metrics.whois("found");
-                (Some(Arc::new(identity(answer, &self.capability))), TTL)
+                (Some(Arc::new(identity(whois, &self.capability))), TTL)
             }
             Ok(None) => {
                 self.metrics.whois("unknown");
@@ -94,7 +95,7 @@ impl WhoIsCache {
                 (None, FAILED_TTL)
             }
         };
-        Answer {
+        Lookup {
             who,
             until: Instant::now() + ttl,
         }
@@ -110,10 +111,10 @@ impl Resolve for WhoIsCache {
     }
 }
 
-/// What the page and the handlers need from a WhoIs answer.
-fn identity(answer: WhoIs, capability: &str) -> Identity {
-    let node = answer.node.unwrap_or_default();
-    let user = answer.user_profile.unwrap_or_default();
+/// What the page and the handlers need from a WhoIs reply.
+fn identity(whois: WhoIs, capability: &str) -> Identity {
+    let node = whois.node.unwrap_or_default();
+    let user = whois.user_profile.unwrap_or_default();
     let name = if node.computed_name.is_empty() {
         node.name.split('.').next().unwrap_or_default().to_owned()
     } else {
@@ -121,7 +122,7 @@ fn identity(answer: WhoIs, capability: &str) -> Identity {
     };
     let tagged = !node.tags.is_empty();
     let nonempty = |s: String| (!s.is_empty() && !tagged).then_some(s);
-    let granted = answer
+    let granted = whois
         .cap_map
         .get(capability)
         .and_then(|values| values.as_deref())
