@@ -11,7 +11,7 @@ import { wakeToggle } from "./wake.js";
 let servings = 1;
 let pageUnits; // undefined: the phone's choice
 // The servings offered as one tap and the most one may ask for, as the server's page
-// says (data-serves and data-max-serves on the list, from src/web/pages.rs and
+// says (data-serves and data-max-serves on the list, from src/web/view/templates.rs and
 // src/units.rs).
 const offered = { serves: [], max: Infinity };
 

@@ -302,7 +302,7 @@ export function needs(recipe) {
 // Names of the needs not on the shelf (a Set of keys).
 export const missing = (need, shelf) => need.filter(([key]) => !shelf.has(key)).map(([, name]) => name);
 
-// ---- Links in notes: keep in step with src/web/links.rs --------------------------------
+// ---- Links in notes: keep in step with src/web/view/links.rs ---------------------------
 // [text, isLink] pieces of `notes`, in order: http:// and https:// addresses that start a
 // word, without a closing full stop, comma or bracket. Nothing else becomes a link.
 const ADDRESS = /https?:\/\//giu;

@@ -10,7 +10,7 @@ import { UNITS, amount, noteParts } from "./rules.js";
 // and the most one may ask for (`max`).
 //   { units, servings, serves: [1, 2, 4, 8], max: 100 }
 
-// The address of recipe `id` shown in `units` for `n` servings (src/web/pages.rs).
+// The address of recipe `id` shown in `units` for `n` servings (src/web/view/templates.rs).
 export function recipeHref(id, units, n) {
   const q = [];
   if (units) q.push("units=" + units);
