@@ -77,7 +77,7 @@ fn sources(src: &Path) -> Vec<Source> {
     found
 }
 
-/// `web/http/mod.rs` → `web::http`; `web/site.rs` → `web::site`; `lib.rs`, `main.rs` → the
+/// `web/http/mod.rs` → `web::http`; `cli.rs` → `cli`; `lib.rs`, `main.rs` → the
 /// crate root (empty).
 fn module_path(relative: &Path) -> Vec<String> {
     let mut parts: Vec<String> = relative
@@ -99,7 +99,7 @@ fn module_path(relative: &Path) -> Vec<String> {
 }
 
 /// The module whose children a file's `mod x;` lines declare: itself for `mod.rs` and the
-/// crate root; for `web/site.rs`, `web::site` too (its children live in `web/site/`).
+/// crate root; for `cli.rs`, `cli` too (its children live in `cli/`).
 fn parent_of(source: &Source) -> Vec<String> {
     source.module.clone()
 }

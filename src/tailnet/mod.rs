@@ -27,8 +27,8 @@
 //!   the tailnet certificate, and :80 ([`redirect`]) redirecting to it, with a clear page
 //!   (`templates/redirect.html`) when the tailnet offers no certificate.
 //!
-//! HTTP itself is not in here: [`server`] hands accepted streams to
-//! [`crate::connections::Connections`], which serves the router it is given: the same app
+//! HTTP itself is not in here: [`server`] builds a [`crate::connections::Connections`] and
+//! `intake` hands it the accepted streams; it serves the router it is given: the same app
 //! as `--local`, made in one place for both (`app::routers`).
 //!
 //! Environment: the Go runtime snapshots the process environment when it

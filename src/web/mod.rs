@@ -12,7 +12,7 @@
 //!   log.
 //! - `handlers` → who, site, view, guard, http, error: thin handlers by purpose.
 //! - `state` → site, guard, who: [`AppState`], what the handlers share.
-//! - `router` → state, handlers, who, error, guard, http: [`app`], the one `Router` that
+//! - `router` → state, handlers, who, error, guard: [`app`], the one `Router` that
 //!   `--local`, the tailnet and the tests all serve.
 //!
 //! A new page is a handler in `handlers::pages` returning `Result<Response, WebError>` (`?`
