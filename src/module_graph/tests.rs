@@ -1,0 +1,160 @@
+//! The reader's own tests: paths, tests and comments, re-exports, and a back-arrow added
+//! on purpose, each on a small tree written here.
+
+use super::cycles::{find_cycle, without_root};
+use super::paths::named;
+use super::rules::Rules;
+use super::source::{Source, module_path, outside_tests, production, sources};
+use super::tree::Tree;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn source(file: &str, code: &str) -> Source {
+    Source {
+        file: file.to_owned(),
+        module: module_path(Path::new(file)),
+        code: code.to_owned(),
+    }
+}
+
+fn paths(file: &str, code: &str) -> Vec<String> {
+    let s = source(file, code);
+    let lines = production(&s.code, s.module.len() == 1);
+    let children = BTreeSet::from(["caps".to_owned()]);
+    named(&lines, &s.module, &children)
+        .iter()
+        .map(|p| p.join("::"))
+        .collect()
+}
+
+#[test]
+fn paths_are_resolved_from_where_they_are_written() {
+    let code = "use crate::{text::fold, recipes};\n// crate::web in a comment\n\
+                use super::{http::{Body, etag}, view};\nlet x = crate::units::amount;\n\
+                use super::super::store::Store;\nuse self::inner::Thing;";
+    assert_eq!(
+        paths("web/site.rs", code),
+        [
+            "text::fold",
+            "recipes",
+            "web::http::Body",
+            "web::http::etag",
+            "web::view",
+            "units::amount",
+            "store::Store",
+            "web::site::inner::Thing",
+        ]
+    );
+    assert_eq!(paths("web/mod.rs", "fn f() { super::x::y(); }"), ["x::y"]);
+    assert_eq!(
+        paths("web/router.rs", "use super::http::Body;"),
+        ["web::http::Body"]
+    );
+    assert_eq!(
+        paths("store/mod.rs", "fn f() { caps::check(); other::x(); }"),
+        ["store::caps::check"],
+        "a root names its rooms bare; other bare paths are crates"
+    );
+}
+
+#[test]
+fn tests_comments_and_a_roots_map_are_not_arrows() {
+    let code = "mod http;\npub use site::{Site,\n    SiteError};\n\
+                #[cfg(test)]\nfn only_in_tests() {\n    crate::search::x();\n}\n\
+                #[cfg(test)]\nuse crate::units;\nfn real() { crate::text::fold(); }\n\
+                #[cfg(test)]\nmod tests {\n    use crate::store;\n    let s = \"}\";\n}\n\
+                fn after() { crate::ingredients::x(); }";
+    assert_eq!(paths("web/mod.rs", code), ["text::fold", "ingredients::x"]);
+    assert_eq!(
+        outside_tests(code).len(),
+        5,
+        "the map and comments count as lines of the file"
+    );
+}
+
+fn tree_of(files: &[(&str, &str)]) -> Tree {
+    Tree::new(files.iter().map(|(f, c)| source(f, c)).collect())
+}
+
+#[test]
+fn a_back_arrow_between_rooms_is_a_circle_and_against_the_rules() {
+    let files = [
+        ("web/mod.rs", "mod http;\nmod site;\npub use site::Site;"),
+        ("web/http/mod.rs", "pub struct Body;"),
+        ("web/site.rs", "use super::http::Body;"),
+    ];
+    let rules =
+        Rules::parse("```rules\nweb::http -> nothing\nweb::site -> http\nweb::mod -> nothing\n```")
+            .expect("rules parse");
+    let (_, inner) = tree_of(&files).arrows();
+    assert_eq!(find_cycle(&inner["web"]), None);
+    assert_eq!(rules.broken(&inner), Vec::<String>::new());
+
+    // The same tree with one arrow added the wrong way.
+    let mut with_back_arrow = files.to_vec();
+    with_back_arrow[1] = (
+        "web/http/mod.rs",
+        "use crate::web::site::Page;\npub struct Body;",
+    );
+    let (_, inner) = tree_of(&with_back_arrow).arrows();
+    assert_eq!(
+        find_cycle(&inner["web"]).map(|c| c.join(" → ")),
+        Some("http → site → http".to_owned())
+    );
+    assert_eq!(
+        rules.broken(&inner),
+        ["web::http → site is against the rules"]
+    );
+}
+
+#[test]
+fn a_re_export_is_named_by_its_room_and_the_root_is_no_circle() {
+    let files = [
+        (
+            "store/mod.rs",
+            "mod caps;\nmod plan;\npub use plan::{Plan, make as plan_for};\n\
+                          pub struct StoreError;\nfn apply() { caps::check(); }",
+        ),
+        (
+            "store/caps.rs",
+            "use super::StoreError;\nuse super::{Plan, plan_for};\npub fn check() {}",
+        ),
+        ("store/plan.rs", "use super::caps::check;"),
+    ];
+    let (_, inner) = tree_of(&files).arrows();
+    let store = &inner["store"];
+    assert_eq!(store["mod"], BTreeSet::from(["caps".to_owned()]));
+    assert_eq!(
+        store["caps"],
+        BTreeSet::from(["mod".to_owned(), "plan".to_owned()])
+    );
+    assert_eq!(
+        find_cycle(&without_root(store)).map(|c| c.join(" → ")),
+        Some("caps → plan → caps".to_owned()),
+        "naming plan's items through the root is an arrow to plan; the root's own items are not a circle"
+    );
+}
+
+#[test]
+fn a_room_missing_from_the_rules_is_named() {
+    let rules = Rules::parse("```rules\nweb::http -> nothing\n```").expect("rules parse");
+    let (_, inner) = tree_of(&[("web/http.rs", ""), ("web/new_room.rs", "")]).arrows();
+    assert_eq!(rules.broken(&inner), ["web::new_room is not in the rules"]);
+    assert!(Rules::parse("```rules\nweb::http\n```").is_err());
+}
+
+#[test]
+fn a_test_only_module_is_left_out_with_everything_inside_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let write = |file: &str, code: &str| {
+        let path = dir.path().join(file);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, code).expect("write");
+    };
+    write("lib.rs", "mod web;\n#[cfg(test)]\nmod checks;");
+    write("web.rs", "pub fn page() {}");
+    write("checks/mod.rs", "mod inner;");
+    write("checks/inner.rs", "use crate::web::page;");
+    let found: Vec<String> = sources(dir.path()).into_iter().map(|s| s.file).collect();
+    assert_eq!(found, ["web.rs"]);
+}
