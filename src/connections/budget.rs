@@ -227,15 +227,9 @@ impl http_body::Body for Tracked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::connections::deadlines::{Deadlines, Expired, watchdog};
-    use std::time::{Duration, Instant};
-
-    fn limits() -> Deadlines {
-        Deadlines {
-            header: Duration::from_millis(200),
-            write: Duration::from_millis(300),
-        }
-    }
+    use crate::connections::deadlines::tests::limits;
+    use crate::connections::deadlines::{Expired, watchdog};
+    use std::time::Instant;
 
     #[tokio::test]
     async fn unsent_answers_expire_at_the_write_timeout_and_are_counted() {

@@ -257,10 +257,11 @@ impl Drop for InFlight {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn limits() -> Deadlines {
+    /// Short deadlines for tests (the budget's tests use them too).
+    pub(in crate::connections) fn limits() -> Deadlines {
         Deadlines {
             header: Duration::from_millis(200),
             write: Duration::from_millis(300),

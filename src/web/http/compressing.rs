@@ -271,17 +271,9 @@ impl fmt::Write for Compressing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::web::http::negotiate::tests::accept;
     use axum::http::{StatusCode, header};
     use std::io::Read;
-
-    fn accept(value: &str) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        h.insert(
-            header::ACCEPT_ENCODING,
-            HeaderValue::from_str(value).unwrap(),
-        );
-        h
-    }
 
     /// A page-like text of `rows` rows, written in pieces of very different sizes.
     fn write_rows(answer: &mut Compressing, rows: usize) -> Vec<u8> {

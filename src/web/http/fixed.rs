@@ -157,6 +157,7 @@ pub(crate) fn per_request(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::web::http::negotiate::tests::accept;
     use axum::http::{StatusCode, header};
 
     #[test]
@@ -168,15 +169,6 @@ mod tests {
         assert_eq!(r.headers()[header::CONTENT_ENCODING], "br");
         assert_eq!(r.headers()[header::CACHE_CONTROL], "public, max-age=60");
         assert_eq!(other.hash(), c.hash());
-    }
-
-    fn accept(value: &str) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        h.insert(
-            header::ACCEPT_ENCODING,
-            HeaderValue::from_str(value).unwrap(),
-        );
-        h
     }
 
     #[test]

@@ -57,11 +57,12 @@ pub(crate) fn negotiate(headers: &HeaderMap) -> Encoding {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use axum::http::HeaderValue;
 
-    fn accept(value: &str) -> HeaderMap {
+    /// Request headers with this `Accept-Encoding` (the other rooms' tests use it too).
+    pub(in crate::web::http) fn accept(value: &str) -> HeaderMap {
         let mut h = HeaderMap::new();
         h.insert(
             header::ACCEPT_ENCODING,
