@@ -17,6 +17,7 @@
 //! - [`metrics`]: Prometheus metrics and health checks on their own listener.
 //! - [`memory`]: allocator settings for start-up and for serving.
 //! - [`profile`]: CPU profiles in pprof's format, on the metrics listener.
+//! - [`household`]: the bar's shelf and each person's favourites, ratings, notes and log.
 //! - [`store`]: adding, editing, deleting and undoing recipes, safely on disk.
 //! - [`tasks`]: waiting for background tasks without losing their panics.
 
@@ -25,6 +26,7 @@ pub mod cli;
 pub(crate) mod connections;
 pub(crate) mod credentials;
 pub(crate) mod digest;
+pub mod household;
 pub mod ingredients;
 pub(crate) mod memory;
 pub mod metrics;

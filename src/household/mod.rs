@@ -1,0 +1,127 @@
+//! The household's state: the bar's shelf, and each person's favourites, ratings, notes
+//! and "made one" log, in one SQLite database in the state directory
+//! (`household.sqlite`). The recipes file stays the household's document; this is what
+//! people do with it (docs/HOUSEHOLD.md has the model, the rules and the backup format).
+//!
+//! A write is acknowledged only once committed: the database runs in WAL mode with
+//! `synchronous=FULL`, so a commit has reached the disk (the WAL fsynced) when
+//! [`Household`]'s method returns. A write that fails is rolled back whole by SQLite:
+//! nothing of it stays, history included.
+//!
+//! - [`schema`]: opening the file (pragmas, mode 0600), numbered migrations, `check`.
+//! - [`mine`]: one person's favourites, ratings, notes and log; the change made last wins,
+//!   and a note is never overwritten unseen (a conflict keeps both).
+//! - [`shelf`]: the household's shelf, and the ratings every person gave a recipe.
+//! - [`backup`]: the whole database as a versioned JSON file, and merging one back.
+//! - [`rules`]: caps, times, names: what every write is checked against first.
+//!
+//! The connection sits behind a mutex and is used from blocking threads (the web layer
+//! calls in through `spawn_blocking`): SQLite is synchronous, and one writer at a time is
+//! what it allows anyway.
+
+mod backup;
+mod mine;
+mod rules;
+mod schema;
+mod shelf;
+#[cfg(test)]
+mod tests;
+
+pub use backup::{Backup, Taken};
+pub use mine::{Mine, NoteChange, NoteState, RatingState, Toggle};
+pub use rules::{Person, now_ms};
+pub use schema::check_file;
+pub use shelf::{RecipeRatings, Rater};
+
+use rusqlite::Connection;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+/// The file's name in the state directory.
+pub const FILE_NAME: &str = "household.sqlite";
+
+/// What went wrong with the household's state.
+#[derive(Debug, thiserror::Error)]
+pub enum HouseholdError {
+    /// The request is refused as a whole, naming the field at fault; nothing changed.
+    #[error("{field}: {message}")]
+    Refused { field: String, message: String },
+    /// The database file could not be opened or is not ours.
+    #[error("{path}: {why}")]
+    Open { path: PathBuf, why: String },
+    /// The disk would not take the change (full, failing, read-only): nothing was saved.
+    #[error("the household database could not save the change: {0}")]
+    Disk(rusqlite::Error),
+    /// Anything else SQLite said.
+    #[error("the household database failed: {0}")]
+    Db(rusqlite::Error),
+}
+
+impl From<rusqlite::Error> for HouseholdError {
+    fn from(e: rusqlite::Error) -> HouseholdError {
+        use rusqlite::ErrorCode::{CannotOpen, DiskFull, ReadOnly, SystemIoFailure};
+        match e.sqlite_error_code() {
+            Some(DiskFull | SystemIoFailure | ReadOnly | CannotOpen) => HouseholdError::Disk(e),
+            _ => HouseholdError::Db(e),
+        }
+    }
+}
+
+impl HouseholdError {
+    pub(crate) fn refused(field: impl Into<String>, message: impl Into<String>) -> Self {
+        HouseholdError::Refused {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+pub type Result<T, E = HouseholdError> = std::result::Result<T, E>;
+
+/// The household's database, open. One per process.
+pub struct Household {
+    db: Mutex<Connection>,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Household {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Household").field("path", &self.path).finish()
+    }
+}
+
+impl Household {
+    /// Opens (or creates) `household.sqlite` in `dir`, bringing its schema up to date.
+    pub fn open_in(dir: &Path) -> Result<Household> {
+        Household::open(&dir.join(FILE_NAME))
+    }
+
+    /// Opens (or creates) the database at `path`.
+    pub fn open(path: &Path) -> Result<Household> {
+        let db = schema::open(path)?;
+        Ok(Household {
+            db: Mutex::new(db),
+            path: path.to_owned(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The connection. A panic while it was held leaves no half-done transaction (SQLite
+    /// rolls back an unfinished one when its `Transaction` is dropped), so the lock is
+    /// taken again even if poisoned.
+    fn db(&self) -> MutexGuard<'_, Connection> {
+        self.db.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs `f` in one transaction, committed only if it returns `Ok`.
+    fn write<T>(&self, f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>) -> Result<T> {
+        let mut db = self.db();
+        let tx = db.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+}

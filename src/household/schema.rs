@@ -1,0 +1,177 @@
+//! The database file: opening it the way every write relies on, its numbered migrations,
+//! and `libations check`'s look at it.
+//!
+//! Pragmas: WAL (readers never wait for the writer; a commit is one append), and
+//! `synchronous=FULL`, so that a commit returns only after the WAL is fsynced: an
+//! acknowledged change survives `kill -9` and power loss. The page cache is kept small
+//! (the data is small, and the process's RSS budget is tight).
+//!
+//! Migrations run in order, each in its own transaction with `user_version` set to its
+//! number; a file from a newer Libations (a higher number than we know) is refused rather
+//! than guessed at.
+
+use super::{HouseholdError, Result};
+use rusqlite::{Connection, OpenFlags};
+use std::path::Path;
+
+/// Each migration, in order; migration N (from 1) brings `user_version` to N.
+const MIGRATIONS: &[&str] = &[
+    // 1: the shelf and each person's own. A row's `at` is when the change it holds was
+    // made (ms since 1970): the change made last wins. Rows that say "off" (`on = 0`,
+    // `have = 0`, `stars IS NULL`, `text IS NULL`) are kept so that an older change that
+    // arrives later cannot bring back what was taken away.
+    "CREATE TABLE people (
+        login TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        seen INTEGER NOT NULL
+     ) STRICT;
+     CREATE TABLE favourites (
+        login TEXT NOT NULL, recipe INTEGER NOT NULL,
+        on_ INTEGER NOT NULL CHECK (on_ IN (0, 1)), at INTEGER NOT NULL,
+        PRIMARY KEY (login, recipe)
+     ) STRICT, WITHOUT ROWID;
+     CREATE TABLE ratings (
+        login TEXT NOT NULL, recipe INTEGER NOT NULL,
+        stars INTEGER CHECK (stars BETWEEN 1 AND 5), at INTEGER NOT NULL,
+        PRIMARY KEY (login, recipe)
+     ) STRICT, WITHOUT ROWID;
+     CREATE INDEX ratings_by_recipe ON ratings (recipe);
+     CREATE TABLE notes (
+        login TEXT NOT NULL, recipe INTEGER NOT NULL,
+        text TEXT, conflicts TEXT NOT NULL DEFAULT '[]', at INTEGER NOT NULL,
+        PRIMARY KEY (login, recipe)
+     ) STRICT, WITHOUT ROWID;
+     CREATE TABLE replaced_notes (
+        login TEXT NOT NULL, recipe INTEGER NOT NULL,
+        text TEXT NOT NULL, at INTEGER NOT NULL, replaced INTEGER NOT NULL
+     ) STRICT;
+     CREATE TABLE made (
+        login TEXT NOT NULL, recipe INTEGER NOT NULL, at INTEGER NOT NULL,
+        PRIMARY KEY (login, recipe, at)
+     ) STRICT, WITHOUT ROWID;
+     CREATE TABLE shelf (
+        name TEXT PRIMARY KEY,
+        have INTEGER NOT NULL CHECK (have IN (0, 1)), at INTEGER NOT NULL, by TEXT NOT NULL
+     ) STRICT, WITHOUT ROWID;",
+];
+
+/// The schema version this build writes.
+pub const VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Opens `path` (created with mode 0600 if absent), sets the pragmas and migrates.
+pub(super) fn open(path: &Path) -> Result<Connection> {
+    let err = |why: String| HouseholdError::Open {
+        path: path.to_owned(),
+        why,
+    };
+    create_private(path).map_err(|e| err(e.to_string()))?;
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut db = Connection::open_with_flags(path, flags).map_err(|e| err(e.to_string()))?;
+    settings(&db).map_err(|e| err(e.to_string()))?;
+    migrate(&mut db).map_err(|e| match e {
+        HouseholdError::Db(e) | HouseholdError::Disk(e) => err(e.to_string()),
+        other => other,
+    })?;
+    Ok(db)
+}
+
+/// The file only its owner reads: it holds everyone's private notes. SQLite gives the
+/// `-wal` and `-shm` files the database file's mode.
+fn create_private(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(file) => file.sync_all(),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+fn settings(db: &Connection) -> rusqlite::Result<()> {
+    let mode: String = db.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(rusqlite::Error::InvalidParameterName(format!(
+            "journal_mode is {mode}, not wal"
+        )));
+    }
+    db.execute_batch(
+        "PRAGMA synchronous = FULL;
+         PRAGMA cache_size = -256;
+         PRAGMA busy_timeout = 5000;
+         PRAGMA trusted_schema = OFF;",
+    )
+}
+
+fn migrate(db: &mut Connection) -> Result<()> {
+    let at: i64 = db.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if at > VERSION {
+        return Err(HouseholdError::Open {
+            path: db.path().unwrap_or_default().into(),
+            why: format!(
+                "schema version {at} was written by a newer Libations (this one knows up to {VERSION}); nothing was changed"
+            ),
+        });
+    }
+    for (n, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(at).unwrap_or(0)) {
+        let tx = db.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", n as i64 + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// `libations check --household FILE`: SQLite's integrity check and the schema version,
+/// read without changing anything (the file is opened read-only, never migrated).
+pub fn check_file(path: &Path) -> std::result::Result<String, String> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let db = Connection::open_with_flags(path, flags)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let failed = |e: rusqlite::Error| format!("{}: not a database this app can read: {e}", path.display());
+    let version: i64 = db
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(failed)?;
+    let mut problems = Vec::new();
+    let mut stmt = db.prepare("PRAGMA integrity_check").map_err(failed)?;
+    let rows = stmt
+        .query_map([], |row| row.get::<_, String>(0))
+        .map_err(failed)?;
+    for row in rows {
+        let line = row.map_err(failed)?;
+        if line != "ok" {
+            problems.push(line);
+        }
+    }
+    if !problems.is_empty() {
+        return Err(format!(
+            "{}: the integrity check found {} problem(s):\n  {}",
+            path.display(),
+            problems.len(),
+            problems.join("\n  ")
+        ));
+    }
+    match version {
+        0 => Err(format!("{}: not a household database (schema version 0: no tables of ours)", path.display())),
+        v if v > VERSION => Err(format!(
+            "{}: schema version {v} is newer than this Libations knows ({VERSION})",
+            path.display()
+        )),
+        v => {
+            let count = |table: &str| -> i64 {
+                db.query_row(&format!("SELECT count(*) FROM {table}"), [], |row| row.get(0))
+                    .unwrap_or(0)
+            };
+            Ok(format!(
+                "{}: OK, schema version {v}{}, {} people, {} ingredients on the shelf",
+                path.display(),
+                if v < VERSION { " (migrated to the latest when the app next opens it)" } else { "" },
+                count("people"),
+                count("shelf WHERE have = 1"),
+            ))
+        }
+    }
+}
