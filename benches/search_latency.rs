@@ -100,6 +100,7 @@ fn main() {
         who: Arc::new(web::identity::Fixed::default()),
         access_log: false,
         editing: Arc::new(web::Editing::read_only()),
+        home: Arc::new(web::Home::off("no household in the bench")),
     };
     let app = web::app(state);
     let runtime = tokio::runtime::Builder::new_current_thread()

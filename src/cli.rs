@@ -27,7 +27,9 @@ Examples:
   kill -HUP <pid>
       Reload the recipes file now (it is also reloaded when it changes).
   libations check ~/bar.json
-      Validate a recipes file and list every problem in it.";
+      Validate a recipes file and list every problem in it.
+  libations import-household libations-household.json --state-dir /var/lib/libations
+      Merge a household backup (shelf, favourites, ratings, notes) back in.";
 
 #[derive(Debug, Parser)]
 #[command(name = "libations", version, about, after_help = EXAMPLES)]
@@ -78,9 +80,25 @@ pub(crate) fn go_style(args: impl IntoIterator<Item = OsString>) -> Vec<OsString
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Validate a recipes file: print every problem and warning, and exit 1 on a problem.
+    /// With --household, also check the household's database (SQLite's integrity check,
+    /// the schema version).
     Check {
         /// The recipes file (a JSON array of recipes).
+        #[arg(required_unless_present = "household")]
+        file: Option<PathBuf>,
+        /// The household's database (household.sqlite in the state directory).
+        #[arg(long, value_name = "FILE")]
+        household: Option<PathBuf>,
+    },
+    /// Merge a household backup (from GET /api/household/download) into the household's
+    /// database: the change made last wins, and nothing stored is dropped. A file that is
+    /// not a backup is refused whole, naming the field at fault. Safe while the app runs.
+    ImportHousehold {
+        /// The backup file (libations-household.json).
         file: PathBuf,
+        /// The state directory holding household.sqlite (default as the app's).
+        #[arg(long, env = "LIBATIONS_STATE_DIR")]
+        state_dir: Option<PathBuf>,
     },
 }
 

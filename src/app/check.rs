@@ -1,12 +1,71 @@
-//! `libations check FILE`: validate a recipes file without serving it.
+//! `libations check FILE`: validate a recipes file (and with `--household` the household's
+//! database) without serving it; `libations import-household FILE`: merge a backup in.
 
+use crate::household::{self, Backup, Household};
 use crate::recipes::Recipes;
 use std::path::Path;
 use std::process::ExitCode;
 
+/// Checks what is named; exit 1 if anything has a problem.
+pub(super) fn check(file: Option<&Path>, db: Option<&Path>) -> ExitCode {
+    let mut failed = false;
+    if let Some(file) = file {
+        failed |= check_recipes(file) != ExitCode::SUCCESS;
+    }
+    if let Some(db) = db {
+        match household::check_file(db) {
+            Ok(summary) => println!("{summary}"),
+            Err(e) => {
+                eprintln!("{e}");
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Merges the backup `file` into the household in `state_dir`; says what it took.
+pub(super) fn import_household(file: &Path, state_dir: Option<&Path>) -> ExitCode {
+    let run = || -> Result<String, String> {
+        let dir = super::state::state_dir(state_dir).map_err(|e| e.to_string())?;
+        let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let backup = Backup::from_slice(&bytes)
+            .map_err(|e| format!("{}: {e}; nothing was changed", file.display()))?;
+        let db = Household::open_in(&dir).map_err(|e| e.to_string())?;
+        let taken = db
+            .import(&backup)
+            .map_err(|e| format!("{e}; nothing was changed"))?;
+        Ok(format!(
+            "{}: merged into {}: {} people, {} shelf rows, {} favourites, {} ratings, {} notes, {} made",
+            file.display(),
+            db.path().display(),
+            taken.people,
+            taken.shelf,
+            taken.favourites,
+            taken.ratings,
+            taken.notes,
+            taken.made
+        ))
+    };
+    match run() {
+        Ok(said) => {
+            println!("{said}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("libations: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Every problem on stderr and exit 1, or the warnings (stderr) and a summary (stdout)
 /// and exit 0.
-pub(super) fn check(file: &Path) -> ExitCode {
+fn check_recipes(file: &Path) -> ExitCode {
     match Recipes::from_file(file) {
         Ok(recipes) => {
             for w in recipes.warnings() {

@@ -38,7 +38,12 @@ pub(crate) use error::RunError;
 pub fn run(cli: Cli) -> ExitCode {
     logging::init(cli.log_format, cli.log_level.as_deref());
     let result = match &cli.command {
-        Some(Command::Check { file }) => return check::check(file),
+        Some(Command::Check { file, household }) => {
+            return check::check(file.as_deref(), household.as_deref());
+        }
+        Some(Command::ImportHousehold { file, state_dir }) => {
+            return check::import_household(file, state_dir.as_deref());
+        }
         None => startup::serve_blocking(&cli.serve),
     };
     match result {

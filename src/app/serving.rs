@@ -43,7 +43,8 @@ pub(super) async fn serve(
         args.limits.max_recipes_bytes,
     );
     let editing = state::editing(args, Arc::new(reloader.clone()));
-    let state = state::app_state(args, site, loaded.assets, metrics.clone(), editing)?;
+    let home = state::home(args)?;
+    let state = state::app_state(args, site, loaded.assets, metrics.clone(), editing, home)?;
     let reloading = tokio::spawn(reloader.run(stopping.clone()));
     let hosts = web::AllowedHosts::new(&args.allowed_hosts);
     if let Some(addr) = args.metrics_addr {

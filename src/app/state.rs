@@ -4,9 +4,10 @@ use super::RunError;
 use crate::cli::{LimitArgs, ServeArgs};
 use crate::connections::Limits;
 use crate::credentials;
+use crate::household::Household;
 use crate::metrics::Metrics;
 use crate::store::Store;
-use crate::web::{self, AppState, Assets, Editing, Publish, RequestLimits, Site};
+use crate::web::{self, AppState, Assets, Editing, Home, Publish, RequestLimits, Site};
 use arc_swap::ArcSwap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,6 +19,7 @@ pub(super) fn app_state(
     assets: Arc<Assets>,
     metrics: Arc<Metrics>,
     editing: Arc<Editing>,
+    home: Arc<Home>,
 ) -> Result<AppState, RunError> {
     Ok(AppState {
         site,
@@ -33,6 +35,7 @@ pub(super) fn app_state(
         who: who_resolves(args)?,
         access_log: args.access_log,
         editing,
+        home,
     })
 }
 
@@ -94,6 +97,7 @@ fn who_resolves(args: &ServeArgs) -> Result<Arc<dyn web::Resolve>, RunError> {
     }
     let capabilities = web::Capabilities {
         edit: args.local_edit,
+        shelf: args.local_edit,
     };
     Ok(Arc::new(web::identity::Fixed::local(login, capabilities)))
 }
@@ -108,5 +112,65 @@ pub(super) fn connection_limits(args: &LimitArgs) -> Limits {
         h2_max_streams: args.h2_max_streams,
         h2_stream_window: args.h2_stream_window,
         h2_connection_window: args.h2_connection_window,
+    }
+}
+
+/// The household, kept in the state directory: on the tailnet always (the node keeps its
+/// own state there too); with `--local` only when `--state-dir` is given, so that UI work
+/// and tests never write into the user's home unasked. A database that cannot be opened
+/// stops the start, naming the file, as a broken recipes file does.
+pub(super) fn home(args: &ServeArgs) -> Result<Arc<Home>, RunError> {
+    let flag = args.tailnet.state_dir.as_deref();
+    if args.local && flag.is_none() {
+        return Ok(Arc::new(Home::off(
+            "This app keeps no household: it was started with --local and no --state-dir, so your choices stay on this device.",
+        )));
+    }
+    let dir = state_dir(flag)?;
+    create_private_dir(&dir).map_err(|e| {
+        RunError::Usage(format!(
+            "cannot create the state directory {}: {e}",
+            dir.display()
+        ))
+    })?;
+    let db = Household::open_in(&dir)
+        .map_err(|e| RunError::Usage(format!("the household's database: {e}")))?;
+    tracing::info!(file = %db.path().display(), "the household is kept in {}", db.path().display());
+    Ok(Arc::new(Home::on(db)))
+}
+
+/// The state directory, created with mode 0700 when missing (it holds private notes, and
+/// on the tailnet the node's keys).
+fn create_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    match std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+    {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// `--state-dir`, else `$XDG_STATE_HOME/libations`, else `~/.local/state/libations`.
+pub(super) fn state_dir(flag: Option<&std::path::Path>) -> Result<std::path::PathBuf, RunError> {
+    if let Some(dir) = flag {
+        return Ok(dir.to_owned());
+    }
+    let env = |name| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    };
+    if let Some(state) = env("XDG_STATE_HOME") {
+        return Ok(state.join("libations"));
+    }
+    match env("HOME") {
+        Some(home) => Ok(home.join(".local/state/libations")),
+        None => Err(RunError::Usage(
+            "no --state-dir given and neither XDG_STATE_HOME nor HOME is set".into(),
+        )),
     }
 }

@@ -21,7 +21,7 @@ pub(super) async fn serve_tailnet(
     let auth_key = auth_key(t.auth_key_file.as_deref())?;
     let node = tailnet::NodeConfig {
         hostname: args.hostname.clone(),
-        state_dir: state_dir(t.state_dir.as_deref())?,
+        state_dir: super::state::state_dir(t.state_dir.as_deref())?,
         auth_key,
         control_url: t.control_url.clone(),
         ephemeral: t.ephemeral,
@@ -74,27 +74,5 @@ fn auth_key(file: Option<&std::path::Path>) -> Result<Option<String>, RunError> 
         None => Ok(std::env::var("TS_AUTHKEY")
             .ok()
             .filter(|k| !k.trim().is_empty())),
-    }
-}
-
-/// `--state-dir`, else `$XDG_STATE_HOME/libations`, else `~/.local/state/libations`.
-#[cfg(feature = "tailnet")]
-fn state_dir(flag: Option<&std::path::Path>) -> Result<std::path::PathBuf, RunError> {
-    if let Some(dir) = flag {
-        return Ok(dir.to_owned());
-    }
-    let env = |name| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(std::path::PathBuf::from)
-    };
-    if let Some(state) = env("XDG_STATE_HOME") {
-        return Ok(state.join("libations"));
-    }
-    match env("HOME") {
-        Some(home) => Ok(home.join(".local/state/libations")),
-        None => Err(RunError::Usage(
-            "no --state-dir given and neither XDG_STATE_HOME nor HOME is set".into(),
-        )),
     }
 }

@@ -101,13 +101,20 @@ impl Backup {
         if bytes.len() > rules::BACKUP_BYTES {
             return Err(HouseholdError::refused(
                 "(file)",
-                format!("a backup can be at most {} MiB; this one has {} bytes", rules::BACKUP_BYTES >> 20, bytes.len()),
+                format!(
+                    "a backup can be at most {} MiB; this one has {} bytes",
+                    rules::BACKUP_BYTES >> 20,
+                    bytes.len()
+                ),
             ));
         }
         let value: serde_json::Value = serde_json::from_slice(bytes)
             .map_err(|e| HouseholdError::refused("(file)", format!("not JSON: {e}")))?;
         if !value.is_object() {
-            return Err(HouseholdError::refused("(file)", "must be a JSON object with format, version, shelf and people"));
+            return Err(HouseholdError::refused(
+                "(file)",
+                "must be a JSON object with format, version, shelf and people",
+            ));
         }
         let backup: Backup = serde_path_to_error::deserialize(value).map_err(|e| {
             let field = e.path().to_string();
@@ -120,10 +127,16 @@ impl Backup {
     /// What typed reading cannot say: the format, the version, and every value's rules.
     fn check(&self) -> Result<()> {
         if self.format != FORMAT {
-            return Err(HouseholdError::refused("format", format!("must be {FORMAT:?}, not {:?}", self.format)));
+            return Err(HouseholdError::refused(
+                "format",
+                format!("must be {FORMAT:?}, not {:?}", self.format),
+            ));
         }
         if self.version != VERSION {
-            return Err(HouseholdError::refused("version", format!("must be {VERSION}; this Libations reads version {VERSION} only")));
+            return Err(HouseholdError::refused(
+                "version",
+                format!("must be {VERSION}; this Libations reads version {VERSION} only"),
+            ));
         }
         for (i, row) in self.shelf.iter().enumerate() {
             rules::shelf_name(&row.name, &format!("shelf[{i}].name"))?;
@@ -138,7 +151,10 @@ impl Backup {
 
 fn time(at: i64, field: &str) -> Result<()> {
     if at < 0 {
-        return Err(HouseholdError::refused(field, "must be a time in milliseconds since 1970, not negative"));
+        return Err(HouseholdError::refused(
+            field,
+            "must be a time in milliseconds since 1970, not negative",
+        ));
     }
     Ok(())
 }
@@ -156,7 +172,10 @@ impl PersonRows {
         ];
         for (what, n, cap) in caps {
             if n > cap {
-                return Err(HouseholdError::refused(format!("{at}.{what}"), format!("at most {cap} are kept; this lists {n}")));
+                return Err(HouseholdError::refused(
+                    format!("{at}.{what}"),
+                    format!("at most {cap} are kept; this lists {n}"),
+                ));
             }
         }
         for (i, f) in self.favourites.iter().enumerate() {
@@ -166,14 +185,21 @@ impl PersonRows {
         for (i, r) in self.ratings.iter().enumerate() {
             rules::recipe(r.id, &format!("{at}.ratings[{i}].id"))?;
             if r.stars.is_some_and(|s| !(1..=5).contains(&s)) {
-                return Err(HouseholdError::refused(format!("{at}.ratings[{i}].stars"), "must be 1 to 5, or null"));
+                return Err(HouseholdError::refused(
+                    format!("{at}.ratings[{i}].stars"),
+                    "must be 1 to 5, or null",
+                ));
             }
             time(r.at, &format!("{at}.ratings[{i}].at"))?;
         }
         for (i, n) in self.notes.iter().enumerate() {
             rules::recipe(n.id, &format!("{at}.notes[{i}].id"))?;
             for (c, text) in n.text.iter().chain(&n.conflicts).enumerate() {
-                let field = if c == 0 && n.text.is_some() { format!("{at}.notes[{i}].text") } else { format!("{at}.notes[{i}].conflicts") };
+                let field = if c == 0 && n.text.is_some() {
+                    format!("{at}.notes[{i}].text")
+                } else {
+                    format!("{at}.notes[{i}].conflicts")
+                };
                 rules::note(text, &field)?;
             }
             time(n.at, &format!("{at}.notes[{i}].at"))?;
@@ -198,7 +224,14 @@ impl Household {
             people: Vec::new(),
         };
         let mut stmt = db.prepare("SELECT name, have, at, by FROM shelf ORDER BY name")?;
-        for row in stmt.query_map([], |r| Ok(ShelfRow { name: r.get(0)?, have: r.get(1)?, at: r.get(2)?, by: r.get(3)? }))? {
+        for row in stmt.query_map([], |r| {
+            Ok(ShelfRow {
+                name: r.get(0)?,
+                have: r.get(1)?,
+                at: r.get(2)?,
+                by: r.get(3)?,
+            })
+        })? {
             backup.shelf.push(row?);
         }
         let mut stmt = db.prepare(
@@ -223,24 +256,58 @@ impl Household {
 
 fn person_rows(db: &Connection, login: String, name: String) -> Result<PersonRows> {
     let id = |v: i64| u64::try_from(v).unwrap_or_default();
-    let mut rows = PersonRows { login, name, favourites: Vec::new(), ratings: Vec::new(), notes: Vec::new(), made: Vec::new() };
-    let mut stmt = db.prepare("SELECT recipe, on_, at FROM favourites WHERE login = ?1 ORDER BY recipe")?;
-    for row in stmt.query_map([&rows.login], |r| Ok(FavouriteRow { id: id(r.get(0)?), on: r.get(1)?, at: r.get(2)? }))? {
+    let mut rows = PersonRows {
+        login,
+        name,
+        favourites: Vec::new(),
+        ratings: Vec::new(),
+        notes: Vec::new(),
+        made: Vec::new(),
+    };
+    let mut stmt =
+        db.prepare("SELECT recipe, on_, at FROM favourites WHERE login = ?1 ORDER BY recipe")?;
+    for row in stmt.query_map([&rows.login], |r| {
+        Ok(FavouriteRow {
+            id: id(r.get(0)?),
+            on: r.get(1)?,
+            at: r.get(2)?,
+        })
+    })? {
         rows.favourites.push(row?);
     }
-    let mut stmt = db.prepare("SELECT recipe, stars, at FROM ratings WHERE login = ?1 ORDER BY recipe")?;
-    for row in stmt.query_map([&rows.login], |r| Ok(RatingRow { id: id(r.get(0)?), stars: r.get(1)?, at: r.get(2)? }))? {
+    let mut stmt =
+        db.prepare("SELECT recipe, stars, at FROM ratings WHERE login = ?1 ORDER BY recipe")?;
+    for row in stmt.query_map([&rows.login], |r| {
+        Ok(RatingRow {
+            id: id(r.get(0)?),
+            stars: r.get(1)?,
+            at: r.get(2)?,
+        })
+    })? {
         rows.ratings.push(row?);
     }
-    let mut stmt = db.prepare("SELECT recipe, text, conflicts, at FROM notes WHERE login = ?1 ORDER BY recipe")?;
+    let mut stmt = db.prepare(
+        "SELECT recipe, text, conflicts, at FROM notes WHERE login = ?1 ORDER BY recipe",
+    )?;
     for row in stmt.query_map([&rows.login], |r| {
         let conflicts: String = r.get(2)?;
-        Ok(NoteRow { id: id(r.get(0)?), text: r.get(1)?, conflicts: serde_json::from_str(&conflicts).unwrap_or_default(), at: r.get(3)? })
+        Ok(NoteRow {
+            id: id(r.get(0)?),
+            text: r.get(1)?,
+            conflicts: serde_json::from_str(&conflicts).unwrap_or_default(),
+            at: r.get(3)?,
+        })
     })? {
         rows.notes.push(row?);
     }
-    let mut stmt = db.prepare("SELECT recipe, at FROM made WHERE login = ?1 ORDER BY at, recipe")?;
-    for row in stmt.query_map([&rows.login], |r| Ok(MadeRow { id: id(r.get(0)?), at: r.get(1)? }))? {
+    let mut stmt =
+        db.prepare("SELECT recipe, at FROM made WHERE login = ?1 ORDER BY at, recipe")?;
+    for row in stmt.query_map([&rows.login], |r| {
+        Ok(MadeRow {
+            id: id(r.get(0)?),
+            at: r.get(1)?,
+        })
+    })? {
         rows.made.push(row?);
     }
     Ok(rows)
@@ -265,14 +332,25 @@ fn merge(tx: &Connection, backup: &Backup) -> Result<Taken> {
     Ok(taken)
 }
 
-fn merge_person(tx: &Connection, login: &str, person: &PersonRows, taken: &mut Taken) -> Result<()> {
+fn merge_person(
+    tx: &Connection,
+    login: &str,
+    person: &PersonRows,
+    taken: &mut Taken,
+) -> Result<()> {
     let now = rules::now_ms();
     for f in &person.favourites {
         mine::favourite(tx, login, rules::recipe(f.id, "id")?, f.on, f.at.min(now))?;
         taken.favourites += 1;
     }
     for r in &person.ratings {
-        mine::rating(tx, login, rules::recipe(r.id, "id")?, r.stars, r.at.min(now))?;
+        mine::rating(
+            tx,
+            login,
+            rules::recipe(r.id, "id")?,
+            r.stars,
+            r.at.min(now),
+        )?;
         taken.ratings += 1;
     }
     for n in &person.notes {
@@ -299,21 +377,41 @@ fn merge_note(tx: &Connection, login: &str, row: &NoteRow, now: i64) -> Result<(
         )
         .optional()?;
     let Some((current, stored_conflicts, stored_at)) = stored else {
-        let change = NoteChange { text: row.text.clone(), was: None, settles: Vec::new(), at: None };
+        let change = NoteChange {
+            text: row.text.clone(),
+            was: None,
+            settles: Vec::new(),
+            at: None,
+        };
         mine::note(tx, login, recipe, &change, at)?;
         return set_conflicts(tx, login, recipe, row.text.as_ref(), row.conflicts.clone());
     };
     let mut all: Vec<String> = serde_json::from_str(&stored_conflicts).unwrap_or_default();
-    let (top, other, top_at) = if at >= stored_at { (row.text.clone(), current, at) } else { (current, row.text.clone(), stored_at) };
+    let (top, other, top_at) = if at >= stored_at {
+        (row.text.clone(), current, at)
+    } else {
+        (current, row.text.clone(), stored_at)
+    };
     all.extend(other);
     all.extend(row.conflicts.iter().cloned());
-    let change = NoteChange { text: top.clone(), was: None, settles: Vec::new(), at: None };
+    let change = NoteChange {
+        text: top.clone(),
+        was: None,
+        settles: Vec::new(),
+        at: None,
+    };
     mine::note(tx, login, recipe, &change, top_at)?;
     set_conflicts(tx, login, recipe, top.as_ref(), all)
 }
 
 /// Sets a note's conflicts: each text once, never the text on top.
-fn set_conflicts(tx: &Connection, login: &str, recipe: i64, top: Option<&String>, texts: Vec<String>) -> Result<()> {
+fn set_conflicts(
+    tx: &Connection,
+    login: &str,
+    recipe: i64,
+    top: Option<&String>,
+    texts: Vec<String>,
+) -> Result<()> {
     let mut kept: Vec<String> = Vec::new();
     for text in texts {
         if Some(&text) != top && !kept.contains(&text) {
@@ -321,6 +419,9 @@ fn set_conflicts(tx: &Connection, login: &str, recipe: i64, top: Option<&String>
         }
     }
     let json = serde_json::to_string(&kept).unwrap_or_else(|_| "[]".into());
-    tx.execute("UPDATE notes SET conflicts = ?3 WHERE login = ?1 AND recipe = ?2", params![login, recipe, json])?;
+    tx.execute(
+        "UPDATE notes SET conflicts = ?3 WHERE login = ?1 AND recipe = ?2",
+        params![login, recipe, json],
+    )?;
     Ok(())
 }

@@ -73,7 +73,13 @@ impl Household {
     }
 
     /// Stars `recipe` for `person` (`on`), or takes the star away.
-    pub fn set_favourite(&self, who: &Person, recipe: u64, on: bool, at: Option<i64>) -> Result<Toggle> {
+    pub fn set_favourite(
+        &self,
+        who: &Person,
+        recipe: u64,
+        on: bool,
+        at: Option<i64>,
+    ) -> Result<Toggle> {
         let recipe = rules::recipe(recipe, "id")?;
         let at = rules::when(at, "at")?;
         self.write(|tx| {
@@ -83,10 +89,19 @@ impl Household {
     }
 
     /// Rates `recipe` 1 to 5 stars for `person`, or takes the rating away (`None`).
-    pub fn set_rating(&self, who: &Person, recipe: u64, stars: Option<u8>, at: Option<i64>) -> Result<RatingState> {
+    pub fn set_rating(
+        &self,
+        who: &Person,
+        recipe: u64,
+        stars: Option<u8>,
+        at: Option<i64>,
+    ) -> Result<RatingState> {
         let recipe = rules::recipe(recipe, "id")?;
         if stars.is_some_and(|s| !(1..=5).contains(&s)) {
-            return Err(super::HouseholdError::refused("stars", "must be a whole number from 1 to 5"));
+            return Err(super::HouseholdError::refused(
+                "stars",
+                "must be a whole number from 1 to 5",
+            ));
         }
         let at = rules::when(at, "at")?;
         self.write(|tx| {
@@ -134,18 +149,27 @@ impl Household {
 
 pub(super) fn read_mine(db: &Connection, login: &str) -> Result<Mine> {
     let mut mine = Mine::default();
-    let mut stmt = db.prepare_cached("SELECT recipe FROM favourites WHERE login = ?1 AND on_ = 1 ORDER BY recipe")?;
+    let mut stmt = db.prepare_cached(
+        "SELECT recipe FROM favourites WHERE login = ?1 AND on_ = 1 ORDER BY recipe",
+    )?;
     for row in stmt.query_map([login], |r| r.get::<_, i64>(0))? {
         mine.favourites.push(id(row?));
     }
-    let mut stmt = db.prepare_cached("SELECT recipe, stars FROM ratings WHERE login = ?1 AND stars IS NOT NULL")?;
+    let mut stmt = db.prepare_cached(
+        "SELECT recipe, stars FROM ratings WHERE login = ?1 AND stars IS NOT NULL",
+    )?;
     for row in stmt.query_map([login], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, u8>(1)?)))? {
         let (recipe, stars) = row?;
         mine.ratings.insert(id(recipe), stars);
     }
-    let mut stmt = db.prepare_cached("SELECT recipe, text, conflicts FROM notes WHERE login = ?1")?;
+    let mut stmt =
+        db.prepare_cached("SELECT recipe, text, conflicts FROM notes WHERE login = ?1")?;
     for row in stmt.query_map([login], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, String>(2)?))
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, Option<String>>(1)?,
+            r.get::<_, String>(2)?,
+        ))
     })? {
         let (recipe, text, conflicts) = row?;
         if let Some(text) = text {
@@ -156,7 +180,8 @@ pub(super) fn read_mine(db: &Connection, login: &str) -> Result<Mine> {
             mine.note_conflicts.insert(id(recipe), conflicts);
         }
     }
-    let mut stmt = db.prepare_cached("SELECT recipe, at FROM made WHERE login = ?1 ORDER BY at DESC, recipe")?;
+    let mut stmt =
+        db.prepare_cached("SELECT recipe, at FROM made WHERE login = ?1 ORDER BY at DESC, recipe")?;
     for row in stmt.query_map([login], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))? {
         let (recipe, at) = row?;
         mine.made.push((id(recipe), at));
@@ -178,55 +203,110 @@ fn count(db: &Connection, sql: &str, login: &str) -> Result<i64> {
     Ok(db.prepare_cached(sql)?.query_row([login], |r| r.get(0))?)
 }
 
-pub(super) fn favourite(db: &Connection, login: &str, recipe: i64, on: bool, at: i64) -> Result<Toggle> {
+pub(super) fn favourite(
+    db: &Connection,
+    login: &str,
+    recipe: i64,
+    on: bool,
+    at: i64,
+) -> Result<Toggle> {
     let stored: Option<(bool, i64)> = db
         .prepare_cached("SELECT on_, at FROM favourites WHERE login = ?1 AND recipe = ?2")?
         .query_row(params![login, recipe], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     if let Some((was_on, was_at)) = stored.filter(|&(_, was_at)| was_at > at) {
-        return Ok(Toggle { on: was_on, at: was_at, applied: false });
+        return Ok(Toggle {
+            on: was_on,
+            at: was_at,
+            applied: false,
+        });
     }
     if stored.is_none() {
-        rules::room(count(db, "SELECT count(*) FROM favourites WHERE login = ?1", login)?, PER_PERSON, "favourites", "id")?;
+        rules::room(
+            count(
+                db,
+                "SELECT count(*) FROM favourites WHERE login = ?1",
+                login,
+            )?,
+            PER_PERSON,
+            "favourites",
+            "id",
+        )?;
     }
     db.prepare_cached(
         "INSERT INTO favourites (login, recipe, on_, at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (login, recipe) DO UPDATE SET on_ = excluded.on_, at = excluded.at",
     )?
     .execute(params![login, recipe, on, at])?;
-    Ok(Toggle { on, at, applied: true })
+    Ok(Toggle {
+        on,
+        at,
+        applied: true,
+    })
 }
 
-pub(super) fn rating(db: &Connection, login: &str, recipe: i64, stars: Option<u8>, at: i64) -> Result<RatingState> {
+pub(super) fn rating(
+    db: &Connection,
+    login: &str,
+    recipe: i64,
+    stars: Option<u8>,
+    at: i64,
+) -> Result<RatingState> {
     let stored: Option<(Option<u8>, i64)> = db
         .prepare_cached("SELECT stars, at FROM ratings WHERE login = ?1 AND recipe = ?2")?
         .query_row(params![login, recipe], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     if let Some((was, was_at)) = stored.filter(|&(_, was_at)| was_at > at) {
-        return Ok(RatingState { stars: was, at: was_at, applied: false });
+        return Ok(RatingState {
+            stars: was,
+            at: was_at,
+            applied: false,
+        });
     }
     if stored.is_none() {
-        rules::room(count(db, "SELECT count(*) FROM ratings WHERE login = ?1", login)?, PER_PERSON, "ratings", "id")?;
+        rules::room(
+            count(db, "SELECT count(*) FROM ratings WHERE login = ?1", login)?,
+            PER_PERSON,
+            "ratings",
+            "id",
+        )?;
     }
     db.prepare_cached(
         "INSERT INTO ratings (login, recipe, stars, at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (login, recipe) DO UPDATE SET stars = excluded.stars, at = excluded.at",
     )?
     .execute(params![login, recipe, stars, at])?;
-    Ok(RatingState { stars, at, applied: true })
+    Ok(RatingState {
+        stars,
+        at,
+        applied: true,
+    })
 }
 
 fn parse_conflicts(json: &str) -> Vec<String> {
     serde_json::from_str(json).unwrap_or_default()
 }
 
-pub(super) fn note(db: &Connection, login: &str, recipe: i64, change: &NoteChange, at: i64) -> Result<NoteState> {
+pub(super) fn note(
+    db: &Connection,
+    login: &str,
+    recipe: i64,
+    change: &NoteChange,
+    at: i64,
+) -> Result<NoteState> {
     let stored: Option<(Option<String>, String, i64)> = db
         .prepare_cached("SELECT text, conflicts, at FROM notes WHERE login = ?1 AND recipe = ?2")?
-        .query_row(params![login, recipe], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .query_row(params![login, recipe], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
         .optional()?;
     if stored.is_none() {
-        rules::room(count(db, "SELECT count(*) FROM notes WHERE login = ?1", login)?, PER_PERSON, "notes", "id")?;
+        rules::room(
+            count(db, "SELECT count(*) FROM notes WHERE login = ?1", login)?,
+            PER_PERSON,
+            "notes",
+            "id",
+        )?;
     }
     let (current, conflicts, stored_at) = stored.unwrap_or((None, "[]".into(), 0));
     let mut conflicts = parse_conflicts(&conflicts);
@@ -234,7 +314,10 @@ pub(super) fn note(db: &Connection, login: &str, recipe: i64, change: &NoteChang
         Some(was) => *was != current && current != change.text,
         None => false,
     };
-    if let Some(lost) = current.as_ref().filter(|c| Some(*c) != change.text.as_ref()) {
+    if let Some(lost) = current
+        .as_ref()
+        .filter(|c| Some(*c) != change.text.as_ref())
+    {
         keep_replaced(db, login, recipe, lost, stored_at)?;
         if unseen && !conflicts.contains(lost) {
             conflicts.push(lost.clone());
@@ -247,7 +330,11 @@ pub(super) fn note(db: &Connection, login: &str, recipe: i64, change: &NoteChang
          ON CONFLICT (login, recipe) DO UPDATE SET text = excluded.text, conflicts = excluded.conflicts, at = excluded.at",
     )?
     .execute(params![login, recipe, change.text, conflicts_json, at])?;
-    Ok(NoteState { text: change.text.clone(), conflicts, at })
+    Ok(NoteState {
+        text: change.text.clone(),
+        conflicts,
+        at,
+    })
 }
 
 fn keep_replaced(db: &Connection, login: &str, recipe: i64, text: &str, at: i64) -> Result<()> {
@@ -258,12 +345,19 @@ fn keep_replaced(db: &Connection, login: &str, recipe: i64, text: &str, at: i64)
 
 pub(super) fn made(db: &Connection, login: &str, recipe: i64, at: i64) -> Result<()> {
     let exists: bool = db
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM made WHERE login = ?1 AND recipe = ?2 AND at = ?3)")?
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM made WHERE login = ?1 AND recipe = ?2 AND at = ?3)",
+        )?
         .query_row(params![login, recipe, at], |r| r.get(0))?;
     if exists {
         return Ok(());
     }
-    rules::room(count(db, "SELECT count(*) FROM made WHERE login = ?1", login)?, MADE_ROWS, "\"made one\" entries", "id")?;
+    rules::room(
+        count(db, "SELECT count(*) FROM made WHERE login = ?1", login)?,
+        MADE_ROWS,
+        "\"made one\" entries",
+        "id",
+    )?;
     db.prepare_cached("INSERT INTO made (login, recipe, at) VALUES (?1, ?2, ?3)")?
         .execute(params![login, recipe, at])?;
     Ok(())

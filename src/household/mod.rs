@@ -31,7 +31,7 @@ pub use backup::{Backup, Taken};
 pub use mine::{Mine, NoteChange, NoteState, RatingState, Toggle};
 pub use rules::{Person, now_ms};
 pub use schema::check_file;
-pub use shelf::{RecipeRatings, Rater};
+pub use shelf::{Rater, RecipeRatings};
 
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
@@ -86,7 +86,9 @@ pub struct Household {
 
 impl std::fmt::Debug for Household {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Household").field("path", &self.path).finish()
+        f.debug_struct("Household")
+            .field("path", &self.path)
+            .finish()
     }
 }
 
@@ -113,7 +115,9 @@ impl Household {
     /// rolls back an unfinished one when its `Transaction` is dropped), so the lock is
     /// taken again even if poisoned.
     fn db(&self) -> MutexGuard<'_, Connection> {
-        self.db.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.db
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Runs `f` in one transaction, committed only if it returns `Ok`.

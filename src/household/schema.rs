@@ -116,7 +116,11 @@ fn migrate(db: &mut Connection) -> Result<()> {
             ),
         });
     }
-    for (n, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(at).unwrap_or(0)) {
+    for (n, sql) in MIGRATIONS
+        .iter()
+        .enumerate()
+        .skip(usize::try_from(at).unwrap_or(0))
+    {
         let tx = db.transaction()?;
         tx.execute_batch(sql)?;
         tx.pragma_update(None, "user_version", n as i64 + 1)?;
@@ -129,9 +133,10 @@ fn migrate(db: &mut Connection) -> Result<()> {
 /// read without changing anything (the file is opened read-only, never migrated).
 pub fn check_file(path: &Path) -> std::result::Result<String, String> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let db = Connection::open_with_flags(path, flags)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let failed = |e: rusqlite::Error| format!("{}: not a database this app can read: {e}", path.display());
+    let db =
+        Connection::open_with_flags(path, flags).map_err(|e| format!("{}: {e}", path.display()))?;
+    let failed =
+        |e: rusqlite::Error| format!("{}: not a database this app can read: {e}", path.display());
     let version: i64 = db
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .map_err(failed)?;
@@ -155,20 +160,29 @@ pub fn check_file(path: &Path) -> std::result::Result<String, String> {
         ));
     }
     match version {
-        0 => Err(format!("{}: not a household database (schema version 0: no tables of ours)", path.display())),
+        0 => Err(format!(
+            "{}: not a household database (schema version 0: no tables of ours)",
+            path.display()
+        )),
         v if v > VERSION => Err(format!(
             "{}: schema version {v} is newer than this Libations knows ({VERSION})",
             path.display()
         )),
         v => {
             let count = |table: &str| -> i64 {
-                db.query_row(&format!("SELECT count(*) FROM {table}"), [], |row| row.get(0))
-                    .unwrap_or(0)
+                db.query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
+                    row.get(0)
+                })
+                .unwrap_or(0)
             };
             Ok(format!(
                 "{}: OK, schema version {v}{}, {} people, {} ingredients on the shelf",
                 path.display(),
-                if v < VERSION { " (migrated to the latest when the app next opens it)" } else { "" },
+                if v < VERSION {
+                    " (migrated to the latest when the app next opens it)"
+                } else {
+                    ""
+                },
                 count("people"),
                 count("shelf WHERE have = 1"),
             ))

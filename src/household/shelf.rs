@@ -2,7 +2,7 @@
 //! per ingredient), and the ratings everyone gave a recipe (shown as an average with who
 //! rated).
 
-use super::rules::{self, SHELF_CHANGE, SHELF_ROWS, Person};
+use super::rules::{self, Person, SHELF_CHANGE, SHELF_ROWS};
 use super::{Household, HouseholdError, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
@@ -36,7 +36,13 @@ impl Household {
     /// Ticks `have` and unticks `out` (names as written; the shelf folds them), as one
     /// change by `who`. A name in both, or one that is no ingredient name, refuses the
     /// whole change.
-    pub fn change_shelf(&self, who: &Person, have: &[String], out: &[String], at: Option<i64>) -> Result<()> {
+    pub fn change_shelf(
+        &self,
+        who: &Person,
+        have: &[String],
+        out: &[String],
+        at: Option<i64>,
+    ) -> Result<()> {
         let changes = shelf_changes(have, out)?;
         let at = rules::when(at, "at")?;
         self.write(|tx| {
@@ -57,7 +63,12 @@ impl Household {
              WHERE r.recipe = ?1 AND r.stars IS NOT NULL ORDER BY r.at, r.login",
         )?;
         let by = stmt
-            .query_map([recipe], |r| Ok(Rater { name: r.get(0)?, stars: r.get(1)? }))?
+            .query_map([recipe], |r| {
+                Ok(Rater {
+                    name: r.get(0)?,
+                    stars: r.get(1)?,
+                })
+            })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let count = by.len();
         let average = (count > 0).then(|| {
@@ -73,7 +84,10 @@ fn shelf_changes(have: &[String], out: &[String]) -> Result<Vec<(String, bool)>>
     if have.len() + out.len() > SHELF_CHANGE {
         return Err(HouseholdError::refused(
             "have",
-            format!("one change can tick or untick at most {SHELF_CHANGE} ingredients; this one lists {}", have.len() + out.len()),
+            format!(
+                "one change can tick or untick at most {SHELF_CHANGE} ingredients; this one lists {}",
+                have.len() + out.len()
+            ),
         ));
     }
     let mut changes: Vec<(String, bool)> = Vec::new();
@@ -84,7 +98,10 @@ fn shelf_changes(have: &[String], out: &[String]) -> Result<Vec<(String, bool)>>
             let key = rules::shelf_name(name, &field)?;
             if let Some((_, other)) = changes.iter().find(|(k, _)| *k == key) {
                 if *other != on {
-                    return Err(HouseholdError::refused(field, format!("{key:?} is in both have and out")));
+                    return Err(HouseholdError::refused(
+                        field,
+                        format!("{key:?} is in both have and out"),
+                    ));
                 }
                 continue;
             }
@@ -103,11 +120,15 @@ pub(super) fn tick(db: &Connection, name: &str, have: bool, at: i64, by: &str) -
     match stored {
         Some(was_at) if was_at > at => return Ok(false),
         None => {
-            let rows: i64 = db.prepare_cached("SELECT count(*) FROM shelf")?.query_row([], |r| r.get(0))?;
+            let rows: i64 = db
+                .prepare_cached("SELECT count(*) FROM shelf")?
+                .query_row([], |r| r.get(0))?;
             if usize::try_from(rows).unwrap_or(usize::MAX) >= SHELF_ROWS {
                 return Err(HouseholdError::refused(
                     "have",
-                    format!("the shelf already knows {SHELF_ROWS} ingredients, the most the app keeps"),
+                    format!(
+                        "the shelf already knows {SHELF_ROWS} ingredients, the most the app keeps"
+                    ),
                 ));
             }
         }

@@ -25,29 +25,56 @@ fn a_person_is_their_login_in_lower_case_with_a_name() {
 fn the_file_is_private_wal_and_full_sync_at_the_latest_schema() {
     use std::os::unix::fs::PermissionsExt;
     let (dir, h) = open();
-    let mode = std::fs::metadata(dir.path().join(FILE_NAME)).unwrap().permissions().mode();
+    let mode = std::fs::metadata(dir.path().join(FILE_NAME))
+        .unwrap()
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o777, 0o600);
     let db = h.db();
-    let journal: String = db.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
-    let sync: i64 = db.query_row("PRAGMA synchronous", [], |r| r.get(0)).unwrap();
-    let version: i64 = db.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-    assert_eq!((journal.as_str(), sync, version), ("wal", 2, schema::VERSION));
+    let journal: String = db
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    let sync: i64 = db
+        .query_row("PRAGMA synchronous", [], |r| r.get(0))
+        .unwrap();
+    let version: i64 = db
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(
+        (journal.as_str(), sync, version),
+        ("wal", 2, schema::VERSION)
+    );
 }
 
 #[test]
 fn favourites_are_per_person_and_the_change_made_last_wins() {
     let (_dir, h) = open();
-    assert!(h.set_favourite(&alice(), 7, true, Some(1_000)).unwrap().applied);
+    assert!(
+        h.set_favourite(&alice(), 7, true, Some(1_000))
+            .unwrap()
+            .applied
+    );
     h.set_favourite(&alice(), 3, true, Some(1_000)).unwrap();
     // Made earlier (an offline phone) than the star: changes nothing, says what is stored.
     let late = h.set_favourite(&alice(), 7, false, Some(500)).unwrap();
-    assert_eq!(late, Toggle { on: true, at: 1_000, applied: false });
+    assert_eq!(
+        late,
+        Toggle {
+            on: true,
+            at: 1_000,
+            applied: false
+        }
+    );
     assert_eq!(h.mine("alice@example.com").unwrap().favourites, [3, 7]);
     assert!(h.mine("bob@example.com").unwrap().favourites.is_empty());
     h.set_favourite(&alice(), 7, false, Some(2_000)).unwrap();
     assert_eq!(h.mine("alice@example.com").unwrap().favourites, [3]);
     // The taking away is remembered: an older star arriving later does not bring it back.
-    assert!(!h.set_favourite(&alice(), 7, true, Some(1_500)).unwrap().applied);
+    assert!(
+        !h.set_favourite(&alice(), 7, true, Some(1_500))
+            .unwrap()
+            .applied
+    );
     assert_eq!(h.mine("alice@example.com").unwrap().favourites, [3]);
 }
 
@@ -79,7 +106,9 @@ fn ratings_show_to_the_household_as_an_average_with_who_rated() {
     assert_eq!(h.ratings_of(5).unwrap().count, 1);
     assert_eq!(h.ratings_of(99).unwrap().average, None);
     for bad in [0, 6] {
-        assert!(matches!(h.set_rating(&alice(), 5, Some(bad), None), Err(HouseholdError::Refused { field, .. }) if field == "stars"));
+        assert!(
+            matches!(h.set_rating(&alice(), 5, Some(bad), None), Err(HouseholdError::Refused { field, .. }) if field == "stars")
+        );
     }
 }
 
@@ -96,7 +125,11 @@ fn a_note_written_over_another_devices_change_keeps_both() {
     };
     assert!(write("less sugar", None).conflicts.is_empty());
     // The laptop changed it from "less sugar"...
-    assert!(write("less sugar, more lime", Some("less sugar")).conflicts.is_empty());
+    assert!(
+        write("less sugar, more lime", Some("less sugar"))
+            .conflicts
+            .is_empty()
+    );
     // ...while the phone, offline, also wrote over "less sugar".
     let state = write("use demerara", Some("less sugar"));
     assert_eq!(state.text.as_deref(), Some("use demerara"));
@@ -110,21 +143,45 @@ fn a_note_written_over_another_devices_change_keeps_both() {
         settles: vec!["less sugar, more lime".into()],
         at: None,
     };
-    assert!(h.set_note(&alice(), 7, settle).unwrap().conflicts.is_empty());
-    assert!(h.mine("alice@example.com").unwrap().note_conflicts.is_empty());
+    assert!(
+        h.set_note(&alice(), 7, settle)
+            .unwrap()
+            .conflicts
+            .is_empty()
+    );
+    assert!(
+        h.mine("alice@example.com")
+            .unwrap()
+            .note_conflicts
+            .is_empty()
+    );
     // Every text a note lost is still in the database.
-    let kept: i64 = h.db().query_row("SELECT count(*) FROM replaced_notes", [], |r| r.get(0)).unwrap();
+    let kept: i64 = h
+        .db()
+        .query_row("SELECT count(*) FROM replaced_notes", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(kept, 3);
 }
 
 #[test]
 fn notes_are_capped_and_refuse_invisible_characters() {
     let (_dir, h) = open();
-    let long = NoteChange { text: Some("x".repeat(2_001)), ..NoteChange::default() };
-    assert!(matches!(h.set_note(&alice(), 1, long), Err(HouseholdError::Refused { field, .. }) if field == "text"));
-    let bidi = NoteChange { text: Some("abc\u{202e}".into()), ..NoteChange::default() };
+    let long = NoteChange {
+        text: Some("x".repeat(2_001)),
+        ..NoteChange::default()
+    };
+    assert!(
+        matches!(h.set_note(&alice(), 1, long), Err(HouseholdError::Refused { field, .. }) if field == "text")
+    );
+    let bidi = NoteChange {
+        text: Some("abc\u{202e}".into()),
+        ..NoteChange::default()
+    };
     assert!(h.set_note(&alice(), 1, bidi).is_err());
-    let lines = NoteChange { text: Some("line one\nline two".into()), ..NoteChange::default() };
+    let lines = NoteChange {
+        text: Some("line one\nline two".into()),
+        ..NoteChange::default()
+    };
     assert!(h.set_note(&alice(), 1, lines).is_ok());
 }
 
@@ -134,7 +191,10 @@ fn the_made_log_keeps_each_time_once_newest_first() {
     h.add_made(&alice(), 7, Some(1_000)).unwrap();
     h.add_made(&alice(), 7, Some(1_000)).unwrap();
     h.add_made(&alice(), 3, Some(2_000)).unwrap();
-    assert_eq!(h.mine("alice@example.com").unwrap().made, [(3, 2_000), (7, 1_000)]);
+    assert_eq!(
+        h.mine("alice@example.com").unwrap().made,
+        [(3, 2_000), (7, 1_000)]
+    );
     assert!(h.remove_made(&alice(), 7, 1_000).unwrap());
     assert!(!h.remove_made(&alice(), 7, 1_000).unwrap());
     assert_eq!(h.mine("alice@example.com").unwrap().made, [(3, 2_000)]);
@@ -143,8 +203,15 @@ fn the_made_log_keeps_each_time_once_newest_first() {
 #[test]
 fn the_shelf_is_the_households_folded_and_checked_whole() {
     let (_dir, h) = open();
-    h.change_shelf(&alice(), &["Gin".into(), "Fresh Lime Juice".into()], &[], None).unwrap();
-    h.change_shelf(&bob(), &["Campari".into()], &["gin".into()], None).unwrap();
+    h.change_shelf(
+        &alice(),
+        &["Gin".into(), "Fresh Lime Juice".into()],
+        &[],
+        None,
+    )
+    .unwrap();
+    h.change_shelf(&bob(), &["Campari".into()], &["gin".into()], None)
+        .unwrap();
     let shelf: Vec<_> = h.shelf().unwrap().into_iter().collect();
     assert_eq!(shelf, ["campari", "lime juice"]);
     let both = h.change_shelf(&alice(), &["Rum".into()], &["rum".into()], None);
@@ -160,18 +227,29 @@ fn a_backup_round_trips_and_merging_it_loses_nothing() {
     let (_dir, h) = open();
     h.set_favourite(&alice(), 7, true, Some(1_000)).unwrap();
     h.set_rating(&alice(), 7, Some(4), Some(1_000)).unwrap();
-    let note = NoteChange { text: Some("ours".into()), at: Some(5_000), ..NoteChange::default() };
+    let note = NoteChange {
+        text: Some("ours".into()),
+        at: Some(5_000),
+        ..NoteChange::default()
+    };
     h.set_note(&alice(), 7, note).unwrap();
     h.add_made(&alice(), 7, Some(1_000)).unwrap();
-    h.change_shelf(&bob(), &["Gin".into()], &[], Some(1_000)).unwrap();
+    h.change_shelf(&bob(), &["Gin".into()], &[], Some(1_000))
+        .unwrap();
     let backup = h.export().unwrap();
     let text = serde_json::to_vec(&backup).unwrap();
     assert_eq!(Backup::from_slice(&text).unwrap(), backup);
 
     let (_dir2, other) = open();
-    let note = NoteChange { text: Some("theirs".into()), at: Some(2_000), ..NoteChange::default() };
+    let note = NoteChange {
+        text: Some("theirs".into()),
+        at: Some(2_000),
+        ..NoteChange::default()
+    };
     other.set_note(&alice(), 7, note).unwrap();
-    other.set_favourite(&alice(), 7, false, Some(3_000)).unwrap();
+    other
+        .set_favourite(&alice(), 7, false, Some(3_000))
+        .unwrap();
     let taken = other.import(&backup).unwrap();
     assert_eq!((taken.people, taken.favourites, taken.notes), (2, 1, 1));
     let mine = other.mine("alice@example.com").unwrap();
@@ -196,23 +274,43 @@ fn a_file_that_is_not_a_backup_is_refused_naming_the_field() {
         other => panic!("{text}: {other:?}"),
     };
     assert_eq!(refused(good), "people[0].ratings[1].stars");
-    assert_eq!(refused(&good.replace("\"version\":1", "\"version\":2")), "version");
-    assert_eq!(refused(&good.replace("libations-household", "other")), "format");
-    assert_eq!(refused(&good.replace("\"stars\":4", "\"stars\":\"4\"")), "people[0].ratings[0].stars");
-    assert_eq!(refused(&good.replace("\"name\":\"A\"", "\"name\":\"A\",\"extra\":1")), "people[0].extra");
+    assert_eq!(
+        refused(&good.replace("\"version\":1", "\"version\":2")),
+        "version"
+    );
+    assert_eq!(
+        refused(&good.replace("libations-household", "other")),
+        "format"
+    );
+    assert_eq!(
+        refused(&good.replace("\"stars\":4", "\"stars\":\"4\"")),
+        "people[0].ratings[0].stars"
+    );
+    assert_eq!(
+        refused(&good.replace("\"name\":\"A\"", "\"name\":\"A\",\"extra\":1")),
+        "people[0].extra"
+    );
     assert_eq!(refused("[1,2]"), "(file)");
 }
 
 #[test]
 fn check_reads_the_schema_version_and_the_integrity_check() {
     let (dir, h) = open();
-    h.change_shelf(&alice(), &["Gin".into()], &[], None).unwrap();
+    h.change_shelf(&alice(), &["Gin".into()], &[], None)
+        .unwrap();
     let path = dir.path().join(FILE_NAME);
     let ok = check_file(&path).unwrap();
-    assert!(ok.contains("OK, schema version 1") && ok.contains("1 people, 1 ingredients"), "{ok}");
+    assert!(
+        ok.contains("OK, schema version 1") && ok.contains("1 people, 1 ingredients"),
+        "{ok}"
+    );
     drop(h);
     let junk = dir.path().join("junk.sqlite");
-    std::fs::write(&junk, b"not a database at all, just text that is long enough").unwrap();
+    std::fs::write(
+        &junk,
+        b"not a database at all, just text that is long enough",
+    )
+    .unwrap();
     assert!(check_file(&junk).unwrap_err().contains("junk.sqlite"));
 }
 
@@ -222,5 +320,8 @@ fn a_database_from_a_newer_libations_is_refused_unchanged() {
     h.db().pragma_update(None, "user_version", 99).unwrap();
     drop(h);
     let e = Household::open_in(dir.path()).unwrap_err().to_string();
-    assert!(e.contains("schema version 99") && e.contains(FILE_NAME), "{e}");
+    assert!(
+        e.contains("schema version 99") && e.contains(FILE_NAME),
+        "{e}"
+    );
 }

@@ -92,6 +92,31 @@ pub(crate) enum WebError {
     Store(StoreError),
     #[error("the saved recipes could not be served: {0}")]
     Publish(String),
+    /// A household change refused as a whole, naming the field at fault.
+    #[error("{} is not right: {}; nothing was saved.", .0.field, .0.message)]
+    Refused(FieldError),
+    /// The household's database would not take the change (the disk): nothing was saved.
+    #[error(
+        "Nothing was saved: the household's database could not write to the disk. Try again later."
+    )]
+    HouseholdDisk(String),
+    /// Any other failure of the household's database; logged, not explained.
+    #[error("the household database failed: {0}")]
+    Household(String),
+}
+
+impl From<crate::household::HouseholdError> for WebError {
+    fn from(e: crate::household::HouseholdError) -> WebError {
+        use crate::household::HouseholdError as H;
+        match e {
+            H::Refused { field, message } => WebError::Refused(FieldError { field, message }),
+            H::Disk(e) => {
+                tracing::error!(error = %e, "a household change failed on the disk");
+                WebError::HouseholdDisk(e.to_string())
+            }
+            other => WebError::Household(other.to_string()),
+        }
+    }
 }
 
 /// What an editor is told when a failed save could not be taken back.
@@ -174,12 +199,16 @@ impl WebError {
             WebError::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
             WebError::Conflict(_) => StatusCode::CONFLICT,
             WebError::Invalid(_) | WebError::FormRefused(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            WebError::FileBroken(_) | WebError::SavingPaused(_) => StatusCode::SERVICE_UNAVAILABLE,
+            WebError::Refused(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            WebError::FileBroken(_) | WebError::SavingPaused(_) | WebError::HouseholdDisk(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             WebError::Site(_)
             | WebError::Json(_)
             | WebError::Task(_)
             | WebError::Store(_)
-            | WebError::Publish(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            | WebError::Publish(_)
+            | WebError::Household(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 
@@ -215,11 +244,14 @@ impl WebError {
             WebError::FormRefused(_) => "Form not taken",
             WebError::FileBroken(_) => "Recipes file broken",
             WebError::SavingPaused(_) => "Saving paused",
+            WebError::Refused(_) => "Not taken",
+            WebError::HouseholdDisk(_) => "Not saved",
             WebError::Site(_)
             | WebError::Json(_)
             | WebError::Task(_)
             | WebError::Store(_)
-            | WebError::Publish(_) => "Server error",
+            | WebError::Publish(_)
+            | WebError::Household(_) => "Server error",
         }
     }
 
@@ -230,6 +262,10 @@ impl WebError {
         match &self {
             WebError::Invalid(problems) => body["problems"] = serde_json::json!(problems),
             WebError::Conflict(c) => body["conflict"] = serde_json::json!(c),
+            WebError::Refused(p) => {
+                body["field"] = serde_json::json!(p.field);
+                body["problems"] = serde_json::json!([p]);
+            }
             _ => {}
         }
         self.with_headers((self.status(), axum::Json(body)).into_response())

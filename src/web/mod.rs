@@ -38,5 +38,6 @@ pub(crate) use router::for_hosts;
 pub use site::{Assets, Site, SiteError};
 pub use state::AppState;
 pub use who::editing::{Editing, Publish};
+pub use who::home::Home;
 pub use who::identity;
 pub(crate) use who::identity::{Capabilities, Resolve};

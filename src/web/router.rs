@@ -8,7 +8,7 @@
 use super::error;
 use super::guard::host::{self, AllowedHosts};
 use super::guard::limits;
-use super::handlers::{api, edit_api, edit_pages, files, pages, shelf, whoami};
+use super::handlers::{api, bar, edit_api, edit_pages, files, household, pages, shelf, whoami};
 use super::state::AppState;
 use super::who::access_log::access_log;
 use super::who::editing::Editing;
@@ -17,7 +17,7 @@ use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use std::sync::Arc;
 use tower_http::set_header::SetResponseHeaderLayer;
 
@@ -68,6 +68,27 @@ pub fn app(state: AppState) -> Router {
         .route("/shelf", get(shelf::page))
         .route("/api/ingredients", get(shelf::ingredients))
         .route("/api/whoami", get(whoami::whoami))
+        .route("/api/me", get(household::me))
+        .route(
+            "/api/me/favourites/{id}",
+            put(household::star).delete(household::unstar),
+        )
+        .route(
+            "/api/me/ratings/{id}",
+            put(household::rate).delete(household::unrate),
+        )
+        .route(
+            "/api/me/notes/{id}",
+            put(household::write_note).delete(household::delete_note),
+        )
+        .route(
+            "/api/me/made/{id}",
+            post(household::made).delete(household::unmade),
+        )
+        .route("/api/bar", get(bar::bar))
+        .route("/api/bar/shelf", put(bar::change_shelf))
+        .route("/api/household/download", get(bar::download))
+        .route("/api/household/upload", post(bar::upload))
         .route("/static/{*file}", get(files::asset))
         .route("/sw.js", get(files::service_worker))
         .route("/manifest.webmanifest", get(files::manifest))

@@ -8,6 +8,7 @@ use super::guard::gate::HeavyGate;
 use super::guard::limits::RequestLimits;
 use super::site::{Assets, Site};
 use super::who::editing::Editing;
+use super::who::home::Home;
 use super::who::identity::Resolve;
 use crate::metrics::Metrics;
 use arc_swap::ArcSwap;
@@ -33,6 +34,14 @@ pub struct AppState {
     pub access_log: bool,
     /// Who may change recipes, and the store changes go to.
     pub editing: Arc<Editing>,
+    /// The household's shelf and each person's own, or why there is none.
+    pub home: Arc<Home>,
+}
+
+impl FromRef<AppState> for Arc<Home> {
+    fn from_ref(state: &AppState) -> Arc<Home> {
+        state.home.clone()
+    }
 }
 
 impl FromRef<AppState> for Arc<Site> {

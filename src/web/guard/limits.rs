@@ -107,8 +107,15 @@ fn smuggles(path: &str) -> bool {
         })
 }
 
-/// A change (POST, PUT, DELETE) may carry a recipe; anything else gets the small limit.
+/// The household's backup may be up to 8 MiB (`household::BACKUP_BYTES`).
+const UPLOAD_PATH: &str = "/api/household/upload";
+
+/// A change (POST, PUT, DELETE) may carry a recipe; a household backup more; anything
+/// else gets the small limit.
 fn body_limit(request: &Request, limits: &RequestLimits) -> usize {
+    if request.method() == Method::POST && request.uri().path() == UPLOAD_PATH {
+        return limits.max_write_bytes.max(8 << 20);
+    }
     match *request.method() {
         Method::POST | Method::PUT | Method::DELETE => limits.max_write_bytes,
         _ => limits.max_body_bytes,

@@ -5,11 +5,14 @@ use super::params::{RecipeId, Search, find_recipe};
 use crate::connections::Share;
 use crate::web::error::{Api, WebError};
 use crate::web::guard::gate::HeavyGate;
+use crate::web::http::cache_control;
 use crate::web::http::fixed::per_request;
 use crate::web::http::recent::Kind;
 use crate::web::site::Site;
+use crate::web::who::home::{Home, on_blocking};
 use axum::extract::{Extension, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::IntoResponse;
 use axum::response::Response;
 use std::sync::Arc;
 
@@ -38,12 +41,32 @@ pub(crate) async fn list(
     Ok(response)
 }
 
-/// `/api/recipes/{id}`: one recipe.
+/// `/api/recipes/{id}`: one recipe, and with a household its ratings.
+///
+/// The ETag is the recipe's version (what `If-Match` must send back to change it), so the
+/// household's ratings, which change without the recipe changing, are left out of it:
+/// with them the answer is sent whole every time (`no-cache`, no 304), as it is small.
 pub(crate) async fn recipe(
     State(site): State<Arc<Site>>,
+    State(home): State<Arc<Home>>,
     Api(RecipeId(id)): Api<RecipeId>,
     headers: HeaderMap,
 ) -> Result<Response, Api<WebError>> {
-    let body = serde_json::to_vec(find_recipe(&site, id)?)?;
-    Ok(per_request(body, JSON, &headers))
+    let recipe = find_recipe(&site, id)?;
+    let Some(db) = home.db().cloned() else {
+        return Ok(per_request(serde_json::to_vec(recipe)?, JSON, &headers));
+    };
+    let version = crate::store::version(recipe);
+    let mut body = serde_json::to_value(recipe)?;
+    body["ratings"] = serde_json::to_value(on_blocking(db, move |db| db.ratings_of(id)).await?)?;
+    let mut response = axum::Json(body).into_response();
+    let etag = HeaderValue::from_str(&format!("\"{version}\""))
+        .map_err(|_| WebError::BadRequest("no ETag".into()))?;
+    let h = response.headers_mut();
+    h.insert(header::ETAG, etag);
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(cache_control::REVALIDATE),
+    );
+    Ok(response)
 }

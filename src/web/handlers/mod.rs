@@ -12,16 +12,20 @@
 //!   manifest).
 //! - [`edit_api`], [`edit_pages`]: changing recipes through the JSON API or the forms.
 //! - [`whoami`]: `GET /api/whoami`.
+//! - [`household`]: `/api/me…`, a person's own; [`bar`]: `/api/bar…`, the household's
+//!   shelf, and `/api/household/…`, its backup.
 //! - [`params`]: what an address asks for; [`body`]: the API's JSON bodies, repeated keys
 //!   found.
 //!
 //! [`WebError`]: crate::web::error::WebError
 
 pub(crate) mod api;
+pub(crate) mod bar;
 pub(crate) mod body;
 pub(crate) mod edit_api;
 pub(crate) mod edit_pages;
 pub(crate) mod files;
+pub(crate) mod household;
 pub(crate) mod pages;
 pub(crate) mod params;
 pub(crate) mod shelf;

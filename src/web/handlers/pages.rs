@@ -165,6 +165,13 @@ pub(crate) fn allowed(route: &str, writable: bool) -> &'static str {
         ("/api/recipes" | "/recipes/new" | "/recipes/{id}/edit", true) => "GET, HEAD, POST",
         ("/recipes/{id}/delete" | "/changes/{n}/undo" | "/api/changes/{n}/undo", true) => "POST",
         ("/recipes/{id}/delete" | "/changes/{n}/undo" | "/api/changes/{n}/undo", false) => "",
+        // The household's routes do not depend on --allow-edits.
+        ("/api/me/favourites/{id}" | "/api/me/ratings/{id}" | "/api/me/notes/{id}", _) => {
+            "PUT, DELETE"
+        }
+        ("/api/me/made/{id}", _) => "POST, DELETE",
+        ("/api/bar/shelf", _) => "PUT",
+        ("/api/household/upload", _) => "POST",
         _ => "GET, HEAD",
     }
 }

@@ -136,8 +136,7 @@ impl Editing {
         let Some(login) = login else {
             return Err(forbidden("Tagged devices cannot edit recipes."));
         };
-        let granted = identity.capabilities.edit
-            || self.editors.iter().any(|e| e.eq_ignore_ascii_case(login));
+        let granted = identity.capabilities.edit || self.listed(login);
         if !granted {
             return Err(forbidden(
                 "You may not edit recipes: the tailnet policy grants you no {\"edit\": true} under the app's capability.",
@@ -150,6 +149,11 @@ impl Editing {
             login: login.to_owned(),
             token: self.token(identity),
         })
+    }
+
+    /// Whether `login` is listed with `--editor` (a grant without the policy file).
+    pub(crate) fn listed(&self, login: &str) -> bool {
+        self.editors.iter().any(|e| e.eq_ignore_ascii_case(login))
     }
 
     /// Whether this visitor would see edit controls.
@@ -287,14 +291,15 @@ fn random_key() -> std::io::Result<[u8; 32]> {
 }
 
 /// A token bucket per login: up to `per_minute` writes at once, refilled at `per_minute`
-/// a minute. Only editors reach it, so the map stays as small as the list of editors.
-struct Limiter {
+/// a minute. Only people reach it (editors, or the household's people), so the map stays
+/// as small as the household.
+pub(crate) struct Limiter {
     per_minute: f64,
     buckets: Mutex<HashMap<String, (f64, Instant)>>,
 }
 
 impl Limiter {
-    fn new(per_minute: u32) -> Limiter {
+    pub(crate) fn new(per_minute: u32) -> Limiter {
         Limiter {
             per_minute: f64::from(per_minute.max(1)),
             buckets: Mutex::new(HashMap::new()),
@@ -302,7 +307,7 @@ impl Limiter {
     }
 
     /// Takes a token, or returns how long until one is there.
-    fn take(&self, who: &str) -> Result<(), Duration> {
+    pub(crate) fn take(&self, who: &str) -> Result<(), Duration> {
         let now = Instant::now();
         let rate = self.per_minute / 60.0;
         let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());

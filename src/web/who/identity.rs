@@ -57,8 +57,10 @@ impl Identity {
 /// What a visitor may do. Every field is off unless a grant turns it on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub(crate) struct Capabilities {
-    /// May change recipes (`{"edit": true}`).
+    /// May change recipes (`{"edit": true}`), and with them the household's shelf.
     pub(crate) edit: bool,
+    /// May change the household's shelf (`{"shelf": true}`).
+    pub(crate) shelf: bool,
 }
 
 impl Capabilities {
@@ -77,11 +79,13 @@ impl Capabilities {
                 tracing::warn!(capability, %value, "a grant of this app capability is not a JSON object; it grants nothing");
                 continue;
             };
-            match fields.get("edit") {
-                None => {}
-                Some(serde_json::Value::Bool(on)) => merged.edit |= on,
-                Some(other) => {
-                    tracing::warn!(capability, field = "edit", %other, "a grant's field is not true or false; it grants nothing")
+            for (field, on) in [("edit", &mut merged.edit), ("shelf", &mut merged.shelf)] {
+                match fields.get(field) {
+                    None => {}
+                    Some(serde_json::Value::Bool(granted)) => *on |= granted,
+                    Some(other) => {
+                        tracing::warn!(capability, field, %other, "a grant's field is not true or false; it grants nothing")
+                    }
                 }
             }
         }
@@ -166,11 +170,20 @@ mod tests {
 
     #[test]
     fn capabilities_are_denied_by_default_and_ored_over_grants() {
-        assert_eq!(Capabilities::merge(CAP, &[]), Capabilities { edit: false });
+        assert_eq!(Capabilities::merge(CAP, &[]), Capabilities::default());
         let grants = [json!({}), json!({"edit": false}), json!({"other": 1})];
         assert!(!Capabilities::merge(CAP, &grants).edit);
         let grants = [json!({"edit": false}), json!({"edit": true})];
         assert!(Capabilities::merge(CAP, &grants).edit);
+        // The shelf is its own grant: it does not let anyone edit recipes.
+        let shelf = Capabilities::merge(CAP, &[json!({"shelf": true}), json!({"edit": false})]);
+        assert_eq!(
+            shelf,
+            Capabilities {
+                edit: false,
+                shelf: true
+            }
+        );
     }
 
     #[test]
@@ -183,6 +196,9 @@ mod tests {
             json!({"edit": 1}),
         ] {
             assert!(!Capabilities::merge(CAP, [&bad]).edit, "{bad}");
+        }
+        for bad in [json!({"shelf": "yes"}), json!({"shelf": 1})] {
+            assert!(!Capabilities::merge(CAP, [&bad]).shelf, "{bad}");
         }
     }
 
@@ -224,7 +240,13 @@ mod tests {
 
     #[tokio::test]
     async fn local_identity_is_everyones() {
-        let fixed = Fixed::local("bartender@local", Capabilities { edit: true });
+        let fixed = Fixed::local(
+            "bartender@local",
+            Capabilities {
+                edit: true,
+                shelf: false,
+            },
+        );
         let who = fixed.resolve(None).await.expect("known");
         assert_eq!(who.login.as_deref(), Some("bartender@local"));
         assert_eq!(who.display_name.as_deref(), Some("bartender"));

@@ -11,10 +11,12 @@
 //! - [`editing`]: [`editing::Editing`], who may change recipes, where a change may come from,
 //!   the rate limit and publishing.
 //! - [`change`]: the change pipeline the JSON API and the forms share.
+//! - [`home`]: the household: who a request is for, who may change the shelf, the rate.
 //! - [`access_log`]: `--access-log`, one line per request with the login.
 
 pub(crate) mod access_log;
 pub(crate) mod change;
 pub(crate) mod editing;
+pub mod home;
 pub mod identity;
 pub(crate) mod visitor;

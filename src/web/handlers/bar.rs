@@ -1,0 +1,147 @@
+//! `/api/bar`: the household's shelf and what it makes (`can_make`, `missing_one`, the best
+//! next bottles), and changing it (people granted the shelf). `/api/household/…`: the
+//! whole household as a backup file, and loading one back (editors).
+
+use super::household::personal;
+use crate::household::{Backup, Household};
+use crate::recipes::Recipes;
+use crate::web::error::{Api, WebError};
+use crate::web::site::Site;
+use crate::web::who::editing::{self, Editing, Provenance};
+use crate::web::who::home::{Home, on_blocking};
+use crate::web::who::visitor::Visitor;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+
+type ApiResult = Result<Response, Api<WebError>>;
+
+/// `GET /api/bar`: the shelf and what it makes. Anyone the household has a door for sees
+/// it (the shelf is the home's, not private); `may_change` says whether they may tick.
+pub(crate) async fn bar(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    State(site): State<Arc<Site>>,
+    visitor: Visitor,
+) -> ApiResult {
+    let db = home.required()?;
+    let may_change = home.may_shelf(&visitor, &editing);
+    answer(db, site, may_change).await
+}
+
+async fn answer(db: Arc<Household>, site: Arc<Site>, may_change: bool) -> ApiResult {
+    let shelf = on_blocking(db, |db| db.shelf()).await?;
+    let mut body = analysis(site.recipes(), &shelf.iter().cloned().collect());
+    body["shelf"] = json!(shelf);
+    body["may_change"] = json!(may_change);
+    Ok(personal(body))
+}
+
+/// What a shelf makes of a collection, as `/api/bar` answers it.
+fn analysis(recipes: &Recipes, shelf: &HashSet<String>) -> Value {
+    let mut can_make = Vec::new();
+    let mut missing_one = Vec::new();
+    // key → (the name as first written, recipes it alone would unlock)
+    let mut next: BTreeMap<String, (String, Vec<u64>)> = BTreeMap::new();
+    for recipe in recipes.all() {
+        let needs = crate::ingredients::needs(recipe);
+        let missing: Vec<&(String, &str)> =
+            needs.iter().filter(|(k, _)| !shelf.contains(k)).collect();
+        match missing.as_slice() {
+            [] if !needs.is_empty() => can_make.push(recipe.id),
+            [(key, name)] => {
+                missing_one.push(json!({"id": recipe.id, "missing": name}));
+                next.entry(key.clone())
+                    .or_insert_with(|| ((*name).to_owned(), Vec::new()))
+                    .1
+                    .push(recipe.id);
+            }
+            _ => {}
+        }
+    }
+    let mut ranked: Vec<(String, (String, Vec<u64>))> = next.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.1.len().cmp(&a.1.1.len()).then_with(|| a.0.cmp(&b.0)));
+    let next_bottles: Vec<Value> = ranked
+        .into_iter()
+        .map(|(key, (name, unlocks))| json!({"key": key, "name": name, "unlocks": unlocks}))
+        .collect();
+    json!({"can_make": can_make, "missing_one": missing_one, "next_bottles": next_bottles})
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ShelfChange {
+    #[serde(default)]
+    have: Vec<String>,
+    #[serde(default)]
+    out: Vec<String>,
+    at: Option<i64>,
+}
+
+/// `PUT /api/bar/shelf` `{"have": [names], "out": [names]}`: answered as `GET /api/bar`.
+pub(crate) async fn change_shelf(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    State(site): State<Arc<Site>>,
+    visitor: Visitor,
+    from: Provenance,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> ApiResult {
+    let (db, person) = home.shelf_keeper(&visitor, &editing)?;
+    from.check()?;
+    home.take_write(&person)?;
+    editing::json_body(&headers)?;
+    let change: ShelfChange =
+        serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(&bytes))
+            .map_err(|e| {
+                WebError::Refused(crate::store::FieldError {
+                    field: e.path().to_string(),
+                    message: e.into_inner().to_string(),
+                })
+            })?;
+    let writer = db.clone();
+    on_blocking(writer, move |db| {
+        db.change_shelf(&person, &change.have, &change.out, change.at)
+    })
+    .await?;
+    answer(db, site, true).await
+}
+
+/// `GET /api/household/download`: everything, as a backup file.
+pub(crate) async fn download(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+) -> ApiResult {
+    let (db, _) = home.keeper(&visitor, &editing)?;
+    let backup = on_blocking(db, |db| db.export()).await?;
+    let mut response = personal(serde_json::to_value(&backup)?);
+    response.headers_mut().insert(
+        header::CONTENT_DISPOSITION,
+        HeaderValue::from_static("attachment; filename=\"libations-household.json\""),
+    );
+    Ok(response)
+}
+
+/// `POST /api/household/upload`: a backup merged in (all of it or nothing).
+pub(crate) async fn upload(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    from: Provenance,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> ApiResult {
+    let (db, _) = home.keeper(&visitor, &editing)?;
+    from.check()?;
+    editing::json_body(&headers)?;
+    let backup = Backup::from_slice(&bytes).map_err(WebError::from)?;
+    let taken = on_blocking(db, move |db| db.import(&backup)).await?;
+    Ok(personal(serde_json::to_value(&taken)?).into_response())
+}

@@ -1,0 +1,144 @@
+//! The household's door: whether the app keeps a household at all, who a request is for
+//! (a [`Person`], or an unknown visitor and why), who may change the shelf, and the
+//! per-person rate limit on household writes.
+//!
+//! A person is a visitor the tailnet names with a login and no tags. A tagged device (a
+//! kiosk), a connection that says nothing (the socketpair fallback), and `--local`
+//! without `--state-dir` have no household: their page keeps its choices on the device,
+//! and `GET /api/me` says why. The shelf may be changed by people granted `{"shelf":
+//! true}` or `{"edit": true}`, and by `--editor` logins; a person's own things only by
+//! that person, which the routes ensure by taking the person from the request, never from
+//! the path.
+
+use super::editing::{Editing, Limiter};
+use super::visitor::Visitor;
+use crate::household::{Household, HouseholdError, Person};
+use crate::web::error::WebError;
+use std::sync::Arc;
+
+/// Household writes one person may make per minute (a burst of this many). A phone back
+/// online sends every change it kept, one request each.
+pub(crate) const WRITES_PER_MINUTE: u32 = 240;
+
+/// The household, or why there is none; one per process.
+pub struct Home {
+    db: Option<Arc<Household>>,
+    off: String,
+    limiter: Limiter,
+}
+
+impl Home {
+    /// The household kept in `db`.
+    pub fn on(db: Household) -> Home {
+        Home {
+            db: Some(Arc::new(db)),
+            off: String::new(),
+            limiter: Limiter::new(WRITES_PER_MINUTE),
+        }
+    }
+
+    /// No household; `why` is what an unknown visitor is told.
+    pub fn off(why: impl Into<String>) -> Home {
+        Home {
+            db: None,
+            off: why.into(),
+            limiter: Limiter::new(1),
+        }
+    }
+
+    /// The database, if the app keeps a household (backups and recipe ratings).
+    pub(crate) fn db(&self) -> Option<&Arc<Household>> {
+        self.db.as_ref()
+    }
+
+    /// The database, or why the app keeps no household.
+    pub(crate) fn required(&self) -> Result<Arc<Household>, WebError> {
+        self.db
+            .clone()
+            .ok_or_else(|| WebError::Forbidden(self.off.clone()))
+    }
+
+    /// Who this request is for, with the database; or why nothing follows them.
+    pub(crate) fn person(&self, visitor: &Visitor) -> Result<(Arc<Household>, Person), WebError> {
+        let db = self.required()?;
+        let Some(identity) = &visitor.0 else {
+            return Err(WebError::Forbidden(
+                "This connection does not say who you are (is the app reached through the tailnet?), so your choices stay on this device.".into(),
+            ));
+        };
+        if !identity.tags.is_empty() {
+            return Err(WebError::Forbidden(format!(
+                "This device is tagged ({}) rather than a person's, so its choices stay on it.",
+                identity.tags.join(", ")
+            )));
+        }
+        let Some(login) = identity.login.as_deref() else {
+            return Err(WebError::Forbidden(
+                "The tailnet names no person for this device, so its choices stay on it.".into(),
+            ));
+        };
+        Ok((db, Person::new(login, identity.display_name.as_deref())))
+    }
+
+    /// Whether this visitor may change the shelf.
+    pub(crate) fn may_shelf(&self, visitor: &Visitor, editing: &Editing) -> bool {
+        self.shelf_keeper(visitor, editing).is_ok()
+    }
+
+    /// The person changing the shelf, or why they may not.
+    pub(crate) fn shelf_keeper(
+        &self,
+        visitor: &Visitor,
+        editing: &Editing,
+    ) -> Result<(Arc<Household>, Person), WebError> {
+        let (db, person) = self.person(visitor)?;
+        let granted = visitor
+            .0
+            .as_ref()
+            .is_some_and(|i| i.capabilities.shelf || i.capabilities.edit)
+            || editing.listed(&person.login);
+        if !granted {
+            return Err(WebError::Forbidden(
+                "You may not change the bar's shelf: the tailnet policy grants you neither {\"shelf\": true} nor {\"edit\": true} under the app's capability.".into(),
+            ));
+        }
+        Ok((db, person))
+    }
+
+    /// The editor loading or taking the household's backup (granted `{"edit": true}` or
+    /// listed with `--editor`; the backup does not need `--allow-edits`, which is about the
+    /// recipes file), or why they may not.
+    pub(crate) fn keeper(
+        &self,
+        visitor: &Visitor,
+        editing: &Editing,
+    ) -> Result<(Arc<Household>, Person), WebError> {
+        let (db, person) = self.person(visitor)?;
+        let granted = visitor.0.as_ref().is_some_and(|i| i.capabilities.edit)
+            || editing.listed(&person.login);
+        if !granted {
+            return Err(WebError::Forbidden(
+                "Only editors may download or load the household's backup: the tailnet policy grants you no {\"edit\": true} under the app's capability.".into(),
+            ));
+        }
+        Ok((db, person))
+    }
+
+    /// Takes one household write from `person`'s allowance.
+    pub(crate) fn take_write(&self, person: &Person) -> Result<(), WebError> {
+        self.limiter
+            .take(&person.login)
+            .map_err(|wait| WebError::TooManyWrites(wait.as_secs().max(1)))
+    }
+}
+
+/// Runs a household call on the blocking pool: SQLite reads and fsyncs.
+pub(crate) async fn on_blocking<T: Send + 'static>(
+    db: Arc<Household>,
+    work: impl FnOnce(&Household) -> Result<T, HouseholdError> + Send + 'static,
+) -> Result<T, WebError> {
+    tokio::task::spawn_blocking(move || work(&db))
+        .await
+        .map_err(WebError::Task)?
+        .map_err(WebError::from)
+}
