@@ -127,31 +127,10 @@ pub(super) fn home(args: &ServeArgs) -> Result<Arc<Home>, RunError> {
         )));
     }
     let dir = state_dir(flag)?;
-    create_private_dir(&dir).map_err(|e| {
-        RunError::Usage(format!(
-            "cannot create the state directory {}: {e}",
-            dir.display()
-        ))
-    })?;
     let db = Household::open_in(&dir)
         .map_err(|e| RunError::Usage(format!("the household's database: {e}")))?;
     tracing::info!(file = %db.path().display(), "the household is kept in {}", db.path().display());
     Ok(Arc::new(Home::on(db)))
-}
-
-/// The state directory, created with mode 0700 when missing (it holds private notes, and
-/// on the tailnet the node's keys).
-fn create_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    match std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-    {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(e),
-    }
 }
 
 /// `--state-dir`, else `$XDG_STATE_HOME/libations`, else `~/.local/state/libations`.

@@ -94,7 +94,18 @@ impl std::fmt::Debug for Household {
 
 impl Household {
     /// Opens (or creates) `household.sqlite` in `dir`, bringing its schema up to date.
+    /// A missing `dir` is created with mode 0700: it holds everyone's private notes (and
+    /// on the tailnet the node's keys).
     pub fn open_in(dir: &Path) -> Result<Household> {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| HouseholdError::Open {
+                path: dir.to_owned(),
+                why: format!("cannot create the state directory: {e}"),
+            })?;
         Household::open(&dir.join(FILE_NAME))
     }
 
