@@ -174,8 +174,15 @@ pub struct Needs {
     first_spelling: Vec<u32>,
     /// Every distinct spelling of a need, as written.
     spellings: Vec<CompactString>,
-    /// In `Recipes::all()` order: each recipe's id and its needs as (key, spelling) places.
-    recipes: Vec<(u64, Box<[(u32, u32)]>)>,
+    /// In `Recipes::all()` order: each recipe's id and its needs.
+    recipes: Vec<(u64, Box<[Need]>)>,
+}
+
+/// One thing a recipe needs: its places in [`Needs`]' `keys` and `spellings`.
+#[derive(Debug, Clone, Copy)]
+struct Need {
+    key: u32,
+    spelling: u32,
 }
 
 /// A place in one of [`Needs`]' tables, adding `value` when it is not there yet. A
@@ -207,7 +214,7 @@ impl Needs {
                 if new {
                     out.first_spelling.push(spelling);
                 }
-                list.push((key, spelling));
+                list.push(Need { key, spelling });
             }
             out.recipes.push((recipe.id, list.into_boxed_slice()));
         }
@@ -231,13 +238,13 @@ pub struct Stocked<'n> {
 }
 
 impl Stocked<'_> {
-    /// The (key, spelling) places of what the recipe at `position` (in `Recipes::all()`
-    /// order) needs and the shelf lacks; nothing for a position out of range.
-    fn lacking(&self, position: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+    /// What the recipe at `position` (in `Recipes::all()` order) needs and the shelf
+    /// lacks; nothing for a position out of range.
+    fn lacking(&self, position: usize) -> impl Iterator<Item = Need> + '_ {
         let list = self.needs.recipes.get(position).map_or(&[][..], |(_, l)| l);
         list.iter()
             .copied()
-            .filter(|&(key, _)| !self.have[key as usize])
+            .filter(|need| !self.have[need.key as usize])
     }
 
     /// How many things the recipe at `position` needs that the shelf lacks.
@@ -292,10 +299,10 @@ pub fn analyse(needs: &Needs, shelf: &HashSet<String>) -> Analysis {
         let mut lacking = stocked.lacking(position);
         match (lacking.next(), lacking.next()) {
             (None, _) => out.can_make.push(id),
-            (Some((key, spelling)), None) => {
-                let missing = needs.spellings[spelling as usize].to_string();
+            (Some(need), None) => {
+                let missing = needs.spellings[need.spelling as usize].to_string();
                 out.missing_one.push(MissingOne { id, missing });
-                unlocks.entry(key).or_default().push(id);
+                unlocks.entry(need.key).or_default().push(id);
             }
             _ => {}
         }
