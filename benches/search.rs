@@ -5,7 +5,7 @@
 mod common;
 
 use criterion::Criterion;
-use libations::ingredients::{analyse, key};
+use libations::ingredients::{Needs, analyse, key};
 use libations::recipes::{Origin, Recipes};
 use libations::search::{Index, Mine, SearchQuery};
 use std::collections::{HashMap, HashSet};
@@ -43,6 +43,8 @@ fn personal(c: &mut Criterion, recipes: &Recipes, index: &Index) {
         shelf: Some(&shelf),
     };
     let mut g = c.benchmark_group("personal_5000");
+    // Part of index_build: reading every recipe's needs once.
+    g.bench_function("needs_build", |b| b.iter(|| Needs::new(black_box(recipes))));
     for q in [
         "can:make",
         "missing:one lime",

@@ -430,7 +430,8 @@ impl Index {
     }
 
     /// Positions (in `Recipes::all()` order) of the recipes matching every term, those
-    /// whose name matches more terms first, otherwise in name order.
+    /// whose name matches more terms first, otherwise in name order. Personal terms are
+    /// left out ([`Index::search_for`] answers them).
     pub fn search(&self, query: &SearchQuery) -> Vec<usize> {
         let terms: Vec<(&Term, WordStart)> = query
             .terms
