@@ -1,7 +1,8 @@
-// The rules the phone and the server share, with no DOM: search matching, amounts in
-// other units and servings, what a recipe needs from a shelf, links in notes. Each part
-// names the Rust module it keeps in step with and the table in tests/ that both sides
-// are run against (tests/js/ imports this module directly).
+// The rules the phone and the server share, with no DOM: search matching (personal terms
+// too), amounts in other units and servings, what a recipe needs from a shelf and what a
+// shelf makes of the recipes, links in notes. Each part names the Rust module it keeps in
+// step with and the table in tests/ that both sides are run against (tests/js/ imports
+// this module directly).
 
 // ---- Matching: keep in step with src/search.rs -------------------------------------
 const MARKS = /\p{M}/gu;
