@@ -6,10 +6,19 @@
 //! a term only where a word starts (so "ice" finds "Crushed Ice" but not "Lime Juice"), and
 //! put recipes whose name matches more terms first. `tests/search-cases.json` holds the
 //! table that both implementations are tested against.
+//!
+//! Some terms depend on who is asking ([`Personal`]: `is:fav`, `can:make`, `rating:>=4`,
+//! `made:never` …). They are never matched against recipe text and never count towards
+//! [`MAX_TERMS`]: [`Index::search_for`] answers them from a person's [`Mine`], and without
+//! one (an unknown visitor, a page made for everyone) they are left out and every other
+//! term still applies.
 
+use crate::ingredients::Needs;
 use crate::recipes::{IngredientLine, Recipe, Recipes};
 use crate::text::{WordStart, fold};
 use compact_str::CompactString;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
 
 /// The fields a term can be narrowed to with `field:value`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -84,10 +93,152 @@ pub struct Term {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SearchQuery {
     pub terms: Vec<Term>,
-    /// Terms only the phone can answer (`can:make`, `missing:one`, `is:fav`: its shelf and
-    /// favourites never leave it), in their canonical spelling. The server matches as if
-    /// they were not there; `static/js/list.js` filters by them.
-    pub device: Vec<&'static str>,
+    /// The terms that depend on who is asking, each once, in the order typed. Only
+    /// [`Index::search_for`] with a [`Mine`] matches them; `static/js/list.js` does on the
+    /// phone, from what it knows.
+    pub personal: Vec<Personal>,
+}
+
+/// A term answered from who is asking rather than from the recipe's text. Its
+/// [`Display`](fmt::Display) is its canonical spelling (what the page shows, and what a
+/// cache key can hold); rules.js's `personalTerm` gives the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Personal {
+    /// `is:fav` (or `is:favourite`, `is:favorite`, `is:starred`): one of their favourites.
+    Fav,
+    /// `can:make`: nothing the recipe needs is missing from the shelf.
+    CanMake,
+    /// `missing:one` (or `missing:1`): exactly one thing is.
+    MissingOne,
+    /// `rating:N`, `rating:>=N`, `rating:>N`, `rating:<=N`, `rating:<N` (N from 1 to 5):
+    /// their own rating compared with N. An unrated recipe never matches.
+    Rating(Cmp, u8),
+    /// `made:never`: no "made one" entry for the recipe.
+    MadeNever,
+    /// `made:recent`: the last "made one" entry is at most [`RECENT_MS`] before now.
+    MadeRecent,
+}
+
+/// How `rating:` compares a recipe's stars with the number typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Cmp {
+    Eq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Cmp {
+    /// Each with its symbol, longest first so that `>=` is not read as `>` and `=4`.
+    const SYMBOLS: [(&'static str, Cmp); 5] = [
+        (">=", Cmp::Ge),
+        ("<=", Cmp::Le),
+        (">", Cmp::Gt),
+        ("<", Cmp::Lt),
+        ("", Cmp::Eq),
+    ];
+
+    fn symbol(self) -> &'static str {
+        Cmp::SYMBOLS
+            .iter()
+            .find(|(_, cmp)| *cmp == self)
+            .map_or("", |(symbol, _)| symbol)
+    }
+
+    fn holds(self, stars: u8, n: u8) -> bool {
+        match self {
+            Cmp::Eq => stars == n,
+            Cmp::Lt => stars < n,
+            Cmp::Le => stars <= n,
+            Cmp::Gt => stars > n,
+            Cmp::Ge => stars >= n,
+        }
+    }
+}
+
+/// How long ago a "made one" entry may be for `made:recent`: 30 days, the bound included.
+pub const RECENT_MS: u64 = 30 * 24 * 60 * 60 * 1000;
+
+/// Personal terms spelt one way, as typed (folded) → the term. Keep in step with rules.js.
+const PERSONAL_WORDS: [(&str, Personal); 9] = [
+    ("can:make", Personal::CanMake),
+    ("missing:one", Personal::MissingOne),
+    ("missing:1", Personal::MissingOne),
+    ("is:fav", Personal::Fav),
+    ("is:favourite", Personal::Fav),
+    ("is:favorite", Personal::Fav),
+    ("is:starred", Personal::Fav),
+    ("made:never", Personal::MadeNever),
+    ("made:recent", Personal::MadeRecent),
+];
+
+impl Personal {
+    /// The personal term a folded word is, if it is one; anything else (`rating:9`,
+    /// `rating:abc`, `made:often`) is a plain term, as odd input always is.
+    pub fn parse(word: &str) -> Option<Personal> {
+        if let Some(&(_, term)) = PERSONAL_WORDS.iter().find(|(typed, _)| *typed == word) {
+            return Some(term);
+        }
+        let rest = word.strip_prefix("rating:")?;
+        let (cmp, n) = Cmp::SYMBOLS
+            .iter()
+            .find_map(|&(symbol, cmp)| rest.strip_prefix(symbol).map(|n| (cmp, n)))?;
+        match n.as_bytes() {
+            &[digit @ b'1'..=b'5'] => Some(Personal::Rating(cmp, digit - b'0')),
+            _ => None,
+        }
+    }
+
+    /// Whether the recipe `id` passes for `mine`; `gaps`: how many of its needs the shelf
+    /// lacks, `None` without a shelf, when the shelf's terms pass (they are left out).
+    fn passes(self, id: u64, gaps: Option<usize>, mine: &Mine) -> bool {
+        match self {
+            Personal::Fav => mine.favourites.contains(&id),
+            Personal::CanMake => gaps.is_none_or(|n| n == 0),
+            Personal::MissingOne => gaps.is_none_or(|n| n == 1),
+            Personal::Rating(cmp, n) => mine.ratings.get(&id).is_some_and(|&s| cmp.holds(s, n)),
+            Personal::MadeNever => !mine.last_made.contains_key(&id),
+            // An entry after `now` (another device's clock) was made now.
+            Personal::MadeRecent => mine
+                .last_made
+                .get(&id)
+                .is_some_and(|&at| mine.now_ms.saturating_sub(at) <= RECENT_MS),
+        }
+    }
+
+    fn needs_shelf(self) -> bool {
+        matches!(self, Personal::CanMake | Personal::MissingOne)
+    }
+}
+
+impl fmt::Display for Personal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Personal::Fav => f.write_str("is:fav"),
+            Personal::CanMake => f.write_str("can:make"),
+            Personal::MissingOne => f.write_str("missing:one"),
+            Personal::Rating(cmp, n) => write!(f, "rating:{}{n}", cmp.symbol()),
+            Personal::MadeNever => f.write_str("made:never"),
+            Personal::MadeRecent => f.write_str("made:recent"),
+        }
+    }
+}
+
+/// What personal terms need to know about who is asking, lent for one search. Recipe ids
+/// are never reused (docs/HOUSEHOLD.md), so an id kept for a deleted recipe matches nothing.
+#[derive(Debug, Clone, Copy)]
+pub struct Mine<'a> {
+    pub favourites: &'a HashSet<u64>,
+    /// Recipe id → their stars, 1 to 5.
+    pub ratings: &'a HashMap<u64, u8>,
+    /// Recipe id → their latest "made one" entry, in ms since the Unix epoch.
+    pub last_made: &'a HashMap<u64, u64>,
+    /// Now, in ms since the Unix epoch (`made:recent` counts back from it).
+    pub now_ms: u64,
+    /// The bar's shelf (a set of `ingredients::key`s); `None` leaves `can:make` and
+    /// `missing:one` out rather than have them match nothing.
+    pub shelf: Option<&'a HashSet<String>>,
 }
 
 /// The most distinct terms a query may have. Every term is a scan of every recipe, so a
@@ -106,17 +257,6 @@ pub(crate) enum QueryError {
     TermTooLong(usize),
 }
 
-/// Device terms as typed (folded) → their canonical spelling. Keep in step with rules.js.
-const DEVICE_TERMS: [(&str, &str); 7] = [
-    ("can:make", "can:make"),
-    ("missing:one", "missing:one"),
-    ("missing:1", "missing:one"),
-    ("is:fav", "is:fav"),
-    ("is:favourite", "is:fav"),
-    ("is:favorite", "is:fav"),
-    ("is:starred", "is:fav"),
-];
-
 impl SearchQuery {
     /// Parses what the user typed. Never fails: odd input becomes plain terms.
     pub fn parse(input: &str) -> SearchQuery {
@@ -124,7 +264,7 @@ impl SearchQuery {
         let chars: Vec<char> = folded.chars().collect();
         let mut terms = Vec::new();
         let mut seen = std::collections::HashSet::new();
-        let mut device = Vec::new();
+        let mut personal = Vec::new();
         let mut i = 0;
         while i < chars.len() {
             if chars[i] == ' ' {
@@ -136,9 +276,9 @@ impl SearchQuery {
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
-            if let Some(&(_, canonical)) = DEVICE_TERMS.iter().find(|(typed, _)| *typed == word) {
-                if !device.contains(&canonical) {
-                    device.push(canonical);
+            if let Some(term) = Personal::parse(&word) {
+                if !personal.contains(&term) {
+                    personal.push(term);
                 }
                 continue;
             }
@@ -169,9 +309,10 @@ impl SearchQuery {
             }
             terms.push(term);
         }
-        SearchQuery { terms, device }
+        SearchQuery { terms, personal }
     }
 
+    /// Whether there is nothing to match against recipe text (personal terms aside).
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty()
     }
@@ -245,17 +386,52 @@ impl Doc {
 #[derive(Debug, Clone)]
 pub struct Index {
     docs: Vec<Doc>,
+    /// Each recipe's id, in `Recipes::all()` order: what personal terms look up.
+    ids: Vec<u64>,
+    /// What each recipe needs from a shelf, for `can:make` and `missing:one` (and for
+    /// `ingredients::analyse`, through [`Index::needs`]).
+    needs: Needs,
 }
 
 impl Index {
     pub fn new(recipes: &Recipes) -> Index {
         Index {
             docs: recipes.all().iter().map(Doc::new).collect(),
+            ids: recipes.all().iter().map(|r| r.id).collect(),
+            needs: Needs::new(recipes),
         }
     }
 
+    /// The collection's needs, read once with the index.
+    pub fn needs(&self) -> &Needs {
+        &self.needs
+    }
+
+    /// [`Index::search`], keeping only the recipes that pass every personal term for
+    /// `mine`. Without `mine` personal terms are left out, as [`Index::search`] leaves them.
+    pub fn search_for(&self, query: &SearchQuery, mine: Option<&Mine>) -> Vec<usize> {
+        let hits = self.search(query);
+        let Some(mine) = mine.filter(|_| !query.personal.is_empty()) else {
+            return hits;
+        };
+        let stocked = match mine.shelf {
+            Some(shelf) if query.personal.iter().any(|p| p.needs_shelf()) => {
+                Some(self.needs.stocked(shelf))
+            }
+            _ => None,
+        };
+        hits.into_iter()
+            .filter(|&i| {
+                let gaps = stocked.as_ref().map(|s| s.gaps(i));
+                let passes = |&id: &u64| query.personal.iter().all(|p| p.passes(id, gaps, mine));
+                self.ids.get(i).is_some_and(passes)
+            })
+            .collect()
+    }
+
     /// Positions (in `Recipes::all()` order) of the recipes matching every term, those
-    /// whose name matches more terms first, otherwise in name order.
+    /// whose name matches more terms first, otherwise in name order. Personal terms are
+    /// left out ([`Index::search_for`] answers them).
     pub fn search(&self, query: &SearchQuery) -> Vec<usize> {
         let terms: Vec<(&Term, WordStart)> = query
             .terms
@@ -285,6 +461,7 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ingredients::key;
     use crate::recipes::Origin;
     use serde::Deserialize;
     use std::time::SystemTime;
@@ -296,6 +473,27 @@ mod tests {
         cases: Vec<Case>,
         fold: Vec<(String, String)>,
         limits: Limits,
+        personal: PersonalCases,
+    }
+    #[derive(Deserialize)]
+    struct PersonalCases {
+        mines: HashMap<String, MineCase>,
+        cases: Vec<PersonalCase>,
+    }
+    /// A [`Mine`] as the table writes it (ids as JSON object keys, a shelf of names).
+    #[derive(Deserialize)]
+    struct MineCase {
+        favourites: HashSet<u64>,
+        ratings: HashMap<u64, u8>,
+        last_made: HashMap<u64, u64>,
+        now: u64,
+        shelf: Option<Vec<String>>,
+    }
+    #[derive(Deserialize)]
+    struct PersonalCase {
+        query: String,
+        mine: Option<String>,
+        expect: Vec<String>,
     }
     #[derive(Deserialize)]
     struct Limits {
@@ -372,6 +570,93 @@ mod tests {
                 .map(|i| recipes.all()[i].name.as_str())
                 .collect();
             assert_eq!(got, case.expect, "query {:?}", case.query);
+        }
+    }
+
+    #[test]
+    fn personal_table() {
+        let table = cases();
+        let text = table.recipes.to_string();
+        let recipes = Recipes::parse(&text, Origin::Embedded, SystemTime::UNIX_EPOCH)
+            .expect("fixture recipes are valid");
+        let index = Index::new(&recipes);
+        let shelves: HashMap<&str, Option<HashSet<String>>> = table
+            .personal
+            .mines
+            .iter()
+            .map(|(name, m)| {
+                let shelf = m.shelf.as_ref().map(|s| s.iter().map(|n| key(n)).collect());
+                (name.as_str(), shelf)
+            })
+            .collect();
+        assert!(table.personal.cases.len() >= 30);
+        for case in &table.personal.cases {
+            let mine = case.mine.as_deref().map(|name| {
+                let m = &table.personal.mines[name];
+                Mine {
+                    favourites: &m.favourites,
+                    ratings: &m.ratings,
+                    last_made: &m.last_made,
+                    now_ms: m.now,
+                    shelf: shelves[name].as_ref(),
+                }
+            });
+            let got: Vec<&str> = index
+                .search_for(&SearchQuery::parse(&case.query), mine.as_ref())
+                .into_iter()
+                .map(|i| recipes.all()[i].name.as_str())
+                .collect();
+            assert_eq!(
+                got, case.expect,
+                "query {:?}, mine {:?}",
+                case.query, case.mine
+            );
+        }
+    }
+
+    #[test]
+    fn personal_terms_parse_and_spell_themselves() {
+        let spelt = |q: &str| -> Vec<String> {
+            SearchQuery::parse(q)
+                .personal
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        };
+        assert_eq!(
+            spelt("RATING:>=4 rating:>4 rating:4 rating:<=4 rating:<4 made:never made:recent"),
+            [
+                "rating:>=4",
+                "rating:>4",
+                "rating:4",
+                "rating:<=4",
+                "rating:<4",
+                "made:never",
+                "made:recent"
+            ]
+        );
+        assert_eq!(
+            spelt("is:starred missing:1 can:make is:fav"),
+            ["is:fav", "missing:one", "can:make"]
+        );
+        for plain in [
+            "rating:0",
+            "rating:6",
+            "rating:abc",
+            "rating:=4",
+            "rating:>=",
+            "rating:",
+            "rating:45",
+            "rating:+4",
+            "made:often",
+        ] {
+            let q = SearchQuery::parse(plain);
+            assert!(q.personal.is_empty(), "{plain:?} is a plain term");
+            assert_eq!(q.terms.len(), 1, "{plain:?}");
+        }
+        // Each canonical spelling reads back as itself.
+        for (word, term) in PERSONAL_WORDS {
+            assert_eq!(Personal::parse(&term.to_string()), Some(term), "{word}");
         }
     }
 
@@ -497,10 +782,10 @@ mod tests {
                 t(None, "lime"),
             ]
         );
-        assert!(q.device.is_empty());
+        assert!(q.personal.is_empty());
         let q = SearchQuery::parse("gin Can:Make is:favourite IS:FAV can:fly");
         assert_eq!(q.terms, [t(None, "gin"), t(None, "can:fly")]);
-        assert_eq!(q.device, ["can:make", "is:fav"]);
+        assert_eq!(q.personal, [Personal::CanMake, Personal::Fav]);
         assert!(SearchQuery::parse("  ").is_empty());
         assert!(SearchQuery::parse("\"\"").is_empty());
     }

@@ -728,12 +728,19 @@ async fn shelf_page_and_ingredients_api() {
 }
 
 #[tokio::test]
-async fn device_terms_are_left_to_the_phone() {
+async fn personal_terms_are_left_out_without_a_person() {
     let server = Server::start(&[]);
     let gin = api(&server.url("/api/recipes?q=gin")).await;
     let both = api(&server.url("/api/recipes?q=gin%20can:make%20is:fav")).await;
     assert_eq!(names(&both), names(&gin));
-    let html = text(&server.url("/?q=gin+can:make")).await;
+    let rated = api(&server.url("/api/recipes?q=gin%20rating:%3E%3D4%20made:never")).await;
+    assert_eq!(names(&rated), names(&gin));
+    let html = text(&server.url("/?q=gin+can:make+rating:<3")).await;
+    let note = html.split("id=\"device-note\">").nth(1).unwrap_or("");
+    assert!(
+        note.starts_with("can:make rating:&#60;3 answers"),
+        "the note names them: {note:.80}"
+    );
     assert_eq!(page_names(&html).len(), gin.len());
     assert!(html.contains("id=\"device-note\""));
     assert!(

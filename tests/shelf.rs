@@ -5,7 +5,7 @@
 
 mod common;
 
-use libations::ingredients::{key, missing, needs};
+use libations::ingredients::{Needs, analyse, key, missing, needs};
 use libations::recipes::Recipes;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashSet};
@@ -43,4 +43,26 @@ fn makeable_and_missing_one_on_iba() {
     want.sort();
     assert_eq!(can_make, want);
     assert_eq!(missing_one, case.missing_one);
+
+    // The bar's analysis (GET /api/bar) says the same, from needs read once.
+    let name = |id: u64| {
+        let r = recipes.all().iter().find(|r| r.id == id).unwrap();
+        r.name.to_string()
+    };
+    let analysis = analyse(&Needs::new(&recipes), &shelf);
+    let mut names: Vec<String> = analysis.can_make.iter().map(|&id| name(id)).collect();
+    names.sort();
+    assert_eq!(names, want);
+    let short: BTreeMap<String, String> = analysis
+        .missing_one
+        .iter()
+        .map(|m| (name(m.id), m.missing.clone()))
+        .collect();
+    assert_eq!(short, missing_one);
+    let unlocked: usize = analysis.next_bottles.iter().map(|b| b.unlocks.len()).sum();
+    assert_eq!(
+        unlocked,
+        missing_one.len(),
+        "each recipe one short is one bottle's"
+    );
 }

@@ -1,8 +1,10 @@
 // The list of recipes: search as you type (the same rules as the server, rules.js), the
-// phone-only filters (can make, missing one, favourites), recipes opened in their row on a
+// personal terms from what this phone keeps (can make, missing one, favourites; it keeps
+// no ratings or "made one" log, so a rating matches nothing and made:never everything),
+// recipes opened in their row on a
 // phone or in the pane beside the list on a wide screen (pane.js), and the keyboard.
 // Without this the rows are links to recipe pages and the search is a form.
-import { DEVICE, doc, fold, missing, needs, parse, rank, refusal } from "./rules.js";
+import { doc, fold, missing, needs, parse, personalPasses, personalTerm, rank, refusal } from "./rules.js";
 import { bar, onChange } from "./storage.js";
 import { el } from "./markup.js";
 import { Showing } from "./showing.js";
@@ -86,11 +88,9 @@ async function load() {
 
 // ---- Searching --------------------------------------------------------------------------
 
-const passes = {
-  "can:make": (i) => state.miss[i].length === 0,
-  "missing:one": (i) => state.miss[i].length === 1,
-  "is:fav": (i) => bar.favourites.has(state.ids[i]),
-};
+// Who is asking, as far as this phone knows (rules.js, `personalPasses`): its shelf is
+// always a shelf, empty or not.
+const mine = () => ({ favourites: bar.favourites, ratings: new Map(), lastMade: new Map(), now: Date.now(), shelf: bar.shelf });
 
 function startSearch() {
   const filters = document.querySelector(".filters");
@@ -100,7 +100,7 @@ function startSearch() {
     event.preventDefault();
     const term = link.dataset.term;
     const words = input.value.split(/\s+/).filter(Boolean);
-    const isIt = (w) => DEVICE[fold(w)] === term;
+    const isIt = (w) => personalTerm(fold(w)) === term;
     input.value = (words.some(isIt) ? words.filter((w) => !isIt(w)) : [...words, term]).join(" ");
     apply();
   });
@@ -124,13 +124,16 @@ function startSearch() {
 }
 
 // The matches of what is typed (their place and how many terms match the name), or null
-// for everything; the phone-only terms found.
+// for everything; the personal terms found.
 function matches(terms, refused) {
-  const device = terms.filter((t) => t.device).map((t) => t.device);
-  let hits = refused ? [] : terms.length > device.length ? rank(state.docs, terms)
-    : device.length ? state.rows.map((_, i) => [i, 0]) : null;
-  if (device.length) hits = hits.filter(([i]) => device.every((d) => passes[d](i)));
-  return { hits, device };
+  const personal = terms.filter((t) => t.personal).map((t) => t.personal);
+  let hits = refused ? [] : terms.length > personal.length ? rank(state.docs, terms)
+    : personal.length ? state.rows.map((_, i) => [i, 0]) : null;
+  if (personal.length) {
+    const me = mine();
+    hits = hits.filter(([i]) => personal.every((p) => personalPasses(p, me, state.ids[i], state.miss[i].length)));
+  }
+  return { hits, personal };
 }
 
 function apply() {
@@ -139,12 +142,12 @@ function apply() {
   const q = input.value;
   const terms = parse(q);
   const refused = refusal(terms);
-  const { hits, device } = matches(terms, refused);
+  const { hits, personal } = matches(terms, refused);
   for (const link of document.querySelectorAll(".filters a[data-term]")) {
-    if (device.includes(link.dataset.term)) link.setAttribute("aria-current", "true");
+    if (personal.includes(link.dataset.term)) link.setAttribute("aria-current", "true");
     else link.removeAttribute("aria-current");
   }
-  deviceHint(device);
+  personalHint(personal);
   const want = new Uint8Array(rows.length);
   const promoted = [];
   if (hits) {
@@ -193,13 +196,14 @@ function decorate() {
   });
 }
 
-// A line under the count when a phone-only filter cannot find anything yet.
-function deviceHint(device) {
+// A line under the count when a personal term cannot find anything yet. (The element is
+// the one the server's page has for the same terms: "device-note".)
+function personalHint(personal) {
   let hint = document.getElementById("device-note");
   let text = null;
-  if ((device.includes("can:make") || device.includes("missing:one")) && bar.shelf.size === 0) {
+  if ((personal.includes("can:make") || personal.includes("missing:one")) && bar.shelf.size === 0) {
     text = "Your shelf is empty: tick what you have in ";
-  } else if (device.includes("is:fav") && bar.favourites.size === 0) {
+  } else if (personal.includes("is:fav") && bar.favourites.size === 0) {
     text = "No favourites yet: open a recipe and tap Favourite. Or import them in ";
   }
   if (text === null) { if (hint) hint.hidden = true; return; }

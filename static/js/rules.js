@@ -1,7 +1,8 @@
-// The rules the phone and the server share, with no DOM: search matching, amounts in
-// other units and servings, what a recipe needs from a shelf, links in notes. Each part
-// names the Rust module it keeps in step with and the table in tests/ that both sides
-// are run against (tests/js/ imports this module directly).
+// The rules the phone and the server share, with no DOM: search matching (personal terms
+// too), amounts in other units and servings, what a recipe needs from a shelf and what a
+// shelf makes of the recipes, links in notes. Each part names the Rust module it keeps in
+// step with and the table in tests/ that both sides are run against (tests/js/ imports
+// this module directly).
 
 // ---- Matching: keep in step with src/search.rs -------------------------------------
 const MARKS = /\p{M}/gu;
@@ -16,11 +17,48 @@ const PREFIXES = {
   ingredient: 5, ingredients: 5, garnish: 6, note: 7, notes: 7,
 };
 
-// Terms only this phone can answer (its shelf and favourites): the server ignores them.
-export const DEVICE = {
+// Personal terms: answered from who is asking (favourites, ratings, "made one" log, the
+// shelf), never from a recipe's text, and never counted as words (src/search.rs,
+// `Personal`). Spelt one way, as typed (folded) → the canonical spelling; `rating:` below.
+const PERSONAL = {
   "can:make": "can:make", "missing:one": "missing:one", "missing:1": "missing:one",
   "is:fav": "is:fav", "is:favourite": "is:fav", "is:favorite": "is:fav", "is:starred": "is:fav",
+  "made:never": "made:never", "made:recent": "made:recent",
 };
+// rating:N, rating:>=N, rating:>N, rating:<=N, rating:<N, N from 1 to 5: the folded word
+// is its own canonical spelling. Anything else after "rating:" is a plain term.
+const RATING = /^rating:(>=|<=|>|<|)([1-5])$/;
+const COMPARE = {
+  "": (s, n) => s === n, ">=": (s, n) => s >= n, ">": (s, n) => s > n,
+  "<=": (s, n) => s <= n, "<": (s, n) => s < n,
+};
+// How long ago a "made one" entry may be for made:recent: 30 days, the bound included.
+export const RECENT_MS = 30 * 24 * 60 * 60 * 1000;
+
+// The canonical spelling of the personal term a folded word is, or null: a plain term.
+export function personalTerm(word) {
+  if (Object.hasOwn(PERSONAL, word)) return PERSONAL[word];
+  return RATING.test(word) ? word : null;
+}
+
+// Whether recipe `id` passes the personal term `term` (a canonical spelling, from `parse`)
+// for `mine`: {favourites: Set(id), ratings: Map(id → stars), lastMade: Map(id → ms since
+// the epoch), now (ms), shelf: Set(key) | null}. `gaps`: how many of the recipe's needs
+// are not on mine.shelf. Without a shelf, can:make and missing:one pass (they are left
+// out, as the server leaves them); an unrated recipe never passes a rating.
+export function personalPasses(term, mine, id, gaps) {
+  switch (term) {
+    case "is:fav": return mine.favourites.has(id);
+    case "can:make": return mine.shelf === null || gaps === 0;
+    case "missing:one": return mine.shelf === null || gaps === 1;
+    case "made:never": return !mine.lastMade.has(id);
+    // An entry after `now` (another device's clock) was made now.
+    case "made:recent": return mine.lastMade.has(id) && mine.now - mine.lastMade.get(id) <= RECENT_MS;
+  }
+  const rating = RATING.exec(term);
+  const stars = mine.ratings.get(id);
+  return rating !== null && stars !== undefined && COMPARE[rating[1]](stars, Number(rating[2]));
+}
 
 // Trimming as Rust's str::trim does (the Unicode White_Space set): JavaScript's own trim
 // also removes U+FEFF and keeps U+0085, and the two sides must agree.
@@ -46,8 +84,9 @@ export function parse(input) {
     const start = i;
     while (i < chars.length && chars[i] !== " " && chars[i] !== "\"") i++;
     const word = chars.slice(start, i).join("");
-    if (Object.hasOwn(DEVICE, word)) {
-      if (!terms.some((t) => t.device === DEVICE[word])) terms.push({ device: DEVICE[word] });
+    const personal = personalTerm(word);
+    if (personal !== null) {
+      if (!terms.some((t) => t.personal === personal)) terms.push({ personal });
       continue;
     }
     let field = null;
@@ -81,7 +120,7 @@ export const MAX_TERM_CHARS = 100;
 // Why parsed terms are too many or too long to run, word for word as the server says it;
 // null when they are fine.
 export function refusal(terms) {
-  const words = terms.filter((t) => !t.device);
+  const words = terms.filter((t) => !t.personal);
   if (words.length > MAX_TERMS) {
     return "A search can have at most " + MAX_TERMS + " different words; this one has " + words.length + ".";
   }
@@ -120,7 +159,7 @@ export function doc(recipe) {
 // [position in `docs`, terms matching the name] of every match: more terms matching the
 // name first, then in the given order.
 export function rank(docs, all) {
-  const terms = all.filter((t) => !t.device);
+  const terms = all.filter((t) => !t.personal);
   const hits = [];
   for (let i = 0; i < docs.length; i++) {
     const d = docs[i];
@@ -301,6 +340,31 @@ export function needs(recipe) {
 }
 // Names of the needs not on the shelf (a Set of keys).
 export const missing = (need, shelf) => need.filter(([key]) => !shelf.has(key)).map(([, name]) => name);
+
+// What a shelf (a Set of keys) makes of `recipes` (in the collection's order): src/ingredients.rs
+// `analyse`, in the shape GET /api/bar answers, so that the page shows either the same way
+// (offline, or for a visitor the server does not know). next_bottles: the ingredients that
+// are some recipe's one missing thing, most such recipes first, ties by key; each named as
+// the first recipe needing it writes it (tests/shelf-cases.json, `analysis`).
+export function analyse(recipes, shelf) {
+  const out = { can_make: [], missing_one: [], next_bottles: [] };
+  const named = new Map(); // key → as written in the first recipe needing it
+  const unlocks = new Map(); // key → ids of the recipes missing only it
+  for (const recipe of recipes) {
+    const need = needs(recipe);
+    for (const [key, name] of need) if (!named.has(key)) named.set(key, name);
+    const gap = need.filter(([key]) => !shelf.has(key));
+    if (gap.length === 0) out.can_make.push(recipe.id);
+    if (gap.length !== 1) continue;
+    const [key, name] = gap[0];
+    out.missing_one.push({ id: recipe.id, missing: name });
+    if (!unlocks.has(key)) unlocks.set(key, []);
+    unlocks.get(key).push(recipe.id);
+  }
+  for (const [key, ids] of unlocks) out.next_bottles.push({ key, name: named.get(key), unlocks: ids });
+  out.next_bottles.sort((a, b) => b.unlocks.length - a.unlocks.length || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return out;
+}
 
 // ---- Links in notes: keep in step with src/web/view/links.rs ---------------------------
 // [text, isLink] pieces of `notes`, in order: http:// and https:// addresses that start a

@@ -56,7 +56,7 @@ function startTicks(root, say) {
     if (!stored) say(REFUSED);
   });
   find.addEventListener("input", () => {
-    const terms = parse(find.value).filter((t) => !t.device).map((t) => t.text);
+    const terms = parse(find.value).filter((t) => !t.personal).map((t) => t.text);
     for (const box of boxes) {
       const name = fold(box.parentElement.querySelector(".name").textContent);
       box.closest("li").hidden = !terms.every((t) => startsAWord(name, t));

@@ -69,6 +69,16 @@ test("can make and missing one on iba.json with a fixed shelf (tests/shelf-cases
   assert.deepEqual(missingOne, c.missing_one);
 });
 
+test("the bar's analysis table: can make, missing one, next bottles (tests/shelf-cases.json)", () => {
+  const { recipes, cases } = read("tests/shelf-cases.json").analysis;
+  assert.ok(cases.length >= 3);
+  for (const c of cases) {
+    const got = L.analyse(recipes, new Set(c.shelf.map(L.ingredientKey)));
+    const want = { can_make: c.can_make, missing_one: c.missing_one, next_bottles: c.next_bottles };
+    assert.deepEqual(got, want, c.about);
+  }
+});
+
 test("links in notes table", () => {
   const { cases } = read("tests/link-cases.json");
   assert.ok(cases.length >= 10);

@@ -32,6 +32,57 @@ test("search table", () => {
   }
 });
 
+// The recipes in the server's order: by folded name, then id.
+function sorted(recipes) {
+  return recipes
+    .map((r) => [S.fold(r.name), r.id, r])
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]))
+    .map((x) => x[2]);
+}
+
+// A context as rules.js takes it, from the table's (ids as object keys, a shelf of names).
+function mineOf(m) {
+  const ids = (o) => new Map(Object.entries(o).map(([id, v]) => [Number(id), v]));
+  return {
+    favourites: new Set(m.favourites), ratings: ids(m.ratings), lastMade: ids(m.last_made),
+    now: m.now, shelf: m.shelf === null ? null : new Set(m.shelf.map(S.ingredientKey)),
+  };
+}
+
+test("personal table: terms that depend on who is asking", () => {
+  const { mines, cases } = table.personal;
+  const recipes = sorted(table.recipes);
+  const docs = recipes.map(S.doc);
+  const need = recipes.map(S.needs);
+  assert.ok(cases.length >= 30);
+  for (const c of cases) {
+    const terms = S.parse(c.query);
+    let hits = S.search(docs, terms);
+    if (c.mine !== null) {
+      const mine = mineOf(mines[c.mine]);
+      const personal = terms.filter((t) => t.personal).map((t) => t.personal);
+      hits = hits.filter((i) => {
+        const gaps = mine.shelf === null ? null : S.missing(need[i], mine.shelf).length;
+        return personal.every((p) => S.personalPasses(p, mine, recipes[i].id, gaps));
+      });
+    }
+    assert.deepEqual(hits.map((i) => recipes[i].name), c.expect, `query ${JSON.stringify(c.query)}, mine ${c.mine}`);
+  }
+});
+
+test("personal terms: each canonical spelling, and what stays a plain term", () => {
+  const spelt = (q) => S.parse(q).filter((t) => t.personal).map((t) => t.personal);
+  assert.deepEqual(
+    spelt("RATING:>=4 rating:>4 rating:4 rating:<=4 rating:<4 made:never made:recent"),
+    ["rating:>=4", "rating:>4", "rating:4", "rating:<=4", "rating:<4", "made:never", "made:recent"],
+  );
+  assert.deepEqual(spelt("is:starred missing:1 can:make is:fav"), ["is:fav", "missing:one", "can:make"]);
+  for (const plain of ["rating:0", "rating:6", "rating:abc", "rating:=4", "rating:>=", "rating:", "rating:45", "rating:+4", "made:often"]) {
+    const terms = S.parse(plain);
+    assert.deepEqual(terms, [{ field: null, text: plain }], plain);
+  }
+});
+
 test("a term matches only where a word starts", () => {
   assert.equal(S.startsAWord("lime juice", "ice"), false);
   assert.equal(S.startsAWord("crushed ice", "ice"), true);
@@ -53,7 +104,7 @@ test("limits table: identical terms count once, too many or too long is refused"
       assert.equal(refused, c.error, shown);
     } else {
       assert.equal(refused, null, shown);
-      assert.equal(terms.filter((t) => !t.device).length, c.terms, shown);
+      assert.equal(terms.filter((t) => !t.personal).length, c.terms, shown);
     }
   }
 });

@@ -24,7 +24,7 @@ pub(super) fn list(
         q: "",
         total: recipes.len(),
         rows: recipes.all().iter().map(Row::new).collect(),
-        device: Vec::new(),
+        personal: Vec::new(),
     };
     let body = render("recipe list", &body)?;
     let page = render(

@@ -116,7 +116,7 @@ impl Site {
             q,
             total: self.recipes.len(),
             rows: hits.into_iter().map(Row::new).collect(),
-            device: query.device,
+            personal: query.personal,
         };
         ListPage {
             chrome: self.chrome(q),

@@ -129,7 +129,7 @@ fn recipe_pages_carry_the_list_as_rendered_alone() {
             q: "",
             total: recipes.len(),
             rows: recipes.all().iter().map(Row::new).collect(),
-            device: Vec::new(),
+            personal: Vec::new(),
         },
     )
     .expect("the list renders");

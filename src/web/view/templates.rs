@@ -85,8 +85,9 @@ pub(crate) struct ListBody<'a> {
     pub(crate) q: &'a str,
     pub(crate) total: usize,
     pub(crate) rows: Vec<Row<'a>>,
-    /// Terms of `q` that only the phone can answer (see [`crate::search::SearchQuery::device`]).
-    pub(crate) device: Vec<&'static str>,
+    /// Terms of `q` that depend on who is asking, left to the phone for now (see
+    /// [`crate::search::SearchQuery::personal`]).
+    pub(crate) personal: Vec<crate::search::Personal>,
 }
 
 #[derive(Template)]
@@ -375,7 +376,7 @@ mod tests {
                 q,
                 total: recipes.len(),
                 rows: recipes.all().iter().map(Row::new).collect(),
-                device: Vec::new(),
+                personal: Vec::new(),
             },
         }
         .render()
