@@ -522,3 +522,86 @@ async fn the_backup_downloads_is_refused_when_malformed_and_merges_back() {
     assert!(!broken.status.success());
     assert!(String::from_utf8_lossy(&broken.stderr).contains("household.sqlite"));
 }
+
+#[tokio::test]
+async fn the_server_answers_personal_terms_for_a_person_with_and_without_javascript() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", true);
+    ok(&alice, "PUT", "/api/me/favourites/3", None).await;
+    ok(
+        &alice,
+        "PUT",
+        "/api/me/ratings/6",
+        Some(json!({"stars": 5})),
+    )
+    .await;
+    ok(
+        &alice,
+        "PUT",
+        "/api/me/ratings/1",
+        Some(json!({"stars": 2})),
+    )
+    .await;
+    ok(&alice, "POST", "/api/me/made/1", None).await;
+    ok(
+        &alice,
+        "PUT",
+        "/api/bar/shelf",
+        Some(json!({"have": ["Gin", "Campari", "Sweet Vermouth"]})),
+    )
+    .await;
+    let ids = |v: Value| -> Vec<u64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(ids(get(&alice, "/api/recipes?q=is:fav").await), [3]);
+    assert_eq!(ids(get(&alice, "/api/recipes?q=rating:%3E%3D4").await), [6]);
+    assert_eq!(ids(get(&alice, "/api/recipes?q=can:make").await), [1]);
+    let recent = ids(get(&alice, "/api/recipes?q=made:recent").await);
+    assert_eq!(recent, [1]);
+    let never = ids(get(&alice, "/api/recipes?q=made:never").await);
+    assert!(!never.contains(&1) && never.contains(&3), "{never:?}");
+    // Combined with a plain term; and the page without JavaScript, with no note.
+    assert_eq!(
+        ids(get(&alice, "/api/recipes?q=tequila%20is:fav").await),
+        [3]
+    );
+    let page = client().get(alice.url("/?q=is:fav")).send().await.unwrap();
+    assert_eq!(
+        page.headers()["cache-control"].to_str().unwrap(),
+        "private, no-cache"
+    );
+    let page = page.text().await.unwrap();
+    assert!(
+        page.contains("Margarita") && !page.contains("Negroni"),
+        "only the favourite"
+    );
+    assert!(
+        !page.contains("device-note"),
+        "answered: no note that it needs JavaScript"
+    );
+    // A change shows at once: the answer is not kept for the next asker.
+    ok(&alice, "DELETE", "/api/me/favourites/3", None).await;
+    assert_eq!(
+        ids(get(&alice, "/api/recipes?q=is:fav").await),
+        Vec::<u64>::new()
+    );
+
+    // Without a household the terms are left to the device, and the page says so.
+    let nobody = Server::start(&[]);
+    let page = client()
+        .get(nobody.url("/?q=is:fav"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("device-note"),
+        "the note for an unknown visitor"
+    );
+}

@@ -362,3 +362,47 @@ pub(super) fn made(db: &Connection, login: &str, recipe: i64, at: i64) -> Result
         .execute(params![login, recipe, at])?;
     Ok(())
 }
+
+/// What a search for `person` needs to answer the personal terms (`is:fav`, `rating:…`,
+/// `made:…`, `can:make`, `missing:one`), owned, for [`crate::search::Mine`] to borrow.
+#[derive(Debug, Clone, Default)]
+pub struct Asking {
+    pub favourites: std::collections::HashSet<u64>,
+    pub ratings: std::collections::HashMap<u64, u8>,
+    pub last_made: std::collections::HashMap<u64, u64>,
+    /// The household's shelf.
+    pub shelf: std::collections::HashSet<String>,
+    pub now_ms: u64,
+}
+
+impl Asking {
+    pub fn as_mine(&self) -> crate::search::Mine<'_> {
+        crate::search::Mine {
+            favourites: &self.favourites,
+            ratings: &self.ratings,
+            last_made: &self.last_made,
+            now_ms: self.now_ms,
+            shelf: Some(&self.shelf),
+        }
+    }
+}
+
+impl Household {
+    /// What a search by `login` answers its personal terms from.
+    pub fn asking(&self, login: &str) -> Result<Asking> {
+        let mine = self.mine(login)?;
+        let mut last_made = std::collections::HashMap::new();
+        for (recipe, at) in mine.made {
+            let at = u64::try_from(at).unwrap_or_default();
+            let latest = last_made.entry(recipe).or_insert(at);
+            *latest = (*latest).max(at);
+        }
+        Ok(Asking {
+            favourites: mine.favourites.into_iter().collect(),
+            ratings: mine.ratings.into_iter().collect(),
+            last_made,
+            shelf: self.shelf()?.into_iter().collect(),
+            now_ms: u64::try_from(rules::now_ms()).unwrap_or_default(),
+        })
+    }
+}

@@ -28,7 +28,7 @@ mod shelf;
 mod tests;
 
 pub use backup::{Backup, Taken};
-pub use mine::{Mine, NoteChange, NoteState, RatingState, Toggle};
+pub use mine::{Asking, Mine, NoteChange, NoteState, RatingState, Toggle};
 pub use rules::{Person, now_ms};
 pub use schema::check_file;
 pub use shelf::{Rater, RecipeRatings};

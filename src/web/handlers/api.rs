@@ -10,6 +10,7 @@ use crate::web::http::fixed::per_request;
 use crate::web::http::recent::Kind;
 use crate::web::site::Site;
 use crate::web::who::home::{Home, on_blocking};
+use crate::web::who::visitor::Visitor;
 use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::IntoResponse;
@@ -18,24 +19,31 @@ use std::sync::Arc;
 
 const JSON: &str = "application/json";
 
-/// `/api/recipes`: every recipe, encoded at load; `?q=…`: a search's, encoded per request.
+/// `/api/recipes`: every recipe, encoded at load; `?q=…`: a search's, encoded per request
+/// (personal terms answered for a person, as [`super::pages::index`] does).
 pub(crate) async fn list(
     State(site): State<Arc<Site>>,
     State(heavy): State<HeavyGate>,
+    State(home): State<Arc<Home>>,
     share: Option<Extension<Share>>,
+    visitor: Visitor,
     Api(search): Api<Search>,
     headers: HeaderMap,
 ) -> Result<Response, Api<WebError>> {
     let Search::Matching { text, query } = search else {
         return Ok(site.all_json().respond(&headers));
     };
-    if let Some(kept) = site.recent_answer(Kind::Json, &text, &headers) {
+    if Site::is_kept(&query)
+        && let Some(kept) = site.recent_answer(Kind::Json, &text, &headers)
+    {
         return Ok(kept);
     }
+    let asking = home.asking(&visitor, &query).await?;
     let cost = site.search_cost(&query);
     let response = heavy
         .run(cost, share.as_deref(), move || {
-            site.search_json_answer(&text, &query, &headers)
+            let mine = asking.as_ref().map(crate::household::Asking::as_mine);
+            site.search_json_answer(&text, &query, mine.as_ref(), &headers)
         })
         .await??;
     Ok(response)

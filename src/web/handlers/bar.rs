@@ -4,7 +4,6 @@
 
 use super::household::personal;
 use crate::household::{Backup, Household};
-use crate::recipes::Recipes;
 use crate::web::error::{Api, WebError};
 use crate::web::site::Site;
 use crate::web::who::editing::{self, Editing, Provenance};
@@ -15,8 +14,8 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::{Value, json};
-use std::collections::{BTreeMap, HashSet};
+use serde_json::json;
+
 use std::sync::Arc;
 
 type ApiResult = Result<Response, Api<WebError>>;
@@ -36,41 +35,11 @@ pub(crate) async fn bar(
 
 async fn answer(db: Arc<Household>, site: Arc<Site>, may_change: bool) -> ApiResult {
     let shelf = on_blocking(db, |db| db.shelf()).await?;
-    let mut body = analysis(site.recipes(), &shelf.iter().cloned().collect());
+    let shelf_set = shelf.iter().cloned().collect();
+    let mut body = serde_json::to_value(crate::ingredients::analyse(site.needs(), &shelf_set))?;
     body["shelf"] = json!(shelf);
     body["may_change"] = json!(may_change);
     Ok(personal(body))
-}
-
-/// What a shelf makes of a collection, as `/api/bar` answers it.
-fn analysis(recipes: &Recipes, shelf: &HashSet<String>) -> Value {
-    let mut can_make = Vec::new();
-    let mut missing_one = Vec::new();
-    // key → (the name as first written, recipes it alone would unlock)
-    let mut next: BTreeMap<String, (String, Vec<u64>)> = BTreeMap::new();
-    for recipe in recipes.all() {
-        let needs = crate::ingredients::needs(recipe);
-        let missing: Vec<&(String, &str)> =
-            needs.iter().filter(|(k, _)| !shelf.contains(k)).collect();
-        match missing.as_slice() {
-            [] if !needs.is_empty() => can_make.push(recipe.id),
-            [(key, name)] => {
-                missing_one.push(json!({"id": recipe.id, "missing": name}));
-                next.entry(key.clone())
-                    .or_insert_with(|| ((*name).to_owned(), Vec::new()))
-                    .1
-                    .push(recipe.id);
-            }
-            _ => {}
-        }
-    }
-    let mut ranked: Vec<(String, (String, Vec<u64>))> = next.into_iter().collect();
-    ranked.sort_by(|a, b| b.1.1.len().cmp(&a.1.1.len()).then_with(|| a.0.cmp(&b.0)));
-    let next_bottles: Vec<Value> = ranked
-        .into_iter()
-        .map(|(key, (name, unlocks))| json!({"key": key, "name": name, "unlocks": unlocks}))
-        .collect();
-    json!({"can_make": can_make, "missing_one": missing_one, "next_bottles": next_bottles})
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -3,6 +3,7 @@
 
 use super::params::{Amounts, RecipeId, Search, find_recipe};
 use crate::connections::Share;
+use crate::household::Asking;
 use crate::web::error::WebError;
 use crate::web::guard::gate::HeavyGate;
 use crate::web::guard::limits::is_api;
@@ -11,6 +12,7 @@ use crate::web::http::recent::Kind;
 use crate::web::site::Site;
 use crate::web::view::templates::EditControls;
 use crate::web::who::editing::Editing;
+use crate::web::who::home::Home;
 use crate::web::who::visitor::Visitor;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Extension, FromRef, FromRequestParts, Query, State};
@@ -21,22 +23,30 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 /// `/`: the whole list, rendered at load; `/?q=…`: a search's, rendered per request.
+/// Personal terms (`is:fav`, `can:make`, …) are answered from the household for a person
+/// the tailnet names; such an answer is never kept for the next asker.
 pub(crate) async fn index(
     State(site): State<Arc<Site>>,
     State(heavy): State<HeavyGate>,
+    State(home): State<Arc<Home>>,
     share: Option<Extension<Share>>,
+    visitor: Visitor,
     search: Search,
     headers: HeaderMap,
 ) -> Result<Response, WebError> {
     let Search::Matching { text, query } = search else {
         return Ok(site.list_page().respond(&headers));
     };
-    if let Some(kept) = site.recent_answer(Kind::Page, &text, &headers) {
+    if Site::is_kept(&query)
+        && let Some(kept) = site.recent_answer(Kind::Page, &text, &headers)
+    {
         return Ok(kept);
     }
+    let asking = home.asking(&visitor, &query).await?;
     let cost = site.search_cost(&query);
     gated_page(&heavy, cost, share, site, headers, move |site, headers| {
-        Ok(site.search_answer(&text, query, headers)?)
+        let mine = asking.as_ref().map(Asking::as_mine);
+        Ok(site.search_answer(&text, query, mine.as_ref(), headers)?)
     })
     .await
 }

@@ -192,6 +192,11 @@ impl Site {
         &self.recipes
     }
 
+    /// What each recipe needs from a shelf (read once, with the index).
+    pub(crate) fn needs(&self) -> &crate::ingredients::Needs {
+        self.index.needs()
+    }
+
     pub(crate) fn list_page(&self) -> &FixedBody {
         &self.list_page
     }

@@ -4,7 +4,7 @@
 use super::render::render_compressing;
 use super::{JSON, Site, SiteError, render};
 use crate::recipes::Recipe;
-use crate::search::SearchQuery;
+use crate::search::{Mine, SearchQuery};
 use crate::web::http::compressing::Compressing;
 use crate::web::http::recent::Kind;
 use crate::web::view::templates::{ListBody, ListPage, Row};
@@ -31,26 +31,43 @@ impl Site {
 
     /// The JSON array of the recipes matching a query, best first, as the answer to
     /// `request`: the same bytes as serialising [`Site::search`]'s hits, copied from the
-    /// JSON of all recipes (and compressed as they are copied).
+    /// JSON of all recipes (and compressed as they are copied). `mine` answers the
+    /// personal terms (see [`Site::is_kept`]).
     pub(crate) fn search_json_answer(
         &self,
         q: &str,
         query: &SearchQuery,
+        mine: Option<&Mine>,
         request: &HeaderMap,
     ) -> Result<Response<Body>, SiteError> {
-        if let Some(kept) = self.recent.get(Kind::Json, q, request) {
+        let kept = Site::is_kept(query);
+        if let Some(kept) = self.recent.get(Kind::Json, q, request).filter(|_| kept) {
             return Ok(kept);
         }
-        let (hits, len) = self.json_hits(query);
+        let (hits, len) = self.json_hits(query, mine);
         let mut body = Compressing::new(request, len);
         self.write_json_hits(&hits, &mut body)?;
         let finished = body.finish(JSON, request)?;
+        if !kept {
+            return Ok(personal(finished.respond(request)));
+        }
         Ok(self.recent.keep(Kind::Json, q, finished, request))
     }
 
+    /// Whether a search's answer is the same for everyone, and so kept for the next asker:
+    /// not when it has personal terms (`is:fav`, `can:make`, …), whose answer depends on
+    /// who asks.
+    pub(crate) fn is_kept(query: &SearchQuery) -> bool {
+        query.personal.is_empty()
+    }
+
     /// The hits of a query, best first, and the length of their JSON array.
-    pub(super) fn json_hits(&self, query: &SearchQuery) -> (Vec<usize>, usize) {
-        let hits = self.index.search(query);
+    pub(super) fn json_hits(
+        &self,
+        query: &SearchQuery,
+        mine: Option<&Mine>,
+    ) -> (Vec<usize>, usize) {
+        let hits = self.index.search_for(query, mine);
         let objects = hits
             .iter()
             .map(|&i| self.json_spans[i].len())
@@ -78,7 +95,7 @@ impl Site {
 
     /// The list page for a search (rendered per request: queries are endless).
     pub fn render_search(&self, q: &str, query: SearchQuery) -> Result<String, SiteError> {
-        render("search results", &self.search_view(q, query))
+        render("search results", &self.search_view(q, query, None))
     }
 
     /// [`Site::render_search`] as the answer to `request`, compressed as it is rendered.
@@ -86,15 +103,20 @@ impl Site {
         &self,
         q: &str,
         query: SearchQuery,
+        mine: Option<&Mine>,
         request: &HeaderMap,
     ) -> Result<Response<Body>, SiteError> {
+        let kept = Site::is_kept(&query);
         // Asked again while this request waited for its turn: sent as made then.
-        if let Some(kept) = self.recent.get(Kind::Page, q, request) {
+        if let Some(kept) = self.recent.get(Kind::Page, q, request).filter(|_| kept) {
             return Ok(kept);
         }
-        let page = self.search_view(q, query);
+        let page = self.search_view(q, query, mine);
         let size = self.rows_size(page.list.rows.len());
         let finished = render_compressing("search results", &page, size, request)?;
+        if !kept {
+            return Ok(personal(finished.respond(request)));
+        }
         Ok(self.recent.keep(Kind::Page, q, finished, request))
     }
 
@@ -109,14 +131,26 @@ impl Site {
         self.recent.get(kind, q, request)
     }
 
-    fn search_view<'a>(&'a self, q: &'a str, query: SearchQuery) -> ListPage<'a, ListBody<'a>> {
-        let hits = self.search(&query);
+    /// The page for a search; the note about personal terms only when nobody answered
+    /// them (no `mine`: an unknown visitor).
+    fn search_view<'a>(
+        &'a self,
+        q: &'a str,
+        query: SearchQuery,
+        mine: Option<&Mine>,
+    ) -> ListPage<'a, ListBody<'a>> {
+        let all = self.recipes.all();
+        let hits = self.index.search_for(&query, mine);
         let list = ListBody {
             urls: &self.urls,
             q,
             total: self.recipes.len(),
-            rows: hits.into_iter().map(Row::new).collect(),
-            personal: query.personal,
+            rows: hits.into_iter().map(|i| Row::new(&all[i])).collect(),
+            personal: if mine.is_some() {
+                Vec::new()
+            } else {
+                query.personal
+            },
         };
         ListPage {
             chrome: self.chrome(q),
@@ -130,4 +164,13 @@ impl Site {
         let per_row = self.list_body.len() / self.recipes.len().max(1);
         per_row * rows + (self.list_text.0.len() - self.list_body.len())
     }
+}
+
+/// An answer that depends on who asked: never stored by a shared cache.
+fn personal(mut response: Response<Body>) -> Response<Body> {
+    response.headers_mut().insert(
+        axum::http::header::CACHE_CONTROL,
+        crate::web::http::cache_control::private_revalidate(),
+    );
+    response
 }

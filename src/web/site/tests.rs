@@ -25,7 +25,7 @@ fn search_json_is_the_serialised_hits() {
     for q in ["", "gin", "lime juice", "base:rum", "zzz", "e"] {
         let query = SearchQuery::parse(q);
         let hits = serde_json::to_vec(&site.search(&query)).expect("hits serialise");
-        let (found, len) = site.json_hits(&query);
+        let (found, len) = site.json_hits(&query, None);
         let mut copied = Vec::new();
         site.write_json_hits(&found, &mut copied)
             .expect("a Vec takes it");
@@ -85,8 +85,8 @@ async fn search_answers_are_kept_per_search_and_coding_and_sent_again_unchanged(
         assert!(site.recent_answer(kind, q, &br).is_none());
         let query = SearchQuery::parse(q);
         let made = match kind {
-            Kind::Page => site.search_answer(q, query.clone(), &br),
-            Kind::Json => site.search_json_answer(q, &query, &br),
+            Kind::Page => site.search_answer(q, query.clone(), None, &br),
+            Kind::Json => site.search_json_answer(q, &query, None, &br),
         }
         .expect("an answer");
         let etag = made.headers()[axum::http::header::ETAG].clone();

@@ -12,7 +12,8 @@
 
 use super::editing::{Editing, Limiter};
 use super::visitor::Visitor;
-use crate::household::{Household, HouseholdError, Person};
+use crate::household::{Asking, Household, HouseholdError, Person};
+use crate::search::SearchQuery;
 use crate::web::error::WebError;
 use std::sync::Arc;
 
@@ -122,6 +123,25 @@ impl Home {
             ));
         }
         Ok((db, person))
+    }
+
+    /// What a search by this visitor answers its personal terms from: nothing for a
+    /// search without them, or for an unknown visitor (their page answers them from the
+    /// device, with JavaScript).
+    pub(crate) async fn asking(
+        &self,
+        visitor: &Visitor,
+        query: &SearchQuery,
+    ) -> Result<Option<Asking>, WebError> {
+        if query.personal.is_empty() {
+            return Ok(None);
+        }
+        let Ok((db, person)) = self.person(visitor) else {
+            return Ok(None);
+        };
+        Ok(Some(
+            on_blocking(db, move |db| db.asking(&person.login)).await?,
+        ))
     }
 
     /// Takes one household write from `person`'s allowance.
