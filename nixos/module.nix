@@ -274,7 +274,9 @@ in
 
         DynamicUser = true;
         # The Go version's module used the same directory: its node state, in
-        # tsnet-libations/ here, is adopted on the first start (see the README).
+        # tsnet-libations/ here, is adopted on the first start (see the README). The
+        # household (shelf, favourites, ratings, notes) is household.sqlite in it too:
+        # back up /var/lib/libations (README, "At the bar").
         StateDirectory = "libations";
         StateDirectoryMode = "0700";
         LoadCredential =
