@@ -605,3 +605,30 @@ async fn the_server_answers_personal_terms_for_a_person_with_and_without_javascr
         "the note for an unknown visitor"
     );
 }
+
+#[tokio::test]
+async fn a_new_recipe_never_takes_an_id_the_household_still_points_at() {
+    let state = tempfile::tempdir().unwrap();
+    let (_dir, file) = common::collection();
+    let dir = state.path().to_str().unwrap();
+    let server = common::editor(&file, &["--state-dir", dir]);
+    ok(
+        &server,
+        "PUT",
+        "/api/me/notes/28",
+        Some(json!({"text": "the last one"})),
+    )
+    .await;
+    server.stop();
+    // Recipe 28, the highest, is deleted by hand: the journal never knew it.
+    let mut recipes: Vec<Value> = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    recipes.retain(|r| r["id"] != 28);
+    std::fs::write(&file, serde_json::to_vec_pretty(&recipes).unwrap()).unwrap();
+    let server = common::editor(&file, &["--state-dir", dir]);
+    let drink = json!({"name": "Newcomer", "ingredients": [{"name": "Gin", "measure": "50", "unit": "ml"}]});
+    let (status, answer) = write(&server, "POST", "/api/recipes", Some(drink)).await;
+    assert_eq!(status, StatusCode::CREATED, "{answer}");
+    assert_eq!(answer["recipe"]["id"], 29, "28 still has a note");
+    // The note of the deleted recipe is kept.
+    assert_eq!(get(&server, "/api/me").await["notes"]["28"], "the last one");
+}

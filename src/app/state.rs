@@ -41,7 +41,7 @@ pub(super) fn app_state(
 
 /// Editing as the flags ask: on only with `--allow-edits` and a `--recipes-file` that can
 /// be written in place; otherwise off, with the reason logged and shown to would-be editors.
-pub(super) fn editing(args: &ServeArgs, publish: Arc<dyn Publish>) -> Arc<Editing> {
+pub(super) fn editing(args: &ServeArgs, publish: Arc<dyn Publish>, home: &Home) -> Arc<Editing> {
     let flags = &args.editing;
     if !flags.allow_edits {
         return Arc::new(Editing::read_only());
@@ -71,6 +71,7 @@ pub(super) fn editing(args: &ServeArgs, publish: Arc<dyn Publish>) -> Arc<Editin
         publish,
     ) {
         Ok(editing) => {
+            let editing = editing.with_household(home.db().cloned());
             tracing::info!(file = %path, "editing is on: changes go to {path}, their history to {path}.journal");
             Arc::new(editing)
         }

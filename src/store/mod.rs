@@ -246,6 +246,13 @@ impl Store {
         self.lock().journal.get(n).cloned()
     }
 
+    /// Never gives a new recipe an id up to `id`: ids something else still points at (the
+    /// household's favourites and notes for a recipe deleted by hand) stay taken.
+    pub fn keep_ids_up_to(&self, id: u64) {
+        let mut state = self.lock();
+        state.floor_id = state.floor_id.max(id);
+    }
+
     /// Makes a change on behalf of `who`; see the module docs for the steps.
     pub fn apply(&self, edit: Edit, who: &str) -> Result<Saved, StoreError> {
         let mut state = self.lock();

@@ -60,6 +60,8 @@ pub struct Editing {
     editors: Vec<String>,
     publish: Option<Arc<dyn Publish>>,
     limiter: Limiter,
+    /// The household, whose recipe ids a new recipe must not take ([`Store::keep_ids_up_to`]).
+    ids_in_use: Option<Arc<crate::household::Household>>,
     /// The secret behind form tokens: random per start, so a restart invalidates open
     /// forms (the form then asks to reload, losing nothing: the draft is in the page).
     key: [u8; 32],
@@ -85,6 +87,7 @@ impl Editing {
             editors: Vec::new(),
             publish: None,
             limiter: Limiter::new(1),
+            ids_in_use: None,
             key: [0; 32],
         }
     }
@@ -103,8 +106,22 @@ impl Editing {
             editors,
             publish: Some(publish),
             limiter: Limiter::new(per_minute),
+            ids_in_use: None,
             key: random_key()?,
         })
+    }
+
+    /// Keeps a new recipe off the ids `household` points at.
+    pub fn with_household(
+        mut self,
+        household: Option<Arc<crate::household::Household>>,
+    ) -> Editing {
+        self.ids_in_use = household;
+        self
+    }
+
+    pub(crate) fn ids_in_use(&self) -> Option<Arc<crate::household::Household>> {
+        self.ids_in_use.clone()
     }
 
     pub(crate) fn store(&self) -> Option<&Arc<Store>> {
