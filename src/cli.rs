@@ -332,11 +332,13 @@ pub(crate) struct LimitArgs {
     pub drain_timeout: u64,
 }
 
-/// How to join the tailnet (ignored with --local).
+/// How to join the tailnet (ignored with --local, but for --state-dir).
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct TailnetArgs {
-    /// Where the node keeps its Tailscale state (keys, login), created with mode 0700.
-    /// Default: $XDG_STATE_HOME/libations, else ~/.local/state/libations.
+    /// Where the node keeps its Tailscale state (keys, login) and the household keeps
+    /// household.sqlite (the shelf, favourites, ratings, notes), created with mode 0700.
+    /// Default: $XDG_STATE_HOME/libations, else ~/.local/state/libations. With --local
+    /// there is a household only when this is given.
     #[arg(long, env = "LIBATIONS_STATE_DIR")]
     pub state_dir: Option<PathBuf>,
 
