@@ -5,15 +5,19 @@
 
 use super::params::{RecipeId, find_recipe};
 use crate::household::{Household, Mine, NoteChange, Person};
+use crate::store::FieldError;
 use crate::web::error::{Api, WebError};
 use crate::web::http::cache_control;
 use crate::web::site::Site;
 use crate::web::who::editing::{self, Provenance};
 use crate::web::who::home::{Home, on_blocking};
+use crate::web::who::identity::Resolve;
 use crate::web::who::visitor::Visitor;
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Query, State};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{FromRef, FromRequestParts, Query, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -82,29 +86,83 @@ fn body<T: DeserializeOwned + Default>(headers: &HeaderMap, body: &[u8]) -> Resu
         ));
     }
     serde_path_to_error::deserialize(value).map_err(|e| {
-        WebError::Refused(crate::store::FieldError {
+        WebError::Refused(FieldError {
             field: e.path().to_string(),
             message: e.into_inner().to_string(),
         })
     })
 }
 
-/// The checks every write of a person's own passes, in order: who, from where, how often.
-fn writer(
-    home: &Home,
-    visitor: &Visitor,
-    from: &Provenance,
-) -> Result<(Arc<Household>, Person), WebError> {
-    let (db, person) = home.person(visitor)?;
-    from.check()?;
-    home.take_write(&person)?;
-    Ok((db, person))
+/// A write of a person's own, checked before its body is read: who (a person), from
+/// where (our own pages), how often (the per-person rate), and which recipe. One extractor,
+/// so that no route can skip a check another makes.
+pub(crate) struct Own {
+    db: Arc<Household>,
+    person: Person,
+    id: u64,
+    site: Arc<Site>,
 }
 
-/// A new favourite, rating or note must be for a recipe there is (taking one away need
-/// not: the recipe may have been deleted since).
-fn exists(site: &Site, id: u64) -> Result<(), WebError> {
-    find_recipe(site, id).map(|_| ())
+impl<S> FromRequestParts<S> for Own
+where
+    S: Send + Sync,
+    Arc<Home>: FromRef<S>,
+    Arc<Site>: FromRef<S>,
+    Arc<dyn Resolve>: FromRef<S>,
+{
+    type Rejection = Api<WebError>;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Own, Api<WebError>> {
+        let home = Arc::<Home>::from_ref(state);
+        let Ok(visitor) = Visitor::from_request_parts(parts, state).await;
+        let (db, person) = home.person(&visitor)?;
+        let Ok(from) = Provenance::from_request_parts(parts, state).await;
+        from.check()?;
+        let RecipeId(id) = RecipeId::from_request_parts(parts, state).await?;
+        home.take_write(&person)?;
+        Ok(Own {
+            db,
+            person,
+            id,
+            site: Arc::<Site>::from_ref(state),
+        })
+    }
+}
+
+impl Own {
+    /// A new favourite, rating, note or log entry must be for a recipe there is (taking
+    /// one away need not: the recipe may have been deleted since).
+    fn exists(&self) -> Result<(), WebError> {
+        find_recipe(&self.site, self.id).map(|_| ())
+    }
+
+    /// Runs `work` on the household for this person and recipe, on a blocking thread.
+    async fn run<T: Send + 'static>(
+        self,
+        work: impl FnOnce(&Household, &Person, u64) -> crate::household::Result<T> + Send + 'static,
+    ) -> Result<T, WebError> {
+        let Own { db, person, id, .. } = self;
+        on_blocking(db, move |db| work(db, &person, id)).await
+    }
+}
+
+/// A field the request needs and did not send.
+fn needs(field: &str, message: &str) -> WebError {
+    WebError::Refused(FieldError {
+        field: field.into(),
+        message: message.into(),
+    })
+}
+
+/// `PUT /api/me/favourites/{id}`: a star.
+pub(crate) async fn star(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResult {
+    own.exists()?;
+    favourite(own, true, body(&headers, &bytes)?).await
+}
+
+/// `DELETE /api/me/favourites/{id}`: the star taken away.
+pub(crate) async fn unstar(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResult {
+    favourite(own, false, body(&headers, &bytes)?).await
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -113,58 +171,11 @@ pub(crate) struct When {
     at: Option<i64>,
 }
 
-/// `PUT /api/me/favourites/{id}`: a star.
-pub(crate) async fn star(
-    State(home): State<Arc<Home>>,
-    State(site): State<Arc<Site>>,
-    visitor: Visitor,
-    from: Provenance,
-    Api(RecipeId(id)): Api<RecipeId>,
-    headers: HeaderMap,
-    bytes: Bytes,
-) -> ApiResult {
-    favourite(
-        &home,
-        Some(&site),
-        &visitor,
-        &from,
-        id,
-        true,
-        &headers,
-        &bytes,
-    )
-    .await
-}
-
-/// `DELETE /api/me/favourites/{id}`: the star taken away.
-pub(crate) async fn unstar(
-    State(home): State<Arc<Home>>,
-    visitor: Visitor,
-    from: Provenance,
-    Api(RecipeId(id)): Api<RecipeId>,
-    headers: HeaderMap,
-    bytes: Bytes,
-) -> ApiResult {
-    favourite(&home, None, &visitor, &from, id, false, &headers, &bytes).await
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn favourite(
-    home: &Home,
-    site: Option<&Site>,
-    visitor: &Visitor,
-    from: &Provenance,
-    id: u64,
-    on: bool,
-    headers: &HeaderMap,
-    bytes: &[u8],
-) -> ApiResult {
-    let (db, person) = writer(home, visitor, from)?;
-    let when: When = body(headers, bytes)?;
-    if let Some(site) = site {
-        exists(site, id)?;
-    }
-    let t = on_blocking(db, move |db| db.set_favourite(&person, id, on, when.at)).await?;
+async fn favourite(own: Own, on: bool, when: When) -> ApiResult {
+    let id = own.id;
+    let t = own
+        .run(move |db, who, id| db.set_favourite(who, id, on, when.at))
+        .await?;
     Ok(personal(
         json!({"id": id, "favourite": t.on, "at": t.at, "applied": t.applied}),
     ))
@@ -178,46 +189,29 @@ pub(crate) struct Stars {
 }
 
 /// `PUT /api/me/ratings/{id}` `{"stars": 1..5}`.
-pub(crate) async fn rate(
-    State(home): State<Arc<Home>>,
-    State(site): State<Arc<Site>>,
-    visitor: Visitor,
-    from: Provenance,
-    Api(RecipeId(id)): Api<RecipeId>,
-    headers: HeaderMap,
-    bytes: Bytes,
-) -> ApiResult {
-    let (db, person) = writer(&home, &visitor, &from)?;
+pub(crate) async fn rate(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResult {
     let sent: Stars = body(&headers, &bytes)?;
-    let Some(stars) = sent.stars else {
-        return Err(WebError::Refused(crate::store::FieldError {
-            field: "stars".into(),
-            message: "say how many stars, 1 to 5 (DELETE takes a rating away)".into(),
-        })
-        .into());
-    };
-    exists(&site, id)?;
-    let r = on_blocking(db, move |db| {
-        db.set_rating(&person, id, Some(stars), sent.at)
-    })
-    .await?;
-    Ok(personal(
-        json!({"id": id, "stars": r.stars, "at": r.at, "applied": r.applied}),
-    ))
+    let stars = sent.stars.ok_or_else(|| {
+        needs(
+            "stars",
+            "say how many stars, 1 to 5 (DELETE takes a rating away)",
+        )
+    })?;
+    own.exists()?;
+    rating(own, Some(stars), sent.at).await
 }
 
 /// `DELETE /api/me/ratings/{id}`.
-pub(crate) async fn unrate(
-    State(home): State<Arc<Home>>,
-    visitor: Visitor,
-    from: Provenance,
-    Api(RecipeId(id)): Api<RecipeId>,
-    headers: HeaderMap,
-    bytes: Bytes,
-) -> ApiResult {
-    let (db, person) = writer(&home, &visitor, &from)?;
+pub(crate) async fn unrate(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResult {
     let when: When = body(&headers, &bytes)?;
-    let r = on_blocking(db, move |db| db.set_rating(&person, id, None, when.at)).await?;
+    rating(own, None, when.at).await
+}
+
+async fn rating(own: Own, stars: Option<u8>, at: Option<i64>) -> ApiResult {
+    let id = own.id;
+    let r = own
+        .run(move |db, who, id| db.set_rating(who, id, stars, at))
+        .await?;
     Ok(personal(
         json!({"id": id, "stars": r.stars, "at": r.at, "applied": r.applied}),
     ))
@@ -241,44 +235,21 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Strin
 }
 
 /// `PUT /api/me/notes/{id}` `{"text", "was", "settles"}`.
-pub(crate) async fn write_note(
-    State(home): State<Arc<Home>>,
-    State(site): State<Arc<Site>>,
-    visitor: Visitor,
-    from: Provenance,
-    Api(RecipeId(id)): Api<RecipeId>,
-    headers: HeaderMap,
-    bytes: Bytes,
-) -> ApiResult {
-    let (db, person) = writer(&home, &visitor, &from)?;
+pub(crate) async fn write_note(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResult {
     let sent: NoteBody = body(&headers, &bytes)?;
-    let Some(text) = sent.text else {
-        return Err(WebError::Refused(crate::store::FieldError {
-            field: "text".into(),
-            message: "the note's text is missing (DELETE takes a note away)".into(),
-        })
+    if sent.text.is_none() {
+        return Err(needs(
+            "text",
+            "the note's text is missing (DELETE takes a note away)",
+        )
         .into());
-    };
-    exists(&site, id)?;
-    let change = NoteChange {
-        text: Some(text),
-        was: sent.was,
-        settles: sent.settles,
-        at: sent.at,
-    };
-    note(db, person, id, change).await
+    }
+    own.exists()?;
+    note(own, sent).await
 }
 
 /// `DELETE /api/me/notes/{id}`.
-pub(crate) async fn delete_note(
-    State(home): State<Arc<Home>>,
-    visitor: Visitor,
-    from: Provenance,
-    Api(RecipeId(id)): Api<RecipeId>,
-    headers: HeaderMap,
-    bytes: Bytes,
-) -> ApiResult {
-    let (db, person) = writer(&home, &visitor, &from)?;
+pub(crate) async fn delete_note(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResult {
     let sent: NoteBody = body(&headers, &bytes)?;
     if sent.text.is_some() {
         return Err(WebError::BadRequest(
@@ -286,36 +257,33 @@ pub(crate) async fn delete_note(
         )
         .into());
     }
+    note(own, sent).await
+}
+
+async fn note(own: Own, sent: NoteBody) -> ApiResult {
+    let id = own.id;
     let change = NoteChange {
-        text: None,
+        text: sent.text,
         was: sent.was,
         settles: sent.settles,
         at: sent.at,
     };
-    note(db, person, id, change).await
-}
-
-async fn note(db: Arc<Household>, person: Person, id: u64, change: NoteChange) -> ApiResult {
-    let n = on_blocking(db, move |db| db.set_note(&person, id, change)).await?;
+    let n = own
+        .run(move |db, who, id| db.set_note(who, id, change))
+        .await?;
     Ok(personal(
         json!({"id": id, "text": n.text, "conflicts": n.conflicts, "at": n.at}),
     ))
 }
 
 /// `POST /api/me/made/{id}`: one made, now or at `at`.
-pub(crate) async fn made(
-    State(home): State<Arc<Home>>,
-    State(site): State<Arc<Site>>,
-    visitor: Visitor,
-    from: Provenance,
-    Api(RecipeId(id)): Api<RecipeId>,
-    headers: HeaderMap,
-    bytes: Bytes,
-) -> ApiResult {
-    let (db, person) = writer(&home, &visitor, &from)?;
+pub(crate) async fn made(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResult {
     let when: When = body(&headers, &bytes)?;
-    exists(&site, id)?;
-    let at = on_blocking(db, move |db| db.add_made(&person, id, when.at)).await?;
+    own.exists()?;
+    let id = own.id;
+    let at = own
+        .run(move |db, who, id| db.add_made(who, id, when.at))
+        .await?;
     Ok(personal(json!({"id": id, "at": at})))
 }
 
@@ -325,22 +293,18 @@ pub(crate) struct At {
 }
 
 /// `DELETE /api/me/made/{id}?at=MS`: one entry taken back.
-pub(crate) async fn unmade(
-    State(home): State<Arc<Home>>,
-    visitor: Visitor,
-    from: Provenance,
-    Api(RecipeId(id)): Api<RecipeId>,
-    query: Result<Query<At>, axum::extract::rejection::QueryRejection>,
-) -> ApiResult {
-    let (db, person) = writer(&home, &visitor, &from)?;
+pub(crate) async fn unmade(own: Own, query: Result<Query<At>, QueryRejection>) -> ApiResult {
     let Some(at) = query.ok().and_then(|q| q.0.at) else {
         return Err(WebError::BadRequest(
             "Say which entry: ?at=<its time in milliseconds>.".into(),
         )
         .into());
     };
-    let removed = on_blocking(db, move |db| db.remove_made(&person, id, at)).await?;
-    if !removed {
+    let id = own.id;
+    if !own
+        .run(move |db, who, id| db.remove_made(who, id, at))
+        .await?
+    {
         return Err(WebError::NotFound(format!(
             "There is no \"made one\" of recipe {id} at {at}."
         ))
