@@ -372,6 +372,27 @@ async fn only_our_own_host_names_are_answered() {
             );
         }
     }
+    // Under /api/ the refusal is the API's JSON, as every other error there is; a page
+    // gets one plain line.
+    for (path, json) in [("/api/recipes", true), ("/", false)] {
+        let r = client()
+            .get(server.url(path))
+            .header("host", "evil.example")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::MISDIRECTED_REQUEST, "{path}");
+        let kind = r.headers()["content-type"].to_str().unwrap().to_owned();
+        let text = r.text().await.unwrap();
+        assert!(text.contains("--allowed-host NAME"), "{path}: {text}");
+        if json {
+            assert_eq!(kind, "application/json", "{path}");
+            let body: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert!(body["error"].as_str().unwrap().contains("host name"));
+        } else {
+            assert!(kind.starts_with("text/plain"), "{path}: {kind}");
+        }
+    }
 }
 
 #[tokio::test]

@@ -9,10 +9,11 @@
 //! which is what a rebinding attack needs) and the names given with `--allowed-host`. On
 //! the tailnet this is not needed: TLS already refuses any name but the certificate's.
 
+use super::limits::{is_api, refuse};
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -80,13 +81,13 @@ pub(crate) async fn check(
                 .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned())
         });
     match host {
-        Some(host) if !allowed.allows(&host) => (
-            StatusCode::MISDIRECTED_REQUEST,
-            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-            "This server does not answer to that host name. If it is yours, start Libations \
-             with --allowed-host NAME.\n",
-        )
-            .into_response(),
+        Some(host) if !allowed.allows(&host) => {
+            // Under /api/ a script reads JSON whatever went wrong, this refusal included.
+            let api = is_api(request.uri().path());
+            let reason = "This server does not answer to that host name. If it is yours, \
+                          start Libations with --allowed-host NAME.";
+            refuse(api, StatusCode::MISDIRECTED_REQUEST, reason)
+        }
         _ => next.run(request).await,
     }
 }

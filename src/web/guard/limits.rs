@@ -138,7 +138,7 @@ fn announces_too_much(request: &Request, limits: &RequestLimits) -> bool {
 }
 
 /// The refusal: the API's JSON under `/api/`, plain text (one line) elsewhere.
-fn refuse(api: bool, status: StatusCode, reason: &str) -> Response {
+pub(crate) fn refuse(api: bool, status: StatusCode, reason: &str) -> Response {
     if api {
         return json_error(status, reason);
     }
