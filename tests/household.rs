@@ -632,3 +632,71 @@ async fn a_new_recipe_never_takes_an_id_the_household_still_points_at() {
     // The note of the deleted recipe is kept.
     assert_eq!(get(&server, "/api/me").await["notes"]["28"], "the last one");
 }
+
+#[tokio::test]
+async fn a_note_changed_or_deleted_by_mistake_can_be_brought_back() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", false);
+    let note = |text: &str, was: Value| Some(json!({"text": text, "was": was, "at": 0}));
+    ok(
+        &alice,
+        "PUT",
+        "/api/me/notes/3",
+        note("less agave", json!(null)),
+    )
+    .await;
+    ok(
+        &alice,
+        "PUT",
+        "/api/me/notes/3",
+        note("no agave", json!("less agave")),
+    )
+    .await;
+    ok(
+        &alice,
+        "DELETE",
+        "/api/me/notes/3",
+        Some(json!({"was": "no agave"})),
+    )
+    .await;
+    // Both lost texts are listed, newest first; the note itself is gone.
+    let replaced = get(&alice, "/api/me/notes/3/replaced").await;
+    let texts: Vec<&str> = replaced["replaced"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, ["no agave", "less agave"], "{replaced}");
+    assert!(replaced["replaced"][0]["replaced"].as_i64().unwrap() > 0);
+    assert_eq!(get(&alice, "/api/me").await["notes"], json!({}));
+    // Writing one back is the undo.
+    ok(
+        &alice,
+        "PUT",
+        "/api/me/notes/3",
+        note("no agave", json!(null)),
+    )
+    .await;
+    assert_eq!(
+        get(&alice, "/api/me").await["notes"],
+        json!({"3": "no agave"})
+    );
+    // Another person sees none of Alice's texts; an unknown visitor is refused in JSON.
+    drop(alice);
+    let bob = person(state.path(), "bob@example.com", false);
+    assert_eq!(
+        get(&bob, "/api/me/notes/3/replaced").await["replaced"],
+        json!([])
+    );
+    drop(bob);
+    // --local without --state-dir keeps no household: nobody is known.
+    let nobody = Server::start(&[]);
+    let r = client()
+        .get(nobody.url("/api/me/notes/3/replaced"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    assert!(r.json::<Value>().await.unwrap()["error"].is_string());
+}

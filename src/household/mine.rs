@@ -387,6 +387,39 @@ impl Asking {
     }
 }
 
+/// A text a note lost (changed, deleted or settled away), kept so that it can be brought
+/// back: `at` is when it was written, `replaced` when it was replaced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Replaced {
+    pub text: String,
+    pub at: i64,
+    pub replaced: i64,
+}
+
+/// How many of a note's replaced texts one answer lists (newest first); every one is kept.
+pub const REPLACED_SHOWN: usize = 50;
+
+impl Household {
+    /// The texts `login`'s note on `recipe` lost, newest first: the undo of a change made
+    /// by mistake is writing one of them back.
+    pub fn replaced_notes(&self, login: &str, recipe: u64) -> Result<Vec<Replaced>> {
+        let recipe = rules::recipe(recipe, "id")?;
+        let db = self.db();
+        let mut query = db.prepare_cached(
+            "SELECT text, at, replaced FROM replaced_notes WHERE login = ?1 AND recipe = ?2
+             ORDER BY replaced DESC, rowid DESC LIMIT ?3",
+        )?;
+        let rows = query.query_map(params![login, recipe, REPLACED_SHOWN as i64], |r| {
+            Ok(Replaced {
+                text: r.get(0)?,
+                at: r.get(1)?,
+                replaced: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+}
+
 impl Household {
     /// What a search by `login` answers its personal terms from.
     pub fn asking(&self, login: &str) -> Result<Asking> {

@@ -28,7 +28,9 @@ mod shelf;
 mod tests;
 
 pub use backup::{Backup, Taken};
-pub use mine::{Asking, Mine, NoteChange, NoteState, RatingState, Toggle};
+pub use mine::{
+    Asking, Mine, NoteChange, NoteState, REPLACED_SHOWN, RatingState, Replaced, Toggle,
+};
 pub use rules::{Person, now_ms};
 pub use schema::check_file;
 pub use shelf::{Rater, RecipeRatings};

@@ -82,6 +82,10 @@ pub fn app(state: AppState) -> Router {
             put(household::write_note).delete(household::delete_note),
         )
         .route(
+            "/api/me/notes/{id}/replaced",
+            get(household::replaced_notes),
+        )
+        .route(
             "/api/me/made/{id}",
             post(household::made).delete(household::unmade),
         )

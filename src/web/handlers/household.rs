@@ -276,6 +276,20 @@ async fn note(own: Own, sent: NoteBody) -> ApiResult {
     ))
 }
 
+/// `GET /api/me/notes/{id}/replaced`: the texts this person's note on `id` lost, newest
+/// first, so that a note changed or deleted by mistake (on any device) can be written back.
+/// A read: no origin check or rate, as `GET /api/me`; the recipe may be gone.
+pub(crate) async fn replaced_notes(
+    State(home): State<Arc<Home>>,
+    visitor: Visitor,
+    RecipeId(id): RecipeId,
+) -> ApiResult {
+    let (db, person) = home.person(&visitor)?;
+    let login = person.login;
+    let replaced = on_blocking(db, move |db| db.replaced_notes(&login, id)).await?;
+    Ok(personal(json!({"id": id, "replaced": replaced})))
+}
+
 /// `POST /api/me/made/{id}`: one made, now or at `at`.
 pub(crate) async fn made(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResult {
     let when: When = body(&headers, &bytes)?;
