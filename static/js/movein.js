@@ -31,14 +31,22 @@ export function whatMoves(device, person) {
   };
 }
 
-let asking = false;
+let asking = false; // the offer is on the page
+let moving = false; // moveIn is running (each star it makes calls it again)
 function moveIn() {
-  if (!household.ready || !household.known || asking) return;
+  if (!household.ready || !household.known || asking || moving) return;
+  moving = true;
+  try { move(); } finally { moving = false; }
+}
+
+function move() {
   const login = household.login;
   const before = done()[login] || {};
   loadBar();
   const moves = whatMoves(bar, household);
-  if (!before.favourites) {
+  // Nothing kept here yet: nothing to move, and nothing remembered (choices kept later,
+  // by an unknown visit or an imported file, move the next time).
+  if (!before.favourites && bar.favourites.size > 0) {
     // Remembered first: each star below tells the household's listeners, this one too.
     remember(login, { favourites: true });
     for (const id of moves.favourites) setFavourite(id, true);
