@@ -226,6 +226,37 @@ for (const screen of SCREENS) {
     }
   });
 
+  test(`${screen.name}: a change the server refuses is dropped and its error shown, never silently`, async () => {
+    const server = await as("alice@example.com", stateDir());
+    const context = await screen.context(browser);
+    const watcher = await watch(context);
+    try {
+      const page = await context.newPage();
+      await openRecipe(page, server, 1);
+      // As a page would send it, through the module the page loaded.
+      const answer = await page.evaluate(async () => {
+        const dir = document.querySelector("script[type=module]").src.replace(/app\.js$/, "");
+        const pending = await import(dir + "pending.js");
+        return pending.queue({ key: "rating:1", method: "PUT", path: "/api/me/ratings/1", body: { stars: 9, at: Date.now() } });
+      });
+      assert.equal(answer.field, "stars", JSON.stringify(answer));
+      const status = page.locator("#pending");
+      await status.waitFor();
+      assert.match(await status.textContent(), /^Not saved: .+ \(stars\)$/);
+      assert.equal(await page.evaluate(() => localStorage.getItem("libations-pending")), "[]", "dropped");
+      assert.deepEqual((await me(server)).ratings, {});
+      assert.deepEqual(await axe(page), [], "the refusal shown");
+      // The next change clears it.
+      await page.locator(".single .star").click();
+      await status.waitFor({ state: "hidden" });
+      // Chromium logs every 4xx answer; that one was expected.
+      assert.deepEqual(await watcher.problems([/status of 422 .*\/recipes\/1\]$/]), []);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
   test(`${screen.name}: a device's own favourites and ticked bottles move in, once`, async () => {
     const server = await as("alice@example.com", stateDir(), ["--local-edit"]);
     const context = await screen.context(browser);
