@@ -226,6 +226,44 @@ for (const screen of SCREENS) {
     }
   });
 
+  test(`${screen.name}: offline, a reload shows the person's own from the service worker's copy, with what waits on top`, async () => {
+    const server = await as("alice@example.com", stateDir());
+    const context = await screen.context(browser);
+    const watcher = await watch(context);
+    try {
+      const page = await context.newPage();
+      await openRecipe(page, server, 4);
+      await page.evaluate(async () => {
+        await navigator.serviceWorker.ready;
+        if (!navigator.serviceWorker.controller) {
+          await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+        }
+      });
+      let recipe = await openRecipe(page, server, 4);
+      await recipe.locator(".star").click();
+      await until(async () => (await me(server)).favourites, [4]);
+      recipe = await openRecipe(page, server, 4); // /api/me asked again, through the worker
+      assert.equal(await recipe.locator(".star").getAttribute("aria-pressed"), "true");
+
+      await context.setOffline(true);
+      await recipe.locator(".star").click(); // unstarred offline: waits
+      await until(() => page.locator("#pending").textContent(), "1 change waiting to be sent (offline)");
+      recipe = await openRecipe(page, server, 4);
+      assert.equal(await recipe.locator(".star").getAttribute("aria-pressed"), "false", "the saved answer with the waiting change on top");
+      assert.equal(await recipe.locator("details.mine").isVisible(), true, "still known offline");
+      assert.equal(await page.locator("#pending").textContent(), "1 change waiting to be sent (offline)");
+      assert.deepEqual((await me(server)).favourites, [4], "not sent yet");
+
+      await context.setOffline(false);
+      await until(async () => (await me(server)).favourites, [], "sent when back");
+      await page.locator("#pending").waitFor({ state: "hidden" });
+      assert.deepEqual(await watcher.problems([/net::ERR_INTERNET_DISCONNECTED/, /Failed to load resource/]), []);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
   test(`${screen.name}: a change the server refuses is dropped and its error shown, never silently`, async () => {
     const server = await as("alice@example.com", stateDir());
     const context = await screen.context(browser);
