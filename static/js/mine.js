@@ -101,8 +101,9 @@ function paintConflict(box, id, note, conflicts) {
   div.replaceChildren(
     el("p", null, "This note was changed on another device too. Keep one:"),
     el("ol", null, ...texts.map((text, i) => el("li", null,
-      el("p", { class: "text" }, text === "" ? "(no note)" : text),
-      el("button", { type: "button", class: "keep", "data-i": String(i) }, i === 0 ? "Keep this (newest)" : "Keep this")))));
+      el("p", { class: "text", id: "note-" + id + "-" + i }, text === "" ? "(no note)" : text),
+      el("button", { type: "button", class: "keep", "data-i": String(i), "aria-describedby": "note-" + id + "-" + i },
+        i === 0 ? "Keep this (saved last)" : "Keep this")))));
 }
 
 function setText(node, text) {

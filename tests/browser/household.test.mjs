@@ -17,7 +17,8 @@ import { SIZES, launch, phone, startServer, watch, wideContext } from "./lib/bro
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const LAPTOP = SIZES.find((s) => s.name === "laptop");
 const SCREENS = [
-  { name: "390x844", context: (browser) => phone(browser) },
+  // The phone in dark mode, the laptop in light: axe checks the contrast of both.
+  { name: "390x844", context: (browser) => phone(browser, { colorScheme: "dark" }) },
   { name: "1280x800", context: (browser) => wideContext(browser, LAPTOP) },
 ];
 
@@ -175,6 +176,7 @@ for (const screen of SCREENS) {
       await conflict.waitFor();
       assert.deepEqual(await conflict.locator(".text").allTextContents(), ["stir instead", "shake harder, double strain"]);
       assert.deepEqual(await axe(b), [], "the conflict shown");
+      if (process.env.LIBATIONS_SHOTS) await b.screenshot({ path: `${process.env.LIBATIONS_SHOTS}/conflict-${screen.name}.png`, scale: "css" });
       // B keeps A's text: the conflict is settled everywhere and nothing else is lost.
       await conflict.locator(".keep").nth(1).click();
       await until(async () => { const m = await me(server); return [m.notes, m.note_conflicts]; },
@@ -312,6 +314,7 @@ for (const screen of SCREENS) {
       await offer.waitFor();
       assert.match(await offer.textContent(), /2 bottles ticked that the household's shelf does not: campari, gin\./);
       assert.deepEqual(await axe(page), [], "the offer");
+      if (process.env.LIBATIONS_SHOTS) await page.screenshot({ path: `${process.env.LIBATIONS_SHOTS}/move-in-${screen.name}.png`, scale: "css" });
       assert.deepEqual((await (await fetch(server.url("/api/bar"))).json()).shelf, [], "not before Add");
       await offer.getByRole("button", { name: "Add" }).click();
       await until(async () => (await (await fetch(server.url("/api/bar"))).json()).shelf, ["campari", "gin"], "on the household's shelf");
