@@ -114,6 +114,10 @@ for (const screen of SCREENS) {
 
       // The list answers the personal terms from the person's own.
       assert.deepEqual(await search(page, server, "is:fav"), [1]);
+      // The recipe opened from the list (in its row, or in the pane) shows the same.
+      await page.locator('#recipes > li[data-id="1"] > a.row').click();
+      await until(() => page.locator('.recipe[data-id="1"] details.mine summary').textContent(), "Yours: 4 ★ · made once · note", "opened from the list");
+      assert.equal(await page.locator('.recipe[data-id="1"] .star').getAttribute("aria-pressed"), "true");
       assert.deepEqual(await search(page, server, "rating:>=4"), [1]);
       assert.deepEqual(await search(page, server, "made:recent"), [1]);
       assert.equal((await search(page, server, "made:never")).includes(1), false);
@@ -306,6 +310,11 @@ for (const screen of SCREENS) {
       // Alice has a star of her own already; the device kept two and ticked two bottles.
       await (await openRecipe(page, server, 5)).locator(".star").click();
       await until(async () => (await me(server)).favourites, [5]);
+      // The household's shelf has sweet vermouth (from another device).
+      const put = await fetch(server.url("/api/bar/shelf"), {
+        method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ have: ["sweet vermouth"], out: [] }),
+      });
+      assert.equal(put.status, 200);
       const device = { version: 1, units: "oz", shelf: ["campari", "gin"], favourites: [2, 5, 7] };
       await page.evaluate((d) => localStorage.setItem("libations", JSON.stringify(d)), device);
       await page.goto(server.url("/"));
@@ -315,13 +324,20 @@ for (const screen of SCREENS) {
       assert.match(await offer.textContent(), /2 bottles ticked that the household's shelf does not: campari, gin\./);
       assert.deepEqual(await axe(page), [], "the offer");
       if (process.env.LIBATIONS_SHOTS) await page.screenshot({ path: `${process.env.LIBATIONS_SHOTS}/move-in-${screen.name}.png`, scale: "css" });
-      assert.deepEqual((await (await fetch(server.url("/api/bar"))).json()).shelf, [], "not before Add");
+      assert.deepEqual((await (await fetch(server.url("/api/bar"))).json()).shelf, ["sweet vermouth"], "not before Add");
       await offer.getByRole("button", { name: "Add" }).click();
-      await until(async () => (await (await fetch(server.url("/api/bar"))).json()).shelf, ["campari", "gin"], "on the household's shelf");
+      await until(async () => (await (await fetch(server.url("/api/bar"))).json()).shelf, ["campari", "gin", "sweet vermouth"], "on the household's shelf");
       assert.equal(await offer.count(), 0, "the offer is gone");
       // The list marks the person's favourites; the device keeps its own, untouched.
       await until(() => page.evaluate(() => Array.from(document.querySelectorAll("#recipes > li.fav"), (li) => Number(li.dataset.id)).sort((a, b) => a - b)), [2, 5, 7]);
       assert.deepEqual(JSON.parse(await page.evaluate(() => localStorage.getItem("libations"))), device);
+      // Can make and missing one answer from the household's shelf (campari, gin and sweet
+      // vermouth make a Negroni), as the server does, not from the device's two bottles.
+      const bar = await (await fetch(server.url("/api/bar"))).json();
+      assert.ok(bar.can_make.includes(1), "the server: a Negroni");
+      assert.deepEqual(await search(page, server, "can:make"), bar.can_make.slice().sort((a, b) => a - b));
+      assert.deepEqual(await search(page, server, "missing:one"), bar.missing_one.map((m) => m.id).sort((a, b) => a - b));
+      assert.equal(await page.locator('#recipes > li[data-id="1"]').getAttribute("data-have"), "all");
       // Once: not offered again, and a star taken away stays away.
       await (await openRecipe(page, server, 7)).locator(".star").click();
       await until(async () => (await me(server)).favourites, [2, 5]);
