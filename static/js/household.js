@@ -108,7 +108,8 @@ export function applyAnswer(state, change, answer) {
     if (Array.isArray(answer.conflicts) && answer.conflicts.length) state.conflicts.set(id, answer.conflicts);
     else state.conflicts.delete(id);
   } else if (change.path.startsWith("/api/me/made/")) {
-    applyChange(state, change);
+    // The entry is stored at the server's `at` (one from a clock ahead counts as now).
+    applyChange(state, change.method === "POST" ? { ...change, body: { at: Number(answer.at) } } : change);
   } else if (change.path === "/api/bar/shelf" && Array.isArray(answer.shelf)) {
     state.shelf = new Set(answer.shelf.map(ingredientKey));
   }

@@ -216,12 +216,21 @@ for (const screen of SCREENS) {
       await star.click();
       await until(() => pending.textContent(), "1 change waiting to be sent (offline)");
       assert.equal(await pending.isVisible(), true);
+      // A note written offline waits too, and says so.
+      const mine = page.locator('.single .recipe[data-id="3"] details.mine');
+      await mine.locator("summary").click();
+      await mine.locator("textarea").fill("use fresh mint");
+      await mine.locator(".save-note").click();
+      await until(() => mine.locator(".note-status").textContent(), "Waiting to be sent (kept on this device).");
+      await until(() => pending.textContent(), "2 changes waiting to be sent (offline)");
       const kept = JSON.parse(await page.evaluate(() => localStorage.getItem("libations-pending")));
-      assert.deepEqual(kept.map((c) => [c.method, c.path]), [["PUT", "/api/me/favourites/3"]], "kept on the device");
+      assert.deepEqual(kept.map((c) => [c.method, c.path]), [["PUT", "/api/me/favourites/3"], ["PUT", "/api/me/notes/3"]], "kept on the device");
       assert.deepEqual((await me(server)).favourites, [], "not yet on the server");
-      assert.deepEqual(await axe(page), [], "offline, one change waiting");
+      assert.deepEqual(await axe(page), [], "offline, two changes waiting");
       await context.setOffline(false);
       await until(async () => (await me(server)).favourites, [3], "sent when back online");
+      await until(async () => (await me(server)).notes, { 3: "use fresh mint" }, "the note too");
+      await until(() => mine.locator(".note-status").textContent(), "Saved.");
       await pending.waitFor({ state: "hidden" });
       assert.equal(await page.evaluate(() => localStorage.getItem("libations-pending")), "[]");
       assert.equal(await star.getAttribute("aria-pressed"), "true");
