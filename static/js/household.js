@@ -120,6 +120,8 @@ export function applyAnswer(state, change, answer) {
 function recompute() {
   const state = copy(base);
   for (const change of pendingChanges()) {
+    // Another person's, waiting on a shared device, is not this person's.
+    if (change.login !== undefined && change.login !== base.login) continue;
     try { applyChange(state, change); } catch (error) { /* a malformed stored change: the server will say */ }
   }
   Object.assign(household, state, { ready: household.ready });

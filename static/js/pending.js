@@ -202,7 +202,9 @@ function stay() {
 // Sends what an earlier visit left, and again whenever the connection returns or another
 // tab adds a change.
 export function startPending() {
-  addEventListener("online", () => { retryDelay = 0; flush(); });
+  // Back online, a person's changes wait until /api/me has said again whose the page is
+  // (household.js calls setWho): the device may be someone else's by now.
+  addEventListener("online", () => { retryDelay = 0; who = undefined; flush(); });
   addEventListener("offline", () => show(pendingCount()));
   addEventListener("storage", (event) => {
     if (event.key === STORE || event.key === null) tell({ elsewhere: true });

@@ -279,6 +279,41 @@ for (const screen of SCREENS) {
     }
   });
 
+  test(`${screen.name}: on a shared device, one person's waiting change is never sent as another's`, async () => {
+    const dir = stateDir();
+    let server = await as("alice@example.com", dir);
+    const addr = server.base.replace("http://", "");
+    const context = await screen.context(browser);
+    const watcher = await watch(context);
+    try {
+      const page = await context.newPage();
+      const star = (await openRecipe(page, server, 6)).locator(".star");
+      await context.setOffline(true);
+      await star.click();
+      await until(() => page.locator("#pending").textContent(), "1 change waiting to be sent (offline)");
+      // Meanwhile the device is Bob's (the same address, the same household).
+      await server.stop();
+      server = await startServer(["--local-identity", "bob@example.com", "--state-dir", dir], { addr });
+      await context.setOffline(false);
+      await page.reload();
+      await page.locator(".single .star:not([hidden])").waitFor();
+      await page.waitForTimeout(1000);
+      assert.deepEqual((await me(server)).favourites, [], "Alice's star is not Bob's");
+      assert.equal(await page.locator(".single .star").getAttribute("aria-pressed"), "false", "Bob sees his own");
+      assert.equal(await page.locator("#pending").textContent(), "1 change waiting to be sent", "Alice's waits for her");
+      // Alice again: hers is sent.
+      await server.stop();
+      server = await startServer(["--local-identity", "alice@example.com", "--state-dir", dir], { addr });
+      await page.reload();
+      await until(async () => (await me(server)).favourites, [6], "sent as Alice's");
+      await page.locator("#pending").waitFor({ state: "hidden" });
+      assert.deepEqual(await watcher.problems([/net::ERR_INTERNET_DISCONNECTED/, /Failed to load resource/]), []);
+    } finally {
+      await context.close();
+      await server?.stop();
+    }
+  });
+
   test(`${screen.name}: a change the server refuses is dropped and its error shown, never silently`, async () => {
     const server = await as("alice@example.com", stateDir());
     const context = await screen.context(browser);
