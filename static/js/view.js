@@ -85,7 +85,7 @@ function amountTools(id, choices) {
 function mine(id) {
   const stars = [1, 2, 3, 4, 5].map((n) => h("label", null,
     h("input", { class: "visually-hidden", type: "radio", name: "stars-" + id, value: String(n) }),
-    h("span", { class: "glyph", "aria-hidden": "true" }, "★"),
+    h("span", { class: "glyph", "aria-hidden": "true" }),
     h("span", { class: "visually-hidden" }, n + (n === 1 ? " star" : " stars"))));
   return h("details", { class: "mine", hidden: true },
     h("summary", null, "Rating, note, made one"),
