@@ -141,17 +141,24 @@ function showWhy() {
 // Reads /api/me and /api/bar again, then sends the person's waiting changes (their
 // answers fold in as they come).
 let lastRefresh = 0;
+// Answers heard while /api/me was being read (each refresh's own list): the answer read
+// may be from before them, so they are folded in again.
+const hearing = new Set();
 export async function refresh() {
   lastRefresh = Date.now();
+  const heard = [];
+  hearing.add(heard);
   let me = null;
   try {
     const response = await fetch("/api/me", { headers: { Accept: "application/json" } });
     if (response.ok) me = await response.json();
   } catch (error) { /* offline without a cached answer: unknown for now */ }
+  hearing.delete(heard);
   if (me) {
     const shelf = base.shelf;
     base = fromMe(me);
     base.shelf = shelf;
+    for (const [change, answer] of heard) if (!change.path.startsWith("/api/bar/")) applyAnswer(base, change, answer);
     if (base.known) {
       try {
         const response = await fetch("/api/bar", { headers: { Accept: "application/json" } });
@@ -171,6 +178,7 @@ export function startHousehold() {
     if (elsewhere) { clearTimeout(later); later = setTimeout(refresh, 300); }
     if (change && answer) {
       applyAnswer(base, change, answer);
+      for (const heard of hearing) heard.push([change, answer]);
       if (change.path === "/api/bar/shelf" && answer.error === undefined) bar = answer;
     }
     recompute();
