@@ -161,7 +161,12 @@ async function sendAll() {
   clearTimeout(retryTimer);
   for (;;) {
     const change = current().find(mayGo);
-    if (!change) { retryDelay = 0; return; }
+    if (!change) {
+      // Nothing more may go now; what is left waits for its person (callers hear "pending").
+      retryDelay = 0;
+      for (const id of Array.from(waiters.keys())) settle(id, null);
+      return;
+    }
     if (!navigator.onLine) { stay(); return; }
     sendingId = change.id;
     let status = 0, answer = null;
