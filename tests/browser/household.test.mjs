@@ -18,8 +18,8 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.mi
 const LAPTOP = SIZES.find((s) => s.name === "laptop");
 const SCREENS = [
   // The phone in dark mode, the laptop in light: axe checks the contrast of both.
-  { name: "390x844", context: (browser) => phone(browser, { colorScheme: "dark" }) },
-  { name: "1280x800", context: (browser) => wideContext(browser, LAPTOP) },
+  { name: "390x844", context: (browser, options = {}) => phone(browser, { colorScheme: "dark", ...options }) },
+  { name: "1280x800", context: (browser, options = {}) => wideContext(browser, LAPTOP, options) },
 ];
 
 let browser;
@@ -311,6 +311,36 @@ for (const screen of SCREENS) {
     } finally {
       await context.close();
       await server?.stop();
+    }
+  });
+
+  test(`${screen.name}: a change the server cannot take now (503) is kept and tried again`, async () => {
+    const server = await as("alice@example.com", stateDir());
+    // No service worker, so that the test's route sees the page's requests.
+    const own = await screen.context(browser, { serviceWorkers: "block" });
+    const watcher = await watch(own);
+    try {
+      let refused = 0;
+      await own.route("**/api/me/favourites/8", (route) => {
+        if (route.request().method() === "PUT" && refused === 0) {
+          refused++;
+          return route.fulfill({ status: 503, contentType: "application/json", body: JSON.stringify({ error: "busy" }) });
+        }
+        return route.continue();
+      });
+      const page = await own.newPage();
+      const star = (await openRecipe(page, server, 8)).locator(".star");
+      await star.click();
+      await until(() => page.locator("#pending").textContent(), "1 change waiting to be sent", "kept, online");
+      assert.equal(await star.getAttribute("aria-pressed"), "true");
+      assert.equal(refused, 1);
+      // Tried again on its own a few seconds later.
+      await until(async () => (await me(server)).favourites, [8], "sent on the retry");
+      await page.locator("#pending").waitFor({ state: "hidden" });
+      assert.deepEqual(await watcher.problems([/status of 503/, /Service Worker registration blocked by Playwright/]), []);
+    } finally {
+      await own.close();
+      await server.stop();
     }
   });
 
