@@ -7,6 +7,10 @@
 //   markup.js   markup as data: to DOM here, to HTML in the tests
 //   view.js     a recipe's markup, as templates/recipe_body.html writes it
 //   storage.js  this phone's units, shelf and favourites
+//   pending.js  a person's changes kept on the device until the server has them
+//   household.js who is asking and what is theirs (/api/me), the household's shelf
+//   movein.js   a device's own favourites and shelf joining a person's, once
+//   mine.js     a recipe's rating, note and "made one", and the household's ratings
 //   page.js     offline hint, service worker, who you are, keyboard help
 //   wake.js     keep the screen on
 //   recipe.js   a recipe's units, servings and favourite controls
@@ -18,6 +22,9 @@
 import { startPage } from "./page.js";
 import { startWake } from "./wake.js";
 import { startStorage } from "./storage.js";
+import { startPending } from "./pending.js";
+import { startHousehold } from "./household.js";
+import { startMoveIn } from "./movein.js";
 import { startRecipes } from "./recipe.js";
 import { startShelf } from "./shelf.js";
 import { startList } from "./list.js";
@@ -28,6 +35,9 @@ import { startEditing } from "./edit.js";
 startPage();
 startWake();
 startStorage();
+startHousehold();
+startMoveIn();
+startPending();
 startRecipes();
 startShelf();
 startList();
