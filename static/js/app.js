@@ -7,6 +7,8 @@
 //   markup.js   markup as data: to DOM here, to HTML in the tests
 //   view.js     a recipe's markup, as templates/recipe_body.html writes it
 //   storage.js  this phone's units, shelf and favourites
+//   pending.js  a person's changes kept on the device until the server has them
+//   household.js who is asking and what is theirs (/api/me), the household's shelf
 //   page.js     offline hint, service worker, who you are, keyboard help
 //   wake.js     keep the screen on
 //   recipe.js   a recipe's units, servings and favourite controls
@@ -18,6 +20,8 @@
 import { startPage } from "./page.js";
 import { startWake } from "./wake.js";
 import { startStorage } from "./storage.js";
+import { startPending } from "./pending.js";
+import { startHousehold } from "./household.js";
 import { startRecipes } from "./recipe.js";
 import { startShelf } from "./shelf.js";
 import { startList } from "./list.js";
@@ -28,6 +32,8 @@ import { startEditing } from "./edit.js";
 startPage();
 startWake();
 startStorage();
+startHousehold();
+startPending();
 startRecipes();
 startShelf();
 startList();
