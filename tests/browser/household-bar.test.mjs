@@ -167,10 +167,17 @@ for (const size of SIZES) {
       watcher = await watch(context);
       page = await context.newPage();
       await goShelf(page, server.url);
+      // Offline: the tick is kept on the device, counts at once, and is sent when back.
+      await context.setOffline(true);
       await box(page, "white rum").check();
       await until(() => counts(page), ["2", "1"], "Daiquiri can be made; Mojito misses mint");
-      await until(() => page.evaluate(() => localStorage.getItem("libations-pending")), "[]", "sent");
-      problems.push(...await watcher.problems());
+      await until(() => page.locator("#pending").textContent(), "1 change waiting to be sent (offline)", "shown as waiting");
+      assert.equal(await box(page, "white rum").isChecked(), true, "the tick stays while it waits");
+      await context.setOffline(false);
+      await until(() => page.evaluate(() => localStorage.getItem("libations-pending")), "[]", "sent once back");
+      await until(() => page.evaluate(() => fetch("/api/bar").then((r) => r.json()).then((b) => b.shelf.includes("white rum"))), true, "stored");
+      // Going offline makes the browser report the requests it could not make.
+      problems.push(...await watcher.problems([/net::ERR_INTERNET_DISCONNECTED/, /Failed to load resource/]));
       await context.close();
       await server.stop();
       writeFileSync(recipes, JSON.stringify(SAMPLE.filter((r) => r.id !== NOJITO)));
@@ -218,5 +225,38 @@ test("an unknown visitor keeps the shelf on the device, and is told why", async 
   } finally {
     await context.close();
     await server.stop();
+  }
+});
+
+test("a person imports an old export file: its favourites join theirs, its bottles are offered to the shelf", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "libations-hh-bar-"));
+  const server = await startServer(["--local-identity", ALICE, "--state-dir", dir, "--local-edit"]);
+  const context = await phone(browser);
+  const watcher = await watch(context);
+  try {
+    const page = await context.newPage();
+    await goShelf(page, server.url);
+    assert.equal(await page.evaluate(() => fetch("/api/me/favourites/1", { method: "PUT" }).then((r) => r.status)), 200);
+    assert.match(await page.locator("#move-h").textContent(), /Move this device's own choices/);
+    const asked = [];
+    page.on("dialog", (d) => { asked.push(d.message()); d.accept(); });
+    const file = { version: 1, units: "oz", shelf: ["Campari", "gin"], favourites: [2, 5, 9999] };
+    await page.setInputFiles("#import", { name: "libations-bar.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(file)) });
+    await until(() => page.locator("#bar-status").textContent(),
+      "Imported libations-bar.json: amounts in oz on this device; 2 favourites joined yours; 1 favourite is not in this collection and was left out (ids 9999); 2 ticked bottles added to the household's shelf.",
+      "what happened to each part");
+    assert.deepEqual(asked, ["Add the 2 ticked bottles in libations-bar.json to the household's shelf? campari, gin"]);
+    await until(() => page.evaluate(() => localStorage.getItem("libations-pending")), "[]", "sent");
+    const me = await page.evaluate(() => fetch("/api/me").then((r) => r.json()));
+    assert.deepEqual([...me.favourites].sort((a, b) => a - b), [1, 2, 5], "a union: Alice's own favourite stays");
+    const shelf = await page.evaluate(() => fetch("/api/bar").then((r) => r.json()).then((b) => b.shelf.sort()));
+    assert.deepEqual(shelf, ["campari", "gin"]);
+    assert.equal(await page.evaluate(() => JSON.parse(localStorage.getItem("libations")).units), "oz", "units stay per device");
+    await until(() => ticked(page), ["campari", "gin"], "the page shows the household's shelf");
+    assert.deepEqual(await watcher.problems(), []);
+  } finally {
+    await context.close();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
