@@ -6,10 +6,13 @@
 // It is GET /api/recipes, the list page's own data: the service worker keeps it from its
 // first visit and the browser revalidates it by ETag, so on My bar it is usually a 304 or
 // the worker's copy, not a download (at 5,000 recipes a fresh one is about 2.7 MB, a few
-// hundred KB compressed; the sample's is 21 KB). Asked for once per page.
+// hundred KB compressed; the sample's is 21 KB). Asked for once per page, and each
+// recipe's needs (rules.js `needs`) worked out once, not at every tick.
+import { needs } from "./rules.js";
+
 let loading = null;
 
-// { recipes, names: Map(id → name), offline } or null when it cannot be had.
+// { needed: [[id, needs]…] for rules.js `analyseNeeds`, names: Map(id → name), offline }, or null when it cannot be had.
 export function collection() {
   if (loading) return loading;
   loading = fetch("/api/recipes", { headers: { Accept: "application/json" } })
@@ -18,7 +21,7 @@ export function collection() {
       const recipes = await response.json();
       if (!Array.isArray(recipes)) return null;
       return {
-        recipes,
+        needed: recipes.map((r) => [r.id, needs(r)]),
         names: new Map(recipes.map((r) => [Number(r.id), String(r.name)])),
         offline: response.headers.get("X-Libations-Offline") !== null,
       };
