@@ -19,7 +19,7 @@
 //   collection.js  the recipes' names for My bar (/api/recipes, as the list has it)
 //   bottles.js  what the shelf makes, the best next bottles
 //   shopping.js the shopping list, kept on this device
-//   mine.js     a person's favourites, ratings, notes and log on My bar
+//   bar-mine.js a person's favourites, ratings, notes and log, listed on My bar
 //   edit.js     the recipe form: rows in place, problems inline, drafts, conflicts
 import { startPage } from "./page.js";
 import { startWake } from "./wake.js";

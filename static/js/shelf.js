@@ -12,11 +12,10 @@ import { barAnswer, changeShelf, household, onHousehold, setFavourite } from "./
 import { el } from "./markup.js";
 import { collection } from "./collection.js";
 import { showMakes, startBottles } from "./bottles.js";
-import { showMine } from "./mine.js";
+import { showMine } from "./bar-mine.js";
 import { startShopping } from "./shopping.js";
 
 const REFUSED = "This browser would not store the change (storage is full or turned off): it will be lost when the page closes.";
-const OFFER_NO = "libations-shelf-offer-no"; // the device's bottles last declined for the household
 const plural = (n, one, many) => n + " " + (n === 1 ? one : many);
 const summary = () => (bar.units ? "amounts in " + bar.units : "amounts as written") + ", " +
   plural(bar.shelf.size, "ingredient", "ingredients") + " on the shelf, " +
@@ -42,7 +41,6 @@ export function startShelf() {
   startShopping();
   startBottles((text) => { if (text) shopStatus.textContent = text; });
   const ticks = startTicks(root);
-  startOffer();
   document.getElementById("export").addEventListener("click", () => say(exportBar()));
   const picker = document.getElementById("import");
   picker.addEventListener("change", () => importBar(picker).then(say));
@@ -58,7 +56,6 @@ export function startShelf() {
   function render() {
     ticks.show();
     showWho();
-    showOffer();
     const shelf = shelfNow();
     let analysis = null;
     if (collected && shelf && household.ready) {
@@ -166,32 +163,6 @@ function startTicks(root) {
     }
   });
   return { show };
-}
-
-// Moving in: a device that kept a shelf of its own before the household knew its person
-// offers those bottles to the household's shelf (if the person may change it). The device
-// keeps its copy; "Not now" is remembered until the device's own shelf changes.
-const deviceOnly = () => (household.shelf ? Array.from(bar.shelf).filter((k) => !household.shelf.has(k)).sort() : []);
-function startOffer() {
-  document.getElementById("shelf-offer-add").addEventListener("click", () => {
-    const keys = deviceOnly();
-    if (keys.length) changeShelf(keys, []);
-    document.getElementById("shelf-offer").hidden = true;
-  });
-  document.getElementById("shelf-offer-no").addEventListener("click", () => {
-    try { localStorage.setItem(OFFER_NO, Array.from(bar.shelf).sort().join("\n")); } catch (error) { /* storage off */ }
-    document.getElementById("shelf-offer").hidden = true;
-  });
-}
-function showOffer() {
-  const offer = document.getElementById("shelf-offer");
-  const keys = person() && household.mayShelf ? deviceOnly() : [];
-  let declined = null;
-  try { declined = localStorage.getItem(OFFER_NO); } catch (error) { /* storage off */ }
-  offer.hidden = keys.length === 0 || declined === Array.from(bar.shelf).sort().join("\n");
-  if (offer.hidden) return;
-  document.getElementById("shelf-offer-text").textContent = "This device kept " + plural(keys.length, "bottle", "bottles") +
-    " of its own that the household's shelf lacks: " + keys.join(", ") + ". Add them to the household's shelf?";
 }
 
 // Saves the device's choices as libations-bar.json; returns what to tell.
