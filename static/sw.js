@@ -23,12 +23,15 @@ self.addEventListener("activate", (event) => {
 });
 
 // What is worth keeping: the list, recipe pages, all recipes' JSON, the shelf page and its
-// ingredients, assets. Not searches:
-// offline, the list page filters by itself.
+// ingredients, assets, and who is asking with what is theirs and the household's shelf
+// (/api/me, /api/bar: asked afresh whenever the network answers, the last answer kept
+// for offline; changes made offline wait in static/js/pending.js, not here). Not
+// searches: offline, the list page filters by itself.
 function keep(url) {
   const p = url.pathname;
   if (url.search) return false;
   return p === "/" || p === "/api/recipes" || p === "/shelf" || p === "/api/ingredients" ||
+    p === "/api/me" || p === "/api/bar" ||
     p === "/manifest.webmanifest" ||
     p.startsWith("/static/") || /^\/(api\/)?recipes\/\d+$/.test(p);
 }

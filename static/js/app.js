@@ -9,6 +9,8 @@
 //   storage.js  this phone's units, shelf and favourites
 //   pending.js  a person's changes kept on the device until the server has them
 //   household.js who is asking and what is theirs (/api/me), the household's shelf
+//   movein.js   a device's own favourites and shelf joining a person's, once
+//   mine.js     a recipe's rating, note and "made one", and the household's ratings
 //   page.js     offline hint, service worker, who you are, keyboard help
 //   wake.js     keep the screen on
 //   recipe.js   a recipe's units, servings and favourite controls
@@ -26,6 +28,7 @@ import { startWake } from "./wake.js";
 import { startStorage } from "./storage.js";
 import { startPending } from "./pending.js";
 import { startHousehold } from "./household.js";
+import { startMoveIn } from "./movein.js";
 import { startRecipes } from "./recipe.js";
 import { startShelf } from "./shelf.js";
 import { startList } from "./list.js";
@@ -37,6 +40,7 @@ startPage();
 startWake();
 startStorage();
 startHousehold();
+startMoveIn();
 startPending();
 startRecipes();
 startShelf();

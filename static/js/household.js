@@ -122,7 +122,17 @@ function recompute() {
     try { applyChange(state, change); } catch (error) { /* a malformed stored change: the server will say */ }
   }
   Object.assign(household, state, { ready: household.ready });
+  showWhy();
   for (const f of listeners) f(household);
+}
+
+// For an unknown visitor, one quiet line (in the footer) saying why nothing follows them.
+function showWhy() {
+  const line = document.getElementById("why");
+  if (!line) return;
+  const text = household.ready && !household.known && household.why ? household.why : "";
+  if (line.textContent !== text) line.textContent = text;
+  line.hidden = text === "";
 }
 
 // Reads /api/me and /api/bar again (after the waiting changes have gone, so that the answer
@@ -190,9 +200,8 @@ export function setNote(id, text, settles) {
     : { key: "note:" + id, method: "PUT", path, body: json(Date.now(), { text, ...more }) });
 }
 
-// "Made one" of recipe `id`, now.
-export function madeOne(id) {
-  const at = Date.now();
+// "Made one" of recipe `id`, now (or at `at`, ms).
+export function madeOne(id, at = Date.now()) {
   return queue({ key: "made:" + id + ":" + at, method: "POST", path: "/api/me/made/" + id, body: { at } });
 }
 

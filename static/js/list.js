@@ -1,11 +1,13 @@
 // The list of recipes: search as you type (the same rules as the server, rules.js), the
-// personal terms from what this phone keeps (can make, missing one, favourites; it keeps
-// no ratings or "made one" log, so a rating matches nothing and made:never everything),
-// recipes opened in their row on a
+// personal terms from who is asking: a person's favourites, ratings and "made one" log and
+// the household's shelf (household.js), or for an unknown visitor what this device keeps
+// (can make, missing one, favourites; it keeps no ratings or "made one" log, so a rating
+// matches nothing and made:never everything), recipes opened in their row on a
 // phone or in the pane beside the list on a wide screen (pane.js), and the keyboard.
 // Without this the rows are links to recipe pages and the search is a form.
 import { doc, fold, missing, needs, parse, personalPasses, personalTerm, rank, refusal } from "./rules.js";
 import { bar, onChange } from "./storage.js";
+import { household, onHousehold } from "./household.js";
 import { el } from "./markup.js";
 import { Showing } from "./showing.js";
 import { Pane } from "./pane.js";
@@ -76,6 +78,7 @@ async function load() {
   showing = new Showing(list, rows, indexOf, () => openRow);
   decorate();
   onChange(() => { decorate(); apply(); });
+  onHousehold(() => { decorate(); apply(); });
   apply();
   const path = /^\/recipes\/(\d+)$/.exec(location.pathname);
   if (single && pane.id) {
@@ -88,9 +91,16 @@ async function load() {
 
 // ---- Searching --------------------------------------------------------------------------
 
-// Who is asking, as far as this phone knows (rules.js, `personalPasses`): its shelf is
-// always a shelf, empty or not.
-const mine = () => ({ favourites: bar.favourites, ratings: new Map(), lastMade: new Map(), now: Date.now(), shelf: bar.shelf });
+// Who is asking (rules.js, `personalPasses`): a person's own and the household's shelf,
+// or what this device keeps (its shelf is always a shelf, empty or not).
+function mine() {
+  if (!household.known) return { favourites: bar.favourites, ratings: new Map(), lastMade: new Map(), now: Date.now(), shelf: bar.shelf };
+  const lastMade = new Map();
+  for (const m of household.made) if (!lastMade.has(m.id) || lastMade.get(m.id) < m.at) lastMade.set(m.id, m.at);
+  return { favourites: household.favourites, ratings: household.ratings, lastMade, now: Date.now(), shelf: shelfNow() };
+}
+// The shelf the marks and can:make answer from: the household's once known.
+const shelfNow = () => (household.known && household.shelf ? household.shelf : bar.shelf);
 
 function startSearch() {
   const filters = document.querySelector(".filters");
@@ -175,11 +185,13 @@ function apply() {
 // Marks rows as favourites, makeable now, or missing one ingredient (named).
 function decorate() {
   const { rows, ids } = state;
-  const stocked = bar.shelf.size > 0;
-  state.miss = state.needs.map((need) => missing(need, bar.shelf));
+  const shelf = shelfNow();
+  const favourites = household.known ? household.favourites : bar.favourites;
+  const stocked = shelf.size > 0;
+  state.miss = state.needs.map((need) => missing(need, shelf));
   rows.forEach((li, i) => {
     if (!li) return;
-    li.classList.toggle("fav", bar.favourites.has(ids[i]));
+    li.classList.toggle("fav", favourites.has(ids[i]));
     const gap = state.miss[i];
     const have = !stocked ? null : gap.length === 0 ? "all" : gap.length === 1 ? "one" : null;
     const row = li.firstElementChild;
@@ -201,9 +213,9 @@ function decorate() {
 function personalHint(personal) {
   let hint = document.getElementById("device-note");
   let text = null;
-  if ((personal.includes("can:make") || personal.includes("missing:one")) && bar.shelf.size === 0) {
+  if ((personal.includes("can:make") || personal.includes("missing:one")) && shelfNow().size === 0) {
     text = "Your shelf is empty: tick what you have in ";
-  } else if (personal.includes("is:fav") && bar.favourites.size === 0) {
+  } else if (personal.includes("is:fav") && (household.known ? household.favourites : bar.favourites).size === 0) {
     text = "No favourites yet: open a recipe and tap Favourite. Or import them in ";
   }
   if (text === null) { if (hint) hint.hidden = true; return; }

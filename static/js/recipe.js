@@ -1,9 +1,13 @@
 // A recipe's controls, wherever it is shown (its own page, opened in the list, in the
-// pane): units, servings and favourite. Units and favourites are this phone's choices
-// (storage.js); servings last while the page does; `?units=&serves=` of a shared link win
-// for its page. Every recipe on the page is painted again when a choice changes.
+// pane): units, servings and favourite, and a person's own (mine.js). Units are this
+// phone's choice (storage.js); the favourite is the person's when the tailnet names them
+// (household.js), else this phone's; servings last while the page does; `?units=&serves=`
+// of a shared link win for its page. Every recipe on the page is painted again when a
+// choice changes.
 import { UNITS, amount } from "./rules.js";
 import { bar, changeBar, onChange } from "./storage.js";
+import { household, setFavourite } from "./household.js";
+import { paintMine, startMine } from "./mine.js";
 import { toDOM } from "./markup.js";
 import { caption, recipeArticle as recipeArticleOf, recipeBody, recipeHref, serveLink, unitLink } from "./view.js";
 import { wakeToggle } from "./wake.js";
@@ -58,10 +62,14 @@ function paint(root) {
   if (hidden) hidden.value = now.units || "";
   const star = root.querySelector(".star");
   if (star) {
-    star.hidden = false;
-    star.setAttribute("aria-pressed", String(bar.favourites.has(Number(id))));
+    // Once the page knows whose star it is.
+    star.hidden = !household.ready;
+    star.setAttribute("aria-pressed", String(isFavourite(Number(id))));
   }
+  paintMine(root);
 }
+// The person's favourites, or this device's for an unknown visitor.
+export const isFavourite = (id) => (household.known ? household.favourites : bar.favourites).has(id);
 const paintAll = () => document.querySelectorAll(".recipe[data-id]").forEach(paint);
 
 // A recipe's own page keeps its address in step, so that a reload shows the same.
@@ -80,6 +88,7 @@ export function startRecipes() {
   servings = Math.min(offered.max, Math.max(1, parseInt(here.get("serves"), 10) || 1));
   pageUnits = UNITS.includes(here.get("units")) ? here.get("units") : undefined;
   onChange(paintAll);
+  startMine(paintAll);
   startControls();
   const single = document.querySelector(".single");
   if (single) {
@@ -104,7 +113,8 @@ function startControls() {
       paintAll();
     } else {
       const id = Number(target.closest(".recipe").dataset.id);
-      changeBar((b) => { if (b.favourites.has(id)) b.favourites.delete(id); else b.favourites.add(id); });
+      if (household.known) setFavourite(id, !household.favourites.has(id));
+      else changeBar((b) => { if (b.favourites.has(id)) b.favourites.delete(id); else b.favourites.add(id); });
     }
     keepAddress();
   });

@@ -56,7 +56,7 @@ export function recipeBody(r, choices) {
   const acts = h("div", { class: "seg acts" },
     h("button", { type: "button", class: "star", "aria-pressed": "false", hidden: true }, "Favourite"),
     h("button", { type: "button", class: "wake", "aria-pressed": "false", hidden: true }, "Keep screen on"));
-  const tools = ingredients.length === 0 ? [acts] : [...amountTools(r.id, choices), acts];
+  const tools = ingredients.length === 0 ? [acts, mine(r.id)] : [...amountTools(r.id, choices), acts, mine(r.id)];
   return h("div", { class: "recipe", id: "recipe-" + r.id, "data-id": String(r.id) },
     table, h("dl", { class: "facts" }, ...facts), notes, h("div", { class: "tools" }, ...tools));
 }
@@ -78,4 +78,29 @@ function amountTools(id, choices) {
       }),
       h("button", { class: "go", type: "submit" }, "Go")),
   ];
+}
+
+// A person's own (static/js/mine.js fills it in): the household's ratings, theirs, "made
+// one" and a private note. Hidden until the page knows who is asking.
+function mine(id) {
+  const stars = [1, 2, 3, 4, 5].map((n) => h("label", null,
+    h("input", { class: "visually-hidden", type: "radio", name: "stars-" + id, value: String(n) }),
+    h("span", { class: "glyph", "aria-hidden": "true" }, "★"),
+    h("span", { class: "visually-hidden" }, n + (n === 1 ? " star" : " stars"))));
+  return h("details", { class: "mine", hidden: true },
+    h("summary", null, "Rating, note, made one"),
+    h("p", { class: "ratings", hidden: true }),
+    h("fieldset", { class: "rate" }, h("legend", null, "Your rating"), ...stars,
+      h("button", { type: "button", class: "unrate" }, "Clear"),
+      h("button", { type: "button", class: "rerate", hidden: true }, "Undo")),
+    h("div", { class: "made" },
+      h("button", { type: "button", class: "made-one" }, "Made one"),
+      h("button", { type: "button", class: "unmade", hidden: true }, "Undo"),
+      h("span", { class: "made-log" })),
+    h("form", { class: "note" },
+      h("label", { for: "note-" + id }, "Your note (only you see it)"),
+      h("textarea", { id: "note-" + id, name: "note", rows: "3", maxlength: "2000" }),
+      h("div", { class: "conflict", hidden: true }),
+      h("button", { type: "submit", class: "save-note" }, "Save note"),
+      h("span", { class: "note-status", role: "status" })));
 }

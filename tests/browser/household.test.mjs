@@ -1,0 +1,289 @@
+// A person's own in the browser (docs/HOUSEHOLD.md; static/js/household.js, pending.js,
+// mine.js, movein.js), against the real binary with a household (`--state-dir`) and a
+// person (`--local-identity`), at 390×844 and 1280×800: the star, a rating, a note,
+// "made one" and the household's average with two people (the server restarted as
+// another person on the same state directory); a note changed on two devices shown and
+// settled; a star made offline kept, shown as waiting and sent when back; a device's own
+// favourites and shelf moving in; an unknown visitor told why nothing follows them. Each
+// with axe and no console errors. GET /api/me from Node answers for the same person (with
+// --local every visitor is that identity), so it checks what the server really stored.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { createRequire } from "node:module";
+import { SIZES, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const LAPTOP = SIZES.find((s) => s.name === "laptop");
+const SCREENS = [
+  { name: "390x844", context: (browser) => phone(browser) },
+  { name: "1280x800", context: (browser) => wideContext(browser, LAPTOP) },
+];
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+async function axe(page) {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+  return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")})`);
+}
+
+// Polls `get` until it deep-equals `want` (or 10 s have passed, then fails saying what it saw).
+async function until(get, want, message) {
+  let got;
+  for (let i = 0; i < 100; i++) {
+    got = await get();
+    try { assert.deepEqual(got, want); return; } catch { await new Promise((r) => setTimeout(r, 100)); }
+  }
+  assert.deepEqual(got, want, message);
+}
+
+const stateDir = () => mkdtempSync(tmpdir() + "/libations-household-");
+const as = (login, dir, more = []) => startServer(["--local-identity", login, "--state-dir", dir, ...more]);
+const me = async (server) => (await fetch(server.url("/api/me"))).json();
+
+// A recipe's own page, once the page knows who is asking (the star shows then).
+async function openRecipe(page, server, id) {
+  await page.goto(server.url("/recipes/" + id));
+  const recipe = page.locator(`.single .recipe[data-id="${id}"]`);
+  await recipe.locator(".star:not([hidden])").waitFor();
+  return recipe;
+}
+
+// The ids of the rows the list shows for `q`, typed into the search box.
+async function search(page, server, q) {
+  if (!page.url().endsWith("/")) await page.goto(server.url("/"));
+  await page.waitForSelector("#recipes a.row[aria-expanded]", { state: "attached" });
+  await page.locator("#q").fill(q);
+  await page.waitForFunction(() => !document.getElementById("recipes").hasAttribute("aria-busy"));
+  return page.evaluate(() => Array.from(document.querySelectorAll("#recipes > li:not([hidden])"), (li) => Number(li.dataset.id)).sort((a, b) => a - b));
+}
+
+for (const screen of SCREENS) {
+  test(`${screen.name}: star, rate, note and made one are the person's, and the household sees the average`, async () => {
+    const dir = stateDir();
+    let server = await as("alice@example.com", dir);
+    let context = await screen.context(browser);
+    let watcher = await watch(context);
+    try {
+      let page = await context.newPage();
+      let recipe = await openRecipe(page, server, 1);
+      const star = recipe.locator(".star");
+      assert.equal(await star.getAttribute("aria-pressed"), "false");
+      await star.click();
+      await until(() => star.getAttribute("aria-pressed"), "true", "starred");
+      await until(async () => (await me(server)).favourites, [1], "the star is the person's");
+      // Not this device's: its own favourites are left alone.
+      assert.equal(await page.evaluate(() => localStorage.getItem("libations")), null);
+
+      const mine = recipe.locator("details.mine");
+      assert.equal(await mine.isVisible(), true, "a person's own shows");
+      await mine.locator("summary").click();
+      await mine.locator(".rate label").nth(3).click(); // 4 stars
+      await until(async () => (await me(server)).ratings, { 1: 4 }, "rated 4");
+      assert.equal(await mine.locator(".rate label.on").count(), 4);
+      assert.equal(await mine.locator(".rate input[value='4']").isChecked(), true);
+      // Clear, then Undo brings the 4 back.
+      await mine.locator(".unrate").click();
+      await until(async () => (await me(server)).ratings, {}, "cleared");
+      assert.equal(await mine.locator(".rate label.on").count(), 0);
+      await mine.locator(".rerate").click();
+      await until(async () => (await me(server)).ratings, { 1: 4 }, "undone");
+      await until(() => mine.locator(".ratings").textContent(), "Household: 4 ★ · 1 rating: alice 4", "the household's line");
+
+      await mine.locator("textarea").fill("less sugar next time");
+      await mine.locator(".save-note").click();
+      await until(() => mine.locator(".note-status").textContent(), "Saved.", "the note is saved");
+      assert.deepEqual((await me(server)).notes, { 1: "less sugar next time" });
+
+      const made = mine.locator(".made-one");
+      await made.click();
+      await until(() => mine.locator(".made-log").textContent().then((t) => /^made once, last \d{1,2} [A-Z][a-z]{2}$/.test(t)), true, "made once");
+      await made.click();
+      await until(async () => (await me(server)).made.length, 2, "two entries");
+      await until(() => mine.locator(".made-log").textContent().then((t) => t.startsWith("made 2 times, last ")), true, "made twice");
+      // Undo takes back the last one only.
+      await mine.locator(".unmade").click();
+      await until(async () => (await me(server)).made.length, 1, "one taken back");
+      assert.match(await mine.locator("summary").textContent(), /^Yours: 4 ★ · made once · note$/);
+      assert.deepEqual(await axe(page), [], "the recipe with the person's own open");
+
+      // The list answers the personal terms from the person's own.
+      assert.deepEqual(await search(page, server, "is:fav"), [1]);
+      assert.deepEqual(await search(page, server, "rating:>=4"), [1]);
+      assert.deepEqual(await search(page, server, "made:recent"), [1]);
+      assert.equal((await search(page, server, "made:never")).includes(1), false);
+      assert.deepEqual(await page.evaluate(() => Array.from(document.querySelectorAll("#recipes > li.fav"), (li) => li.dataset.id)), ["1"]);
+      assert.deepEqual(await watcher.problems(), []);
+      await context.close();
+      await server.stop();
+
+      // Bob, on the same household: his own star is not Alice's; his rating joins hers.
+      server = await as("bob@example.com", dir);
+      context = await screen.context(browser);
+      watcher = await watch(context);
+      page = await context.newPage();
+      recipe = await openRecipe(page, server, 1);
+      assert.equal(await recipe.locator(".star").getAttribute("aria-pressed"), "false", "Alice's star is hers");
+      const his = recipe.locator("details.mine");
+      await until(() => his.locator(".ratings").textContent(), "Household: 4 ★ · 1 rating: alice 4", "Alice's rating shows to Bob");
+      assert.equal(await his.locator("summary").textContent(), "Rating, note, made one", "nothing of Alice's is Bob's");
+      await his.locator("summary").click();
+      assert.equal(await his.locator("textarea").inputValue(), "", "Alice's note is hers");
+      await his.locator(".rate label").nth(4).click(); // 5 stars
+      await until(async () => (await me(server)).ratings, { 1: 5 }, "Bob rated 5");
+      await until(() => his.locator(".ratings").textContent().then((t) => /^Household: 4\.5 ★ · 2 ratings: (alice 4, bob 5|bob 5, alice 4)$/.test(t)), true, "the average of two");
+      assert.deepEqual(await axe(page), [], "the average of two");
+      assert.deepEqual(await watcher.problems(), []);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
+  test(`${screen.name}: a note changed on two devices shows both, and the person keeps one`, async () => {
+    const server = await as("alice@example.com", stateDir());
+    const phoneA = await screen.context(browser);
+    const phoneB = await screen.context(browser);
+    const watcherA = await watch(phoneA);
+    const watcherB = await watch(phoneB);
+    try {
+      const a = await phoneA.newPage();
+      const b = await phoneB.newPage();
+      const noteOn = async (page) => {
+        const mine = (await openRecipe(page, server, 2)).locator("details.mine");
+        await mine.locator("summary").click();
+        return mine;
+      };
+      const mineA = await noteOn(a);
+      await mineA.locator("textarea").fill("shake harder");
+      await mineA.locator(".save-note").click();
+      await until(() => mineA.locator(".note-status").textContent(), "Saved.");
+      // Device B reads it, then device A changes it again; B, not knowing, writes its own.
+      const mineB = await noteOn(b);
+      assert.equal(await mineB.locator("textarea").inputValue(), "shake harder");
+      await mineA.locator("textarea").fill("shake harder, double strain");
+      await mineA.locator(".save-note").click();
+      await until(async () => (await me(server)).notes, { 2: "shake harder, double strain" });
+      await mineB.locator("textarea").fill("stir instead");
+      await mineB.locator(".save-note").click();
+      await until(async () => (await me(server)).note_conflicts, { 2: ["shake harder, double strain"] }, "kept as a conflict");
+      const conflict = mineB.locator(".conflict");
+      await conflict.waitFor();
+      assert.deepEqual(await conflict.locator(".text").allTextContents(), ["stir instead", "shake harder, double strain"]);
+      assert.deepEqual(await axe(b), [], "the conflict shown");
+      // B keeps A's text: the conflict is settled everywhere and nothing else is lost.
+      await conflict.locator(".keep").nth(1).click();
+      await until(async () => { const m = await me(server); return [m.notes, m.note_conflicts]; },
+        [{ 2: "shake harder, double strain" }, {}], "settled");
+      await conflict.waitFor({ state: "hidden" });
+      assert.equal(await mineB.locator("textarea").inputValue(), "shake harder, double strain");
+      assert.deepEqual(await watcherA.problems(), []);
+      assert.deepEqual(await watcherB.problems(), []);
+    } finally {
+      await phoneA.close();
+      await phoneB.close();
+      await server.stop();
+    }
+  });
+
+  test(`${screen.name}: a star made offline waits on the device, shown, and is sent when back`, async () => {
+    const server = await as("alice@example.com", stateDir());
+    const context = await screen.context(browser);
+    const watcher = await watch(context);
+    try {
+      const page = await context.newPage();
+      const star = (await openRecipe(page, server, 3)).locator(".star");
+      const pending = page.locator("#pending");
+      assert.equal(await pending.isHidden(), true, "nothing waits");
+      await context.setOffline(true);
+      await star.click();
+      await until(() => star.getAttribute("aria-pressed"), "true", "shown starred at once");
+      // Tapped three more times: one change waits, the last.
+      await star.click();
+      await star.click();
+      await star.click();
+      assert.equal(await star.getAttribute("aria-pressed"), "false");
+      await star.click();
+      await until(() => pending.textContent(), "1 change waiting to be sent (offline)");
+      assert.equal(await pending.isVisible(), true);
+      const kept = JSON.parse(await page.evaluate(() => localStorage.getItem("libations-pending")));
+      assert.deepEqual(kept.map((c) => [c.method, c.path]), [["PUT", "/api/me/favourites/3"]], "kept on the device");
+      assert.deepEqual((await me(server)).favourites, [], "not yet on the server");
+      assert.deepEqual(await axe(page), [], "offline, one change waiting");
+      await context.setOffline(false);
+      await until(async () => (await me(server)).favourites, [3], "sent when back online");
+      await pending.waitFor({ state: "hidden" });
+      assert.equal(await page.evaluate(() => localStorage.getItem("libations-pending")), "[]");
+      assert.equal(await star.getAttribute("aria-pressed"), "true");
+      assert.deepEqual(await watcher.problems(), []);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
+  test(`${screen.name}: a device's own favourites and ticked bottles move in, once`, async () => {
+    const server = await as("alice@example.com", stateDir(), ["--local-edit"]);
+    const context = await screen.context(browser);
+    const watcher = await watch(context);
+    try {
+      const page = await context.newPage();
+      // Alice has a star of her own already; the device kept two and ticked two bottles.
+      await (await openRecipe(page, server, 5)).locator(".star").click();
+      await until(async () => (await me(server)).favourites, [5]);
+      const device = { version: 1, units: "oz", shelf: ["campari", "gin"], favourites: [2, 5, 7] };
+      await page.evaluate((d) => localStorage.setItem("libations", JSON.stringify(d)), device);
+      await page.goto(server.url("/"));
+      await until(async () => (await me(server)).favourites, [2, 5, 7], "the union");
+      const offer = page.locator(".move-in");
+      await offer.waitFor();
+      assert.match(await offer.textContent(), /2 bottles ticked that the household's shelf does not: campari, gin\./);
+      assert.deepEqual(await axe(page), [], "the offer");
+      assert.deepEqual((await (await fetch(server.url("/api/bar"))).json()).shelf, [], "not before Add");
+      await offer.getByRole("button", { name: "Add" }).click();
+      await until(async () => (await (await fetch(server.url("/api/bar"))).json()).shelf, ["campari", "gin"], "on the household's shelf");
+      assert.equal(await offer.count(), 0, "the offer is gone");
+      // The list marks the person's favourites; the device keeps its own, untouched.
+      await until(() => page.evaluate(() => Array.from(document.querySelectorAll("#recipes > li.fav"), (li) => Number(li.dataset.id)).sort((a, b) => a - b)), [2, 5, 7]);
+      assert.deepEqual(JSON.parse(await page.evaluate(() => localStorage.getItem("libations"))), device);
+      // Once: not offered again, and a star taken away stays away.
+      await (await openRecipe(page, server, 7)).locator(".star").click();
+      await until(async () => (await me(server)).favourites, [2, 5]);
+      await page.goto(server.url("/"));
+      await page.waitForSelector("#recipes a.row[aria-expanded]", { state: "attached" });
+      await page.waitForTimeout(500);
+      assert.equal(await page.locator(".move-in").count(), 0, "asked once");
+      assert.deepEqual((await me(server)).favourites, [2, 5], "not moved in twice");
+      assert.deepEqual(await watcher.problems(), []);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
+  test(`${screen.name}: an unknown visitor keeps the device's star and reads why`, async () => {
+    const server = await startServer(); // --local without --state-dir: no household
+    const context = await screen.context(browser);
+    const watcher = await watch(context);
+    try {
+      const page = await context.newPage();
+      const recipe = await openRecipe(page, server, 1);
+      const why = page.locator("#why");
+      await why.waitFor();
+      assert.match(await why.textContent(), /keeps no household.*your choices stay on this device/);
+      assert.equal(await recipe.locator("details.mine").isHidden(), true, "no rating, note or made one");
+      await recipe.locator(".star").click();
+      await until(async () => JSON.parse(await page.evaluate(() => localStorage.getItem("libations")))?.favourites, [1], "kept on the device");
+      assert.equal(await page.evaluate(() => localStorage.getItem("libations-pending")), null, "nothing to send");
+      assert.deepEqual(await axe(page), [], "an unknown visitor's recipe");
+      assert.deepEqual(await watcher.problems(), []);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+}
