@@ -57,7 +57,7 @@ function entry(names, id, own, show = {}) {
   if (show.at !== undefined) {
     const when = new Date(show.at);
     parts.push(" ", el("time", { datetime: when.toISOString() },
-      when.toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" })));
+      when.toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric" })));
   }
   const note = own.notes?.get(id);
   if ((show.note || removed) && note) parts.push(el("p", { class: "mine-note" }, note));
