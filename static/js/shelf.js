@@ -28,6 +28,7 @@ const person = () => household.ready && household.known;
 const shelfNow = () => (person() ? household.shelf : bar.shelf);
 
 let collected = null; // collection.js's answer, once it is in
+let refusal = ""; // why the server refused the last tick, shown until the next one
 
 export function startShelf() {
   const root = document.getElementById("bar");
@@ -96,8 +97,10 @@ function showWho() {
   line.hidden = false;
   const readOnly = person() && !household.mayShelf;
   const unread = person() && household.shelf === null;
-  rights.hidden = !(readOnly || unread);
-  if (readOnly) {
+  rights.hidden = !(readOnly || unread || refusal);
+  if (refusal) {
+    rights.textContent = refusal;
+  } else if (readOnly) {
     rights.textContent = "You can see the household's shelf but not change it: only people the tailnet's policy grants the shelf ({\"shelf\": true}) or editing may tick it. Ask whoever runs the bar's tailnet.";
   } else if (unread) {
     rights.textContent = "The household's shelf could not be read just now (offline?): it shows once the server answers.";
@@ -147,9 +150,12 @@ function startTicks(root) {
         return;
       }
       if (!household.mayShelf) { show(); return; }
+      refusal = "";
       changeShelf(t.checked ? [t.value] : [], t.checked ? [] : [t.value]).then((answer) => {
         if (answer && answer.error !== undefined) {
-          rights.textContent = "Not saved: " + answer.error + (answer.field ? " (" + answer.field + ")" : "");
+          // The box shows the server's shelf again (household.js); this says why.
+          refusal = "Not saved: " + answer.error + (answer.field ? " (" + answer.field + ")" : "");
+          rights.textContent = refusal;
           rights.hidden = false;
         }
       });

@@ -260,3 +260,31 @@ test("a person imports an old export file: its favourites join theirs, its bottl
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a tick the server refuses (the grant taken away meanwhile) is undone, and the page says why", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "libations-hh-bar-"));
+  const args = ["--local-identity", ALICE, "--state-dir", dir];
+  let server = await startServer([...args, "--local-edit"]);
+  const addr = new URL(server.base).host;
+  const context = await phone(browser);
+  const watcher = await watch(context);
+  try {
+    const page = await context.newPage();
+    await goShelf(page, server.url);
+    assert.equal(await page.isDisabled("#shelf input[value=gin]"), false, "granted when the page was read");
+    await server.stop();
+    server = await startServer(args, { addr }); // the same address, without the grant
+    await box(page, "gin").click(); // not check(): the refusal may untick it before that looks
+    await until(() => box(page, "gin").isChecked(), false, "the box shows the server's shelf again");
+    await until(() => page.locator("#shelf-rights:visible").textContent().then((t) => t.startsWith("Not saved: ")), true,
+      "the refusal is shown by the shelf, and stays");
+    assert.deepEqual(await page.evaluate(() => fetch("/api/bar").then((r) => r.json()).then((b) => b.shelf)), []);
+    assert.equal(await page.evaluate(() => localStorage.getItem("libations-pending")), "[]", "not kept for later: refused");
+    // The browser reports the refused request itself.
+    assert.deepEqual(await watcher.problems([/status of 403/]), []);
+  } finally {
+    await context.close();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
