@@ -28,6 +28,7 @@ const person = () => household.ready && household.known;
 const shelfNow = () => (person() ? household.shelf : bar.shelf);
 
 let collected = null; // collection.js's answer, once it is in
+let asked = false; // collection.js has answered (null when the recipes could not be had)
 let refusal = ""; // why the server refused the last tick, shown until the next one
 
 export function startShelf() {
@@ -57,9 +58,12 @@ export function startShelf() {
   function render() {
     ticks.show();
     showWho();
+    // Until both have answered the page keeps what it says without them (no flash of
+    // "Recipe 7" before the names arrive).
+    if (!household.ready || !asked) return;
     const shelf = shelfNow();
     let analysis = null;
-    if (collected && shelf && household.ready) {
+    if (collected && shelf) {
       // Worked out here, so that ticks still waiting to be sent count at once.
       const key = Array.from(shelf).sort().join("\n");
       if (key !== lastShelf) { lastShelf = key; lastAnalysis = analyseNeeds(collected.needed, shelf); }
@@ -67,12 +71,12 @@ export function startShelf() {
     } else if (person()) {
       analysis = barAnswer();
     }
-    showMakes(household.ready ? analysis : null, collected && collected.names, !shelf || shelf.size === 0);
-    if (household.ready) showMine(person() ? household : { known: false, favourites: bar.favourites }, collected && collected.names);
+    showMakes(analysis, collected && collected.names, !shelf || shelf.size === 0);
+    showMine(person() ? household : { known: false, favourites: bar.favourites }, collected && collected.names);
   }
   onChange(render);
   onHousehold(render);
-  collection().then((c) => { collected = c; render(); });
+  collection().then((c) => { collected = c; asked = true; render(); });
   render();
 }
 
