@@ -9,7 +9,7 @@
 // first, shelf: Set(key) | null (the household's, from GET /api/bar; null until known) }.
 // `ready` is false until /api/me has answered once (or could not be asked).
 import { ingredientKey } from "./rules.js";
-import { flush, onPending, pendingChanges, queue, unqueue } from "./pending.js";
+import { onPending, pendingChanges, queue as send, setWho, unqueue } from "./pending.js";
 
 export const household = {
   ready: false, known: false, login: null, name: null, why: null, mayShelf: false,
@@ -108,7 +108,8 @@ export function applyAnswer(state, change, answer) {
     if (Array.isArray(answer.conflicts) && answer.conflicts.length) state.conflicts.set(id, answer.conflicts);
     else state.conflicts.delete(id);
   } else if (change.path.startsWith("/api/me/made/")) {
-    applyChange(state, change);
+    // The entry is stored at the server's `at` (one from a clock ahead counts as now).
+    applyChange(state, change.method === "POST" ? { ...change, body: { at: Number(answer.at) } } : change);
   } else if (change.path === "/api/bar/shelf" && Array.isArray(answer.shelf)) {
     state.shelf = new Set(answer.shelf.map(ingredientKey));
   }
@@ -135,10 +136,11 @@ function showWhy() {
   line.hidden = text === "";
 }
 
-// Reads /api/me and /api/bar again (after the waiting changes have gone, so that the answer
-// includes them).
+// Reads /api/me and /api/bar again, then sends the person's waiting changes (their
+// answers fold in as they come).
+let lastRefresh = 0;
 export async function refresh() {
-  await flush().catch(() => {});
+  lastRefresh = Date.now();
   let me = null;
   try {
     const response = await fetch("/api/me", { headers: { Accept: "application/json" } });
@@ -157,10 +159,14 @@ export async function refresh() {
   }
   household.ready = true;
   recompute();
+  if (me) setWho(base.login);
 }
 
 export function startHousehold() {
-  onPending(({ change, answer }) => {
+  let later = 0;
+  onPending(({ change, answer, elsewhere }) => {
+    // Another tab sent changes and heard the answers: ask what is stored now.
+    if (elsewhere) { clearTimeout(later); later = setTimeout(refresh, 300); }
     if (change && answer) {
       applyAnswer(base, change, answer);
       if (change.path === "/api/bar/shelf" && answer.error === undefined) bar = answer;
@@ -169,12 +175,18 @@ export function startHousehold() {
   });
   addEventListener("online", () => { refresh(); });
   addEventListener("pageshow", (event) => { if (event.persisted) refresh(); });
+  // Back to a page left open: what other devices changed meanwhile.
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible" && Date.now() - lastRefresh > 30_000) refresh();
+  });
   return refresh();
 }
 
 // ---- A person's changes ------------------------------------------------------------------
 
 const json = (at, more) => ({ ...more, at });
+// Every change of a person's own is marked as theirs (pending.js sends it only for them).
+const queue = (change) => send({ ...change, login: household.login ?? undefined });
 
 // Stars or unstars recipe `id`.
 export function setFavourite(id, on) {

@@ -101,8 +101,9 @@ function paintConflict(box, id, note, conflicts) {
   div.replaceChildren(
     el("p", null, "This note was changed on another device too. Keep one:"),
     el("ol", null, ...texts.map((text, i) => el("li", null,
-      el("p", { class: "text" }, text === "" ? "(no note)" : text),
-      el("button", { type: "button", class: "keep", "data-i": String(i) }, i === 0 ? "Keep this (newest)" : "Keep this")))));
+      el("p", { class: "text", id: "note-" + id + "-" + i }, text === "" ? "(no note)" : text),
+      el("button", { type: "button", class: "keep", "data-i": String(i), "aria-describedby": "note-" + id + "-" + i },
+        i === 0 ? "Keep this (saved last)" : "Keep this")))));
 }
 
 function setText(node, text) {
@@ -111,7 +112,7 @@ function setText(node, text) {
 
 // What the note's status line says once a change is answered.
 function answered(id, answer, done) {
-  if (answer === null) saying.set(id, "Kept on this device: it will be sent when the connection is back.");
+  if (answer === null) saying.set(id, "Waiting to be sent (kept on this device).");
   else if (answer.error !== undefined) saying.set(id, "Not saved: " + answer.error + (answer.field ? " (" + answer.field + ")" : ""));
   else if (Array.isArray(answer.conflicts) && answer.conflicts.length) saying.set(id, "Saved, but another device changed this note meanwhile: both are kept, keep one.");
   else saying.set(id, done);
@@ -123,9 +124,12 @@ export function startMine(paintAll) {
   onHousehold(paintAll);
   // The household's average changes with the person's own rating.
   onPending(({ change, answer }) => {
-    if (change && answer && answer.error === undefined && change.path.startsWith("/api/me/ratings/")) {
-      const id = Number(answer.id);
-      if (document.querySelector('.recipe[data-id="' + id + '"]')) askRatings(id, true);
+    if (!change || !answer) return;
+    const id = Number(/\/(\d+)/.exec(change.path)?.[1]);
+    // A note sent later (back online, or the next visit) says how it went.
+    if (change.path.startsWith("/api/me/notes/")) answered(id, answer, "Saved.");
+    if (answer.error === undefined && change.path.startsWith("/api/me/ratings/") && document.querySelector('.recipe[data-id="' + id + '"]')) {
+      askRatings(id, true);
     }
   });
   const recipeId = (node) => Number(node.closest(".recipe").dataset.id);
@@ -153,7 +157,10 @@ export function startMine(paintAll) {
     } else if (button.matches(".made-one")) {
       const at = Date.now();
       justMade.set(id, at);
-      madeOne(id, at);
+      // Stored at the server's time (a clock ahead of it counts as now).
+      madeOne(id, at).then((answer) => {
+        if (answer && answer.at !== undefined && justMade.get(id) === at) { justMade.set(id, Number(answer.at)); repaint(id); }
+      });
     } else if (button.matches(".unmade")) {
       const at = justMade.get(id);
       justMade.delete(id);

@@ -4,9 +4,11 @@
 // `online` event, the next page load, the next change). Each carries `at`, when it was
 // made, so the server orders it among other devices' changes (docs/HOUSEHOLD.md).
 //
-// A change: { key, method, path, body }. `key` names what it changes ("fav:7",
+// A change: { key, method, path, body, login }. `key` names what it changes ("fav:7",
 // "note:7", "shelf:gin"): a later change with the same key replaces one not yet sent, so
-// ten taps on a star offline send one request. A note keeps the first unsent change's
+// ten taps on a star offline send one request. `login`, when given, is whose change it is:
+// it is sent only while the page is that person's (`setWho`), so that a shared device
+// never files one person's note under another's name; until then it waits. A note keeps the first unsent change's
 // `was` (the text it was written over), so that a conflict with another device is still
 // found. The answer decides what happens to a change:
 //   2xx                         sent: dropped, its answer handed on (`onPending`)
@@ -21,7 +23,7 @@ export const STORE = "libations-pending"; // the localStorage key
 // and, unless it says its own, its `settles`. `sending`: the id of a change on its way,
 // which must not be replaced (its answer is coming); the new one waits behind it.
 export function merge(list, change, sending = null) {
-  const earlier = list.find((c) => c.key === change.key && c.id !== sending);
+  const earlier = list.find((c) => c.key === change.key && c.login === change.login && c.id !== sending);
   const merged = { ...change, body: change.body === undefined ? undefined : { ...change.body } };
   if (earlier && earlier.body && merged.body) {
     if (Object.hasOwn(earlier.body, "was")) merged.body.was = earlier.body.was;
@@ -57,6 +59,7 @@ let retryTimer = 0;
 let retryDelay = 0;
 let refused = ""; // the last refusal, shown until the next change
 let nextId = 0;
+let who; // the login the page is for (undefined until known; null: an unknown visitor)
 
 function load() {
   try {
@@ -87,8 +90,9 @@ export const pendingCount = () => current().length;
 // of what the server said).
 export const pendingChanges = () => current();
 
-// Runs `f({ count, change, answer, refused })` whenever the count changes or an answer
-// arrives (`answer`: the server's JSON; `refused`: the text shown when it was refused).
+// Runs `f({ count, change, answer, refused, elsewhere })` whenever the count changes or an
+// answer arrives (`answer`: the server's JSON; `refused`: the text shown when it was
+// refused; `elsewhere`: another tab changed the list, and has the answers).
 export const onPending = (f) => { listeners.push(f); };
 function tell(event) {
   const count = pendingCount();
@@ -137,6 +141,13 @@ function settle(id, answer) {
   if (resolve) { waiters.delete(id); resolve(answer); }
 }
 
+// Whose the page is (household.js, from /api/me): their waiting changes may go now.
+export function setWho(login) {
+  who = login;
+  return flush();
+}
+const mayGo = (c) => c.login === undefined || (who !== undefined && c.login === who);
+
 // Sends the waiting changes in order, one at a time; one flush at a time on this page, and
 // (where the browser can) in all tabs of this device.
 export function flush() {
@@ -149,7 +160,7 @@ export function flush() {
 async function sendAll() {
   clearTimeout(retryTimer);
   for (;;) {
-    const change = current()[0];
+    const change = current().find(mayGo);
     if (!change) { retryDelay = 0; return; }
     if (!navigator.onLine) { stay(); return; }
     sendingId = change.id;
@@ -194,7 +205,7 @@ export function startPending() {
   addEventListener("online", () => { retryDelay = 0; flush(); });
   addEventListener("offline", () => show(pendingCount()));
   addEventListener("storage", (event) => {
-    if (event.key === STORE || event.key === null) tell({});
+    if (event.key === STORE || event.key === null) tell({ elsewhere: true });
   });
   show(pendingCount());
   flush();

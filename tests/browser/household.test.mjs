@@ -17,7 +17,8 @@ import { SIZES, launch, phone, startServer, watch, wideContext } from "./lib/bro
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const LAPTOP = SIZES.find((s) => s.name === "laptop");
 const SCREENS = [
-  { name: "390x844", context: (browser) => phone(browser) },
+  // The phone in dark mode, the laptop in light: axe checks the contrast of both.
+  { name: "390x844", context: (browser) => phone(browser, { colorScheme: "dark" }) },
   { name: "1280x800", context: (browser) => wideContext(browser, LAPTOP) },
 ];
 
@@ -113,6 +114,10 @@ for (const screen of SCREENS) {
 
       // The list answers the personal terms from the person's own.
       assert.deepEqual(await search(page, server, "is:fav"), [1]);
+      // The recipe opened from the list (in its row, or in the pane) shows the same.
+      await page.locator('#recipes > li[data-id="1"] > a.row').click();
+      await until(() => page.locator('.recipe[data-id="1"] details.mine summary').textContent(), "Yours: 4 ★ · made once · note", "opened from the list");
+      assert.equal(await page.locator('.recipe[data-id="1"] .star').getAttribute("aria-pressed"), "true");
       assert.deepEqual(await search(page, server, "rating:>=4"), [1]);
       assert.deepEqual(await search(page, server, "made:recent"), [1]);
       assert.equal((await search(page, server, "made:never")).includes(1), false);
@@ -175,6 +180,7 @@ for (const screen of SCREENS) {
       await conflict.waitFor();
       assert.deepEqual(await conflict.locator(".text").allTextContents(), ["stir instead", "shake harder, double strain"]);
       assert.deepEqual(await axe(b), [], "the conflict shown");
+      if (process.env.LIBATIONS_SHOTS) await b.screenshot({ path: `${process.env.LIBATIONS_SHOTS}/conflict-${screen.name}.png`, scale: "css" });
       // B keeps A's text: the conflict is settled everywhere and nothing else is lost.
       await conflict.locator(".keep").nth(1).click();
       await until(async () => { const m = await me(server); return [m.notes, m.note_conflicts]; },
@@ -210,16 +216,94 @@ for (const screen of SCREENS) {
       await star.click();
       await until(() => pending.textContent(), "1 change waiting to be sent (offline)");
       assert.equal(await pending.isVisible(), true);
+      // A note written offline waits too, and says so.
+      const mine = page.locator('.single .recipe[data-id="3"] details.mine');
+      await mine.locator("summary").click();
+      await mine.locator("textarea").fill("use fresh mint");
+      await mine.locator(".save-note").click();
+      await until(() => mine.locator(".note-status").textContent(), "Waiting to be sent (kept on this device).");
+      await until(() => pending.textContent(), "2 changes waiting to be sent (offline)");
       const kept = JSON.parse(await page.evaluate(() => localStorage.getItem("libations-pending")));
-      assert.deepEqual(kept.map((c) => [c.method, c.path]), [["PUT", "/api/me/favourites/3"]], "kept on the device");
+      assert.deepEqual(kept.map((c) => [c.method, c.path]), [["PUT", "/api/me/favourites/3"], ["PUT", "/api/me/notes/3"]], "kept on the device");
       assert.deepEqual((await me(server)).favourites, [], "not yet on the server");
-      assert.deepEqual(await axe(page), [], "offline, one change waiting");
+      assert.deepEqual(await axe(page), [], "offline, two changes waiting");
       await context.setOffline(false);
       await until(async () => (await me(server)).favourites, [3], "sent when back online");
+      await until(async () => (await me(server)).notes, { 3: "use fresh mint" }, "the note too");
+      await until(() => mine.locator(".note-status").textContent(), "Saved.");
       await pending.waitFor({ state: "hidden" });
       assert.equal(await page.evaluate(() => localStorage.getItem("libations-pending")), "[]");
       assert.equal(await star.getAttribute("aria-pressed"), "true");
       assert.deepEqual(await watcher.problems(), []);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
+  test(`${screen.name}: offline, a reload shows the person's own from the service worker's copy, with what waits on top`, async () => {
+    const server = await as("alice@example.com", stateDir());
+    const context = await screen.context(browser);
+    const watcher = await watch(context);
+    try {
+      const page = await context.newPage();
+      await openRecipe(page, server, 4);
+      await page.evaluate(async () => {
+        await navigator.serviceWorker.ready;
+        if (!navigator.serviceWorker.controller) {
+          await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+        }
+      });
+      let recipe = await openRecipe(page, server, 4);
+      await recipe.locator(".star").click();
+      await until(async () => (await me(server)).favourites, [4]);
+      recipe = await openRecipe(page, server, 4); // /api/me asked again, through the worker
+      assert.equal(await recipe.locator(".star").getAttribute("aria-pressed"), "true");
+
+      await context.setOffline(true);
+      await recipe.locator(".star").click(); // unstarred offline: waits
+      await until(() => page.locator("#pending").textContent(), "1 change waiting to be sent (offline)");
+      recipe = await openRecipe(page, server, 4);
+      assert.equal(await recipe.locator(".star").getAttribute("aria-pressed"), "false", "the saved answer with the waiting change on top");
+      assert.equal(await recipe.locator("details.mine").isVisible(), true, "still known offline");
+      assert.equal(await page.locator("#pending").textContent(), "1 change waiting to be sent (offline)");
+      assert.deepEqual((await me(server)).favourites, [4], "not sent yet");
+
+      await context.setOffline(false);
+      await until(async () => (await me(server)).favourites, [], "sent when back");
+      await page.locator("#pending").waitFor({ state: "hidden" });
+      assert.deepEqual(await watcher.problems([/net::ERR_INTERNET_DISCONNECTED/, /Failed to load resource/]), []);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  });
+
+  test(`${screen.name}: a change the server refuses is dropped and its error shown, never silently`, async () => {
+    const server = await as("alice@example.com", stateDir());
+    const context = await screen.context(browser);
+    const watcher = await watch(context);
+    try {
+      const page = await context.newPage();
+      await openRecipe(page, server, 1);
+      // As a page would send it, through the module the page loaded.
+      const answer = await page.evaluate(async () => {
+        const dir = document.querySelector("script[type=module]").src.replace(/app\.js$/, "");
+        const pending = await import(dir + "pending.js");
+        return pending.queue({ key: "rating:1", method: "PUT", path: "/api/me/ratings/1", body: { stars: 9, at: Date.now() } });
+      });
+      assert.equal(answer.field, "stars", JSON.stringify(answer));
+      const status = page.locator("#pending");
+      await status.waitFor();
+      assert.match(await status.textContent(), /^Not saved: .+ \(stars\)$/);
+      assert.equal(await page.evaluate(() => localStorage.getItem("libations-pending")), "[]", "dropped");
+      assert.deepEqual((await me(server)).ratings, {});
+      assert.deepEqual(await axe(page), [], "the refusal shown");
+      // The next change clears it.
+      await page.locator(".single .star").click();
+      await status.waitFor({ state: "hidden" });
+      // Chromium logs every 4xx answer; that one was expected.
+      assert.deepEqual(await watcher.problems([/status of 422 .*\/recipes\/1\]$/]), []);
     } finally {
       await context.close();
       await server.stop();
@@ -235,6 +319,11 @@ for (const screen of SCREENS) {
       // Alice has a star of her own already; the device kept two and ticked two bottles.
       await (await openRecipe(page, server, 5)).locator(".star").click();
       await until(async () => (await me(server)).favourites, [5]);
+      // The household's shelf has sweet vermouth (from another device).
+      const put = await fetch(server.url("/api/bar/shelf"), {
+        method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ have: ["sweet vermouth"], out: [] }),
+      });
+      assert.equal(put.status, 200);
       const device = { version: 1, units: "oz", shelf: ["campari", "gin"], favourites: [2, 5, 7] };
       await page.evaluate((d) => localStorage.setItem("libations", JSON.stringify(d)), device);
       await page.goto(server.url("/"));
@@ -243,13 +332,21 @@ for (const screen of SCREENS) {
       await offer.waitFor();
       assert.match(await offer.textContent(), /2 bottles ticked that the household's shelf does not: campari, gin\./);
       assert.deepEqual(await axe(page), [], "the offer");
-      assert.deepEqual((await (await fetch(server.url("/api/bar"))).json()).shelf, [], "not before Add");
+      if (process.env.LIBATIONS_SHOTS) await page.screenshot({ path: `${process.env.LIBATIONS_SHOTS}/move-in-${screen.name}.png`, scale: "css" });
+      assert.deepEqual((await (await fetch(server.url("/api/bar"))).json()).shelf, ["sweet vermouth"], "not before Add");
       await offer.getByRole("button", { name: "Add" }).click();
-      await until(async () => (await (await fetch(server.url("/api/bar"))).json()).shelf, ["campari", "gin"], "on the household's shelf");
+      await until(async () => (await (await fetch(server.url("/api/bar"))).json()).shelf, ["campari", "gin", "sweet vermouth"], "on the household's shelf");
       assert.equal(await offer.count(), 0, "the offer is gone");
       // The list marks the person's favourites; the device keeps its own, untouched.
       await until(() => page.evaluate(() => Array.from(document.querySelectorAll("#recipes > li.fav"), (li) => Number(li.dataset.id)).sort((a, b) => a - b)), [2, 5, 7]);
       assert.deepEqual(JSON.parse(await page.evaluate(() => localStorage.getItem("libations"))), device);
+      // Can make and missing one answer from the household's shelf (campari, gin and sweet
+      // vermouth make a Negroni), as the server does, not from the device's two bottles.
+      const bar = await (await fetch(server.url("/api/bar"))).json();
+      assert.ok(bar.can_make.includes(1), "the server: a Negroni");
+      assert.deepEqual(await search(page, server, "can:make"), bar.can_make.slice().sort((a, b) => a - b));
+      assert.deepEqual(await search(page, server, "missing:one"), bar.missing_one.map((m) => m.id).sort((a, b) => a - b));
+      assert.equal(await page.locator('#recipes > li[data-id="1"]').getAttribute("data-have"), "all");
       // Once: not offered again, and a star taken away stays away.
       await (await openRecipe(page, server, 7)).locator(".star").click();
       await until(async () => (await me(server)).favourites, [2, 5]);

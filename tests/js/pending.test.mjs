@@ -21,6 +21,14 @@ test("a later toggle with the same key replaces the unsent one, and goes last", 
   assert.deepEqual(list.map((c) => c.id), ["b", "d"]);
 });
 
+test("one person's change never replaces another's on a shared device", () => {
+  let list = merge([], { ...fav(7, true, 1, "a"), login: "alice@example.com" });
+  list = merge(list, { ...fav(7, false, 2, "b"), login: "bob@example.com" });
+  assert.deepEqual(list.map((c) => [c.login, c.method]), [["alice@example.com", "PUT"], ["bob@example.com", "DELETE"]]);
+  list = merge(list, { ...fav(7, false, 3, "c"), login: "alice@example.com" });
+  assert.deepEqual(list.map((c) => c.id), ["b", "c"]);
+});
+
 test("a change on its way is not replaced: the new one waits behind it", () => {
   let list = [fav(7, true, 1, "a")];
   list = merge(list, fav(7, false, 2, "b"), "a");
