@@ -17,7 +17,11 @@
 //   list.js     the list: search, filters, opening recipes, keys
 //   showing.js  showing a search's matches with few DOM changes
 //   pane.js     the recipe beside the list on a wide screen
-//   shelf.js    the /shelf page
+//   shelf.js    the /shelf page, My bar: the shelf, the move file
+//   collection.js  the recipes' names for My bar (/api/recipes, as the list has it)
+//   bottles.js  what the shelf makes, the best next bottles
+//   shopping.js the shopping list, kept on this device
+//   bar-mine.js a person's favourites, ratings, notes and log, listed on My bar
 //   edit.js     the recipe form: rows in place, problems inline, drafts, conflicts
 import { startPage } from "./page.js";
 import { startWake } from "./wake.js";

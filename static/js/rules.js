@@ -346,20 +346,24 @@ export const missing = (need, shelf) => need.filter(([key]) => !shelf.has(key)).
 // (offline, or for a visitor the server does not know). next_bottles: the ingredients that
 // are some recipe's one missing thing, most such recipes first, ties by key; each named as
 // the first recipe needing it writes it (tests/shelf-cases.json, `analysis`).
-export function analyse(recipes, shelf) {
+export const analyse = (recipes, shelf) => analyseNeeds(recipes.map((r) => [r.id, needs(r)]), shelf);
+
+// `analyse` over each recipe's [id, needs(recipe)], worked out once: folding every
+// ingredient name is most of the cost (at 5,000 recipes a tick on My bar would take a
+// phone a second), and a page that reads a shelf again and again need not repeat it.
+export function analyseNeeds(needed, shelf) {
   const out = { can_make: [], missing_one: [], next_bottles: [] };
   const named = new Map(); // key → as written in the first recipe needing it
   const unlocks = new Map(); // key → ids of the recipes missing only it
-  for (const recipe of recipes) {
-    const need = needs(recipe);
+  for (const [id, need] of needed) {
     for (const [key, name] of need) if (!named.has(key)) named.set(key, name);
     const gap = need.filter(([key]) => !shelf.has(key));
-    if (gap.length === 0) out.can_make.push(recipe.id);
+    if (gap.length === 0) out.can_make.push(id);
     if (gap.length !== 1) continue;
     const [key, name] = gap[0];
-    out.missing_one.push({ id: recipe.id, missing: name });
+    out.missing_one.push({ id, missing: name });
     if (!unlocks.has(key)) unlocks.set(key, []);
-    unlocks.get(key).push(recipe.id);
+    unlocks.get(key).push(id);
   }
   for (const [key, ids] of unlocks) out.next_bottles.push({ key, name: named.get(key), unlocks: ids });
   out.next_bottles.sort((a, b) => b.unlocks.length - a.unlocks.length || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

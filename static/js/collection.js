@@ -1,0 +1,31 @@
+// The collection's recipes, for My bar: the names of the recipes a next bottle unlocks and
+// of the person's own (favourites, ratings, notes, made), and what the shelf makes worked
+// out here (rules.js `analyse`, the server's answer field for field), so that a tick made
+// offline or by a visitor the server does not know counts at once.
+//
+// It is GET /api/recipes, the list page's own data: the service worker keeps it from its
+// first visit and the browser revalidates it by ETag, so on My bar it is usually a 304 or
+// the worker's copy, not a download (at 5,000 recipes a fresh one is about 2.7 MB, a few
+// hundred KB compressed; the sample's is 21 KB). Asked for once per page, and each
+// recipe's needs (rules.js `needs`) worked out once, not at every tick.
+import { needs } from "./rules.js";
+
+let loading = null;
+
+// { needed: [[id, needs]…] for rules.js `analyseNeeds`, names: Map(id → name), offline }, or null when it cannot be had.
+export function collection() {
+  if (loading) return loading;
+  loading = fetch("/api/recipes", { headers: { Accept: "application/json" } })
+    .then(async (response) => {
+      if (!response.ok) return null;
+      const recipes = await response.json();
+      if (!Array.isArray(recipes)) return null;
+      return {
+        needed: recipes.map((r) => [r.id, needs(r)]),
+        names: new Map(recipes.map((r) => [Number(r.id), String(r.name)])),
+        offline: response.headers.get("X-Libations-Offline") !== null,
+      };
+    })
+    .catch(() => null);
+  return loading;
+}
