@@ -55,7 +55,7 @@ impl Home {
         }
     }
 
-    /// Starts the binary as `login` on this household.
+    /// Starts the binary as `login` on this household, granted the shelf.
     fn start(&mut self, login: &str) {
         assert!(self.server.is_none(), "one server at a time");
         let state = self.state.to_str().unwrap();
@@ -64,7 +64,39 @@ impl Home {
             state,
             "--local-identity",
             login,
+            "--local-edit",
         ]));
+    }
+
+    /// `PUT /api/bar/shelf` `{"have": [name]}`.
+    async fn shelve(&self, name: &str) -> Answer {
+        let base = self.base();
+        let r = client()
+            .put(format!("{base}/api/bar/shelf"))
+            .header("origin", &base)
+            .header("sec-fetch-site", "same-origin")
+            .json(&json!({"have": [name]}))
+            .send()
+            .await
+            .unwrap();
+        let status = r.status();
+        let body: Value = r.json().await.unwrap();
+        if status.is_success() {
+            Answer::Acked
+        } else {
+            Answer::Refused(status, body)
+        }
+    }
+
+    /// The shelf, as `GET /api/bar` shows it.
+    async fn shelf(&self) -> Value {
+        let r = client()
+            .get(self.server().url("/api/bar"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        r.json::<Value>().await.unwrap()["shelf"].clone()
     }
 
     fn server(&self) -> &Server {
@@ -565,12 +597,28 @@ async fn a_write_refused_by_a_failed_wal_sync_does_not_come_back_after_a_kill() 
     assert!(traced.contains("(INJECTED)"), "the fault fired:\n{traced}");
     assert_disk_refusal(&home, &answer, "fsync EIO");
     assert_exactly(&home, &acked, "refused, before the kill").await;
+    // The shelf's writes take the same path.
+    assert!(matches!(home.shelve("Gin").await, Answer::Acked));
+    let tracer = Tracer::attach(
+        home.server().pid(),
+        &sync_faults("EIO", "1"),
+        &[home.wal()],
+        logs.path().join("shelf.log"),
+    );
+    let answer = home.shelve("Rum").await;
+    assert!(tracer.detach().contains("(INJECTED)"));
+    assert_disk_refusal(&home, &answer, "the shelf, fsync EIO");
     // The frames of the refused commit were appended to the WAL before its sync failed: a
     // restart's recovery must not take them for a commit.
     home.kill();
     home.check("after the kill");
     home.start(ALICE);
     assert_exactly(&home, &acked, "refused, after the kill").await;
+    assert_eq!(
+        home.shelf().await,
+        json!(["gin"]),
+        "the shelf, after the kill"
+    );
     ack(&home, &mut acked, Change::Star(4, true), "after").await;
     home.kill();
     home.start(ALICE);
