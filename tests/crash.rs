@@ -11,27 +11,13 @@
 
 mod common;
 
+use common::faults::Rng;
 use common::{Server, client};
 use libations::recipes::Recipes;
 use libations::store::Store;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::Duration;
-
-/// A small xorshift generator: the test only needs varied, replayable kill times.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// What the client knows: each recipe it wrote, as last acknowledged, with its ETag.
 #[derive(Default)]

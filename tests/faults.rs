@@ -23,35 +23,14 @@
 
 mod common;
 
-use common::{BIN, Server, client, record_skip};
+use common::faults::{Inject, Rng, Tmpfs, Tracer, injectable};
+use common::{BIN, Server, client};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// Whether faults can be injected here; else the test is skipped (or fails under CI).
-fn injectable(what: &str) -> bool {
-    let root = unsafe { libc::geteuid() } == 0;
-    let strace = Command::new("strace")
-        .arg("-V")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if root && strace {
-        return true;
-    }
-    let reason = format!(
-        "{what} needs root and strace (root: {root}, strace: {strace}); scripts/test installs strace"
-    );
-    let required = std::env::var("LIBATIONS_REQUIRE_SHARED_DATA").is_ok_and(|v| v == "1");
-    assert!(!required, "LIBATIONS_REQUIRE_SHARED_DATA=1 but {reason}");
-    eprintln!("SKIPPED: {reason}");
-    record_skip(&reason);
-    false
-}
 
 /// The files of one collection that a save touches. `Any` is every file: strace 6.1's
 /// `-P` does not match `rename` by its paths, and only the store renames, truncates or
@@ -112,86 +91,28 @@ impl Fault {
     }
 }
 
-/// `strace` attached to the running server, injecting `faults`.
-struct Tracer {
-    child: Child,
-    log: PathBuf,
-}
-
-impl Tracer {
-    fn attach(pid: u32, faults: &[Fault], file: &Path, log: PathBuf) -> Tracer {
-        let mut syscalls: Vec<&str> = faults.iter().map(|f| f.syscall).collect();
-        syscalls.dedup();
-        let mut cmd = Command::new("strace");
-        cmd.args(["-f", "-p", &pid.to_string(), "-o"])
-            .arg(&log)
-            .arg(format!("--trace={}", syscalls.join(",")));
-        for f in faults {
-            cmd.arg(format!(
-                "--inject={}:error={}:when={}",
-                f.syscall, f.error, f.when
-            ));
-        }
-        let mut paths: Vec<PathBuf> = faults
-            .iter()
-            .flat_map(|f| f.on.iter().filter_map(|t| t.path(file)))
-            .collect();
-        paths.sort();
-        paths.dedup();
-        let any = faults.iter().any(|f| f.on.contains(&Target::Any));
-        assert!(
-            !any || paths.is_empty(),
-            "-P applies to every fault of one strace"
-        );
-        for p in paths {
-            cmd.arg("-P").arg(p);
-        }
-        let child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start strace");
-        let tracer = Tracer { child, log };
-        tracer.wait_attached(pid);
-        tracer
-    }
-
-    /// Every thread of `pid` is traced by us.
-    fn wait_attached(&self, pid: u32) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let ours = format!("TracerPid:\t{}", self.child.id());
-        loop {
-            let tasks: Vec<_> = std::fs::read_dir(format!("/proc/{pid}/task"))
-                .unwrap()
-                .filter_map(Result::ok)
-                .collect();
-            let all = tasks.iter().all(|t| {
-                std::fs::read_to_string(t.path().join("status"))
-                    .is_ok_and(|s| s.lines().any(|l| l == ours))
-            });
-            if all {
-                return;
-            }
-            assert!(Instant::now() < deadline, "strace did not attach to {pid}");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Detaches and returns strace's log.
-    fn detach(mut self) -> String {
-        let _ = Command::new("kill")
-            .args(["-INT", &self.child.id().to_string()])
-            .status();
-        let _ = self.child.wait();
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for Tracer {
-    fn drop(&mut self) {
-        common::kill_child(&mut self.child);
-    }
+/// `strace` attached to the running server, injecting `faults` on the files they name.
+fn attach(pid: u32, faults: &[Fault], file: &Path, log: PathBuf) -> Tracer {
+    let mut paths: Vec<PathBuf> = faults
+        .iter()
+        .flat_map(|f| f.on.iter().filter_map(|t| t.path(file)))
+        .collect();
+    paths.sort();
+    paths.dedup();
+    let any = faults.iter().any(|f| f.on.contains(&Target::Any));
+    assert!(
+        !any || paths.is_empty(),
+        "-P applies to every fault of one strace"
+    );
+    let injects: Vec<Inject<'_>> = faults
+        .iter()
+        .map(|f| Inject {
+            syscall: f.syscall,
+            error: f.error,
+            when: f.when,
+        })
+        .collect();
+    Tracer::attach(pid, &injects, &paths, log)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -497,7 +418,7 @@ async fn case(
     let label: Vec<String> = faults.iter().map(Fault::label).collect();
     let label = label.join(" + ");
     let log = logs.join(format!("strace-{}.log", rows.len()));
-    let tracer = Tracer::attach(bar.server().pid(), faults, &bar.file, log);
+    let tracer = attach(bar.server().pid(), faults, &bar.file, log);
     let (status, answer) = bar.send(op).await;
     let traced = tracer.detach();
     let injected = traced.contains("(INJECTED)");
@@ -675,7 +596,7 @@ fn untakeable(bar: &Bar, when: &'static str, logs: &Path) -> Tracer {
         when,
     };
     let faults = [fault("rename"), fault("ftruncate")];
-    Tracer::attach(
+    attach(
         bar.server().pid(),
         &faults,
         &bar.file,
@@ -707,48 +628,6 @@ async fn a_cleanup_that_keeps_failing_pauses_saving_until_the_disk_recovers() {
     bar.save(Op::Create).await;
     bar.check(true, "once the disk recovers").await;
     bar.restart_and_check("paused").await;
-}
-
-/// A tmpfs of `size` mounted on a new directory, unmounted when dropped.
-struct Tmpfs {
-    dir: tempfile::TempDir,
-}
-
-impl Tmpfs {
-    fn mount(size: &str) -> Tmpfs {
-        let dir = tempfile::tempdir().unwrap();
-        let status = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(dir.path())
-            .status()
-            .unwrap();
-        assert!(status.success(), "mount a tmpfs");
-        Tmpfs { dir }
-    }
-
-    fn free(&self) -> u64 {
-        let path = std::ffi::CString::new(self.dir.path().to_str().unwrap()).unwrap();
-        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-        assert_eq!(unsafe { libc::statvfs(path.as_ptr(), &mut st) }, 0);
-        st.f_bavail * st.f_frsize
-    }
-
-    /// Fills the disk until `leave` bytes are free (rounded down to its blocks).
-    fn fill(&self, leave: u64) -> PathBuf {
-        let filler = self.dir.path().join("filler");
-        let size = self.free().saturating_sub(leave);
-        std::fs::write(&filler, vec![0u8; size as usize]).unwrap();
-        filler
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount")
-            .arg("-l")
-            .arg(self.dir.path())
-            .status();
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -797,18 +676,6 @@ async fn a_full_disk_during_the_file_write_or_the_journal_append_leaves_no_trace
         bar.check(true, &format!("after {what}, space freed")).await;
     }
     bar.restart_and_check("full disk").await;
-}
-
-/// A small xorshift generator: varied, replayable fault counts and kill times.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
 }
 
 /// What the soak's clients were told, and what was on the wire when the server died.
@@ -963,7 +830,7 @@ async fn writes_under_random_faults_and_kills_lose_nothing_acknowledged() {
             })
             .collect();
         let log = logs.path().join(format!("soak-{rounds}.log"));
-        let tracer = Tracer::attach(bar.server().pid(), &faults, &bar.file, log);
+        let tracer = attach(bar.server().pid(), &faults, &bar.file, log);
         let base = bar.server().base.clone();
         let clients: Vec<_> = (0..2)
             .map(|who| tokio::spawn(soak_client(base.clone(), who, rounds, rng.below(u64::MAX))))
@@ -1178,7 +1045,7 @@ async fn a_refused_change_whose_file_could_not_be_put_back_stays_refused_across_
         };
         let faults = [fault("fsync", "2"), fault("rename", "2+")];
         let log = logs.path().join(format!("strace-{op:?}.log"));
-        let tracer = Tracer::attach(bar.server().pid(), &faults, &bar.file, log);
+        let tracer = attach(bar.server().pid(), &faults, &bar.file, log);
         let (status, _) = bar.send(op).await;
         let traced = tracer.detach();
         assert!(

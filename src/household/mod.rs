@@ -5,8 +5,10 @@
 //!
 //! A write is acknowledged only once committed: the database runs in WAL mode with
 //! `synchronous=FULL`, so a commit has reached the disk (the WAL fsynced) when
-//! [`Household`]'s method returns. A write that fails is rolled back whole by SQLite:
-//! nothing of it stays, history included.
+//! [`Household`]'s method returns. A write that fails is rolled back whole: nothing of it
+//! stays, history included, not even after a crash, because a commit that failed is
+//! sealed off in the WAL before the next write (see [`Household::write`] and
+//! [`schema::seal`]; docs/HOUSEHOLD.md, "Durability", says what each fault does).
 //!
 //! - [`schema`]: opening the file (pragmas, mode 0600), numbered migrations, `check`.
 //! - [`mine`]: one person's favourites, ratings, notes and log; the change made last wins,
@@ -37,6 +39,7 @@ pub use shelf::{Rater, RecipeRatings};
 
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// The file's name in the state directory.
@@ -84,6 +87,10 @@ pub type Result<T, E = HouseholdError> = std::result::Result<T, E>;
 pub struct Household {
     db: Mutex<Connection>,
     path: PathBuf,
+    /// A commit failed and no seal has committed since: the WAL may end in the failed
+    /// commit's frames, so no write is taken before a seal commits. Changed only with
+    /// the connection's lock held.
+    unsealed: AtomicBool,
 }
 
 impl std::fmt::Debug for Household {
@@ -117,6 +124,7 @@ impl Household {
         Ok(Household {
             db: Mutex::new(db),
             path: path.to_owned(),
+            unsealed: AtomicBool::new(false),
         })
     }
 
@@ -134,11 +142,36 @@ impl Household {
     }
 
     /// Runs `f` in one transaction, committed only if it returns `Ok`.
+    ///
+    /// A commit that fails on the disk (its WAL append or fsync) is refused, but SQLite
+    /// may have appended its frames, commit frame included, to the WAL before the fsync
+    /// failed: this process no longer counts them, yet the next start's recovery would
+    /// replay them, bringing back a write the person was told was not saved. So a failed
+    /// commit is sealed off at once ([`schema::seal`]: one more commit, written where the
+    /// failed one began). Until a seal has committed, fsync and all, every write is refused
+    /// (after an fsync error what reached the disk is unknown); the connection is kept,
+    /// not reopened: SQLite drops its own cache after an I/O error, and a close would
+    /// checkpoint and a reopen run recovery over the very frames to be kept out.
     fn write<T>(&self, f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>) -> Result<T> {
         let mut db = self.db();
+        if self.unsealed.load(Ordering::Relaxed) {
+            schema::seal(&mut db)?;
+            self.unsealed.store(false, Ordering::Relaxed);
+            tracing::info!("the household database takes writes again");
+        }
         let tx = db.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let value = f(&tx)?;
-        tx.commit()?;
+        if let Err(failed) = tx.commit() {
+            self.unsealed.store(true, Ordering::Relaxed);
+            match schema::seal(&mut db) {
+                Ok(()) => self.unsealed.store(false, Ordering::Relaxed),
+                Err(e) => tracing::warn!(
+                    error = %e,
+                    "a failed household write could not be sealed off yet; writes are refused until it can"
+                ),
+            }
+            return Err(failed.into());
+        }
         Ok(value)
     }
 }

@@ -129,6 +129,28 @@ fn migrate(db: &mut Connection) -> Result<()> {
     Ok(())
 }
 
+/// Seals off whatever a failed commit left at the end of the WAL.
+///
+/// Recovery (at the next open after a crash) replays the WAL's frames from its start for
+/// as long as each frame carries the header's salt and a checksum that chains from the
+/// frame before, up to the last frame that marks a commit. A commit whose fsync failed
+/// has its frames, commit frame included, in the file already (`pwrite`, then `fsync`)
+/// though SQLite counts them no more: on their own they would be replayed. This commit is
+/// appended where the failed one began (SQLite writes after the last frame it counts),
+/// so its commit frame chains from the last good one and every frame after it fails the
+/// chain: recovery stops there. It must write a frame, and change nothing of ours:
+/// setting `user_version` to what it is rewrites the database header's page, unchanged
+/// but for SQLite's change counter. Once it has committed (fsynced), the failed frames
+/// are cut off on the disk too; if only its `pwrite` worked, they are cut off in the
+/// page cache, which is what a restart after a crash of this process reads. A failed
+/// `pwrite` leaves no commit frame behind and needs nothing, but sealing does no harm.
+pub(super) fn seal(db: &mut Connection) -> rusqlite::Result<()> {
+    let tx = db.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let version: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    tx.pragma_update(None, "user_version", version)?;
+    tx.commit()
+}
+
 /// `libations check --household FILE`: SQLite's integrity check and the schema version,
 /// read without changing anything (the file is opened read-only, never migrated).
 pub fn check_file(path: &Path) -> std::result::Result<String, String> {

@@ -325,3 +325,29 @@ fn a_database_from_a_newer_libations_is_refused_unchanged() {
         "{e}"
     );
 }
+
+#[test]
+fn a_seal_appends_one_commit_frame_and_changes_nothing() {
+    // What makes it seal off a failed commit's frames (tests/household_safety.rs proves
+    // that with real failing syscalls): it writes a frame, where the next commit would.
+    let (dir, h) = open();
+    h.set_favourite(&alice(), 3, true, None).unwrap();
+    let wal = dir.path().join(format!("{FILE_NAME}-wal"));
+    let before = std::fs::metadata(&wal).unwrap().len();
+    let mine = h.mine(&alice().login).unwrap();
+    let mut db = h.db();
+    let page: u32 = db.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+    schema::seal(&mut db).unwrap();
+    let version: i64 = db
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    drop(db);
+    let after = std::fs::metadata(&wal).unwrap().len();
+    assert_eq!(
+        after,
+        before + 24 + u64::from(page),
+        "one frame: its header and one page"
+    );
+    assert_eq!(version, schema::VERSION);
+    assert_eq!(h.mine(&alice().login).unwrap(), mine);
+}

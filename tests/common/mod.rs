@@ -1,6 +1,8 @@
 //! Shared by the integration tests: start the real `libations` binary and talk to it.
 #![allow(dead_code)]
 
+pub mod faults;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
