@@ -348,6 +348,17 @@ async fn measure(recipes: &Path) {
         Some(SEEDED as usize),
         "seeded"
     );
+    let me_coding = client
+        .get(&me_url)
+        .header("accept-encoding", PHONE)
+        .send()
+        .await
+        .unwrap()
+        .headers()
+        .get("content-encoding")
+        .map_or("identity".to_owned(), |v| {
+            v.to_str().unwrap_or("?").to_owned()
+        });
     for _ in 0..20 {
         get(&client, &me_url).await;
         get(&client, &who_url).await;
