@@ -418,6 +418,16 @@ async fn measure(recipes: &Path) {
         .iter()
         .map(|a| status_kib(a.pid(), "VmRSS"))
         .collect();
+    // Where the difference lies: the heap and stacks, or pages of the binary's file.
+    let split: Vec<(u64, u64)> = [&on, &off]
+        .iter()
+        .map(|a| {
+            (
+                status_kib(a.pid(), "RssAnon"),
+                status_kib(a.pid(), "RssFile"),
+            )
+        })
+        .collect();
     let mib = |kib: i64| kib as f64 / 1024.0;
     let rss_delta = mib(peak[0] as i64 - peak[1] as i64);
     let rss_noise = mib(peak[2] as i64 - peak[1] as i64);
@@ -487,6 +497,15 @@ async fn measure(recipes: &Path) {
         rss[0],
         rss[1],
         mib(rss[0] as i64 - rss[1] as i64)
+    );
+    println!(
+        "| of which anonymous / file pages | {} / {} KiB | {} / {} KiB | {:+.2} / {:+.2} MiB | | |",
+        split[0].0,
+        split[0].1,
+        split[1].0,
+        split[1].1,
+        mib(split[0].0 as i64 - split[1].0 as i64),
+        mib(split[0].1 as i64 - split[1].1 as i64)
     );
     println!();
     println!(
