@@ -14,25 +14,48 @@ pub const QUERIES: [&str; 6] = [
     "zzzz no such thing",
 ];
 
-/// The text of `../shared/data/<name>`, or `None` (with a message) when it is not there.
-pub fn shared_text(name: &str) -> Option<String> {
-    let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "shared", "data", name]
+/// `../shared/data/<name>`, where the shared data lives beside this clone.
+fn shared(name: &str) -> PathBuf {
+    [env!("CARGO_MANIFEST_DIR"), "..", "shared", "data", name]
         .iter()
-        .collect();
+        .collect()
+}
+
+/// The text of `../shared/data/<name>`, or `None` (with a message) when it is not there.
+#[allow(dead_code)] // the household bench takes the path only
+pub fn shared_text(name: &str) -> Option<String> {
+    let path = shared(name);
     match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),
         Err(e) => {
-            let reason = format!(
-                "{} not readable ({e}); the shared data lives beside this clone in ../shared/data",
-                path.display()
-            );
-            let required = std::env::var("LIBATIONS_REQUIRE_SHARED_DATA").is_ok_and(|v| v == "1");
-            assert!(!required, "LIBATIONS_REQUIRE_SHARED_DATA=1 but {reason}");
-            eprintln!("SKIPPED: {reason}");
-            record_skip(&reason);
+            skip(&path, &e.to_string());
             None
         }
     }
+}
+
+/// The path of `../shared/data/<name>`, for a bench that hands it to the binary, or `None`
+/// (with a message) when it is not there.
+#[allow(dead_code)] // the criterion benches read the text
+pub fn shared_path(name: &str) -> Option<PathBuf> {
+    let path = shared(name);
+    if path.is_file() {
+        return Some(path);
+    }
+    skip(&path, "no such file");
+    None
+}
+
+/// Says why the bench does nothing, and fails instead under LIBATIONS_REQUIRE_SHARED_DATA=1.
+fn skip(path: &std::path::Path, why: &str) {
+    let reason = format!(
+        "{} not readable ({why}); the shared data lives beside this clone in ../shared/data",
+        path.display()
+    );
+    let required = std::env::var("LIBATIONS_REQUIRE_SHARED_DATA").is_ok_and(|v| v == "1");
+    assert!(!required, "LIBATIONS_REQUIRE_SHARED_DATA=1 but {reason}");
+    eprintln!("SKIPPED: {reason}");
+    record_skip(&reason);
 }
 
 /// Runs the benches only when `scale-5000.json` is there.
