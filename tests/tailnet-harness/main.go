@@ -68,6 +68,7 @@ func main() {
 	filesDir := fs.String("files-dir", "", "where to write pebble's config, TLS cert and issuing root (default: state dir)")
 	originalDir := fs.String("original-state-dir", "", "if set, first run a node named libations that keeps its state in this directory (the Go original's tsnet-libations layout), until it is Running, then stop it; READY reports its original_node_key and original_ips")
 	maxBody := fs.Int64("max-body", 8<<20, "maximum response body /fetch returns")
+	withProxy := fs.Bool("proxy", false, "serve an HTTP CONNECT proxy on 127.0.0.1 per client node (READY: proxy= for the phone, proxy2= for -second-peer) that tunnels through that node to tailnet names and addresses only, so a browser can browse as the node")
 	_ = fs.Parse(os.Args[1:])
 
 	// The harness's own nodes must not try to upload logs anywhere.
@@ -82,6 +83,7 @@ func main() {
 		stateDir: *stateDir, verbose: *verbose, maxBody: *maxBody,
 		pebble: *withPebble, pebbleBin: *pebbleBin, filesDir: *filesDir,
 		enforceKey: *enforceKey, originalDir: *originalDir, secondPeer: *secondPeer, distinctUsers: *distinctUsers,
+		proxy: *withProxy,
 	}); err != nil {
 		log.Printf("tailnet-harness: %v", err)
 		os.Exit(1)
@@ -91,7 +93,7 @@ func main() {
 type runOptions struct {
 	listen, domain, authKeyFile, authKey, rootCA, peerName, benchName, stateDir string
 	pebbleBin, filesDir, originalDir, secondPeer                                string
-	requireAuth, verbose, pebble, enforceKey, distinctUsers                     bool
+	requireAuth, verbose, pebble, enforceKey, distinctUsers, proxy              bool
 	benchPort, benchBytes, benchTLSPort                                         int
 	maxBody                                                                     int64
 }
@@ -207,6 +209,20 @@ func run(o runOptions) error {
 		ready["peer2_login"] = loginOf(sst)
 	}
 
+	if o.proxy {
+		for field, name := range map[string]string{"proxy": o.peerName, "proxy2": o.secondPeer} {
+			node := peers[name]
+			if name == "" || node == nil {
+				continue
+			}
+			addr, err := serveProxy(ctx, &connectProxy{name: name, domain: o.domain, dial: node.Dial, logf: log.Printf})
+			if err != nil {
+				return err
+			}
+			ready[field] = addr
+		}
+	}
+
 	if o.originalDir != "" {
 		opts := nodeOpts("libations")
 		opts.stateDir = o.originalDir
@@ -263,7 +279,7 @@ func run(o runOptions) error {
 		}
 	}()
 
-	fmt.Fprintln(os.Stdout, readyLine([]string{"control", "harness", "domain", "peer", "peer_ips", "peer_login", "peer2", "peer2_login", "derp", "bench", "bench_tls", "auth_key_file", "require_auth", "enforce_auth_key", "pebble_dir", "pebble_tls_ca", "pebble_root", "original_node_key", "original_ips"}, ready))
+	fmt.Fprintln(os.Stdout, readyLine([]string{"control", "harness", "domain", "peer", "peer_ips", "peer_login", "peer2", "peer2_login", "proxy", "proxy2", "derp", "bench", "bench_tls", "auth_key_file", "require_auth", "enforce_auth_key", "pebble_dir", "pebble_tls_ca", "pebble_root", "original_node_key", "original_ips"}, ready))
 
 	select {
 	case <-ctx.Done():

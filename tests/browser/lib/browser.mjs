@@ -7,6 +7,9 @@ import { recordSkip } from "../../skip-log.mjs";
 import { ROOT } from "./server.mjs";
 
 export { ROOT, binary, startServer } from "./server.mjs";
+// For tests outside tests/browser/ (tests/browser-tailnet/), which cannot resolve the
+// packages installed here by name.
+export { chromium };
 export const CHROMIUM = process.env.CHROME_PATH || "/usr/bin/chromium";
 // Without the background-networking flags chromium tries to reach Google's services.
 export const LAUNCH_ARGS = [
