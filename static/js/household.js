@@ -130,10 +130,12 @@ function recompute() {
 }
 
 // For an unknown visitor, one quiet line (in the footer) saying why nothing follows them.
+// My bar says it under its title (#bar-who, shelf.js), so the footer does not say it twice.
 function showWhy() {
   const line = document.getElementById("why");
   if (!line) return;
-  const text = household.ready && !household.known && household.why ? household.why : "";
+  const said = document.getElementById("bar-who") !== null;
+  const text = household.ready && !household.known && household.why && !said ? household.why : "";
   if (line.textContent !== text) line.textContent = text;
   line.hidden = text === "";
 }

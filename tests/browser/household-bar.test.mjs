@@ -212,6 +212,7 @@ test("an unknown visitor keeps the shelf on the device, and is told why", async 
     const page = await context.newPage();
     await goShelf(page, server.url);
     assert.match(await page.locator("#bar-who").textContent(), /Nothing here follows you to another device/);
+    assert.equal(await page.locator("#why").isHidden(), true, "said once, under the title, not again in the footer");
     await box(page, "gin").check();
     await box(page, "lime juice").check();
     await box(page, "sugar syrup").check();
