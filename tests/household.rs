@@ -700,3 +700,59 @@ async fn a_note_changed_or_deleted_by_mistake_can_be_brought_back() {
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
     assert!(r.json::<Value>().await.unwrap()["error"].is_string());
 }
+
+#[tokio::test]
+async fn a_persons_answer_is_compressed_private_and_revalidated_with_a_304() {
+    use std::io::Read;
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", false);
+    let text = "stir longer, less sugar next time; ".repeat(50);
+    for id in 1..=3 {
+        ok(
+            &alice,
+            "PUT",
+            &format!("/api/me/notes/{id}"),
+            Some(json!({"text": text})),
+        )
+        .await;
+    }
+    let plain = get(&alice, "/api/me").await;
+    let r = client()
+        .get(alice.url("/api/me"))
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["content-encoding"], "gzip");
+    assert_eq!(r.headers()["cache-control"], "private, no-cache");
+    let etag = r.headers()["etag"].to_str().unwrap().to_owned();
+    let squeezed = r.bytes().await.unwrap();
+    let mut json = String::new();
+    flate2::read::GzDecoder::new(&squeezed[..])
+        .read_to_string(&mut json)
+        .unwrap();
+    assert!(
+        squeezed.len() * 4 < json.len(),
+        "{} of {}",
+        squeezed.len(),
+        json.len()
+    );
+    assert_eq!(serde_json::from_str::<Value>(&json).unwrap(), plain);
+    // Unchanged: a 304. Changed (another favourite): the whole answer again.
+    let again = |etag: String| {
+        let url = alice.url("/api/me");
+        async move {
+            client()
+                .get(url)
+                .header("if-none-match", etag)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    assert_eq!(again(etag.clone()).await, StatusCode::NOT_MODIFIED);
+    ok(&alice, "PUT", "/api/me/favourites/2", None).await;
+    assert_eq!(again(etag).await, StatusCode::OK);
+}

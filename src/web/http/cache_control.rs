@@ -24,5 +24,9 @@ pub(crate) fn private_no_store() -> HeaderValue {
 /// One person's page that only their own browser may keep, revalidating it: a recipe page
 /// with that person's form token in it.
 pub(crate) fn private_revalidate() -> HeaderValue {
-    HeaderValue::from_static("private, no-cache")
+    HeaderValue::from_static(PRIVATE_REVALIDATE)
 }
+
+/// [`private_revalidate`]'s value, for a body built once with its ETag and compressed
+/// variants (`GET /api/me`).
+pub(crate) const PRIVATE_REVALIDATE: &str = "private, no-cache";
