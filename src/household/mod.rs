@@ -14,6 +14,7 @@
 //! - [`mine`]: one person's favourites, ratings, notes and log; the change made last wins,
 //!   and a note is never overwritten unseen (a conflict keeps both).
 //! - [`shelf`]: the household's shelf, and the ratings every person gave a recipe.
+//! - [`menus`]: menus for guests, at most one of them on.
 //! - [`backup`]: the whole database as a versioned JSON file, and merging one back.
 //! - [`rules`]: caps, times, names: what every write is checked against first.
 //!
@@ -22,6 +23,7 @@
 //! what it allows anyway.
 
 mod backup;
+mod menus;
 mod mine;
 mod rules;
 mod schema;
@@ -30,6 +32,7 @@ mod shelf;
 mod tests;
 
 pub use backup::{Backup, Taken};
+pub use menus::{DESCRIPTION_CHARS, MENU_RECIPES, MENUS, Menu, MenuDraft, MenuRecipe, TITLE_CHARS};
 pub use mine::{
     Asking, Mine, NoteChange, NoteState, REPLACED_SHOWN, RatingState, Replaced, Toggle,
 };

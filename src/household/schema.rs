@@ -53,6 +53,23 @@ const MIGRATIONS: &[&str] = &[
         name TEXT PRIMARY KEY,
         have INTEGER NOT NULL CHECK (have IN (0, 1)), at INTEGER NOT NULL, by TEXT NOT NULL
      ) STRICT, WITHOUT ROWID;",
+    // 2: menus for guests (docs/MENU.md). At most one is on: the partial unique index
+    // makes a second "on" a constraint error rather than a state the guest page must guess
+    // from. A menu's recipes are kept in their order by `position`.
+    "CREATE TABLE menus (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        title TEXT NOT NULL,
+        can_make_now INTEGER NOT NULL CHECK (can_make_now IN (0, 1)),
+        show_ingredients INTEGER NOT NULL CHECK (show_ingredients IN (0, 1)),
+        on_ INTEGER NOT NULL DEFAULT 0 CHECK (on_ IN (0, 1)),
+        at INTEGER NOT NULL, by TEXT NOT NULL
+     ) STRICT;
+     CREATE UNIQUE INDEX menus_one_on ON menus (on_) WHERE on_ = 1;
+     CREATE TABLE menu_recipes (
+        menu INTEGER NOT NULL, position INTEGER NOT NULL, recipe INTEGER NOT NULL,
+        description TEXT,
+        PRIMARY KEY (menu, position)
+     ) STRICT, WITHOUT ROWID;",
 ];
 
 /// The schema version this build writes.

@@ -61,7 +61,7 @@ impl Household {
         let highest: Option<i64> = db.query_row(
             "SELECT max(m) FROM (SELECT max(recipe) AS m FROM favourites UNION ALL
              SELECT max(recipe) FROM ratings UNION ALL SELECT max(recipe) FROM notes
-             UNION ALL SELECT max(recipe) FROM made)",
+             UNION ALL SELECT max(recipe) FROM made UNION ALL SELECT max(recipe) FROM menu_recipes)",
             [],
             |r| r.get(0),
         )?;

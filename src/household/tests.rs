@@ -301,7 +301,8 @@ fn check_reads_the_schema_version_and_the_integrity_check() {
     let path = dir.path().join(FILE_NAME);
     let ok = check_file(&path).unwrap();
     assert!(
-        ok.contains("OK, schema version 1") && ok.contains("1 people, 1 ingredients"),
+        ok.contains(&format!("OK, schema version {}", schema::VERSION))
+            && ok.contains("1 people, 1 ingredients"),
         "{ok}"
     );
     drop(h);
@@ -350,4 +351,101 @@ fn a_seal_appends_one_commit_frame_and_changes_nothing() {
     );
     assert_eq!(version, schema::VERSION);
     assert_eq!(h.mine(&alice().login).unwrap(), mine);
+}
+
+fn draft(title: &str, ids: &[u64]) -> MenuDraft {
+    MenuDraft {
+        title: title.into(),
+        recipes: ids
+            .iter()
+            .map(|&id| MenuRecipe {
+                id,
+                description: None,
+            })
+            .collect(),
+        can_make_now: false,
+        show_ingredients: true,
+    }
+}
+
+#[test]
+fn menus_keep_their_order_and_descriptions_and_only_one_is_on() {
+    let (_dir, h) = open();
+    let mut friday = draft("  Friday ", &[5, 1, 3]);
+    friday.recipes[1].description = Some(" bitter, strong ".into());
+    friday.recipes[2].description = Some("   ".into());
+    let a = h.add_menu(&alice(), &friday).unwrap();
+    let b = h.add_menu(&bob(), &draft("Brunch", &[2])).unwrap();
+    let menu = h.menu(a).unwrap().unwrap();
+    assert_eq!(menu.title, "Friday");
+    let ids: Vec<u64> = menu.recipes.iter().map(|r| r.id).collect();
+    assert_eq!(ids, [5, 1, 3]);
+    assert_eq!(
+        menu.recipes[1].description.as_deref(),
+        Some("bitter, strong")
+    );
+    assert_eq!(menu.recipes[2].description, None);
+    assert!(!menu.on && menu.show_ingredients && !menu.can_make_now);
+    assert_eq!(h.menu_on().unwrap(), None);
+
+    assert!(h.switch_menu_on(a).unwrap());
+    assert!(h.switch_menu_on(b).unwrap());
+    let on: Vec<(i64, bool)> = h.menus().unwrap().iter().map(|m| (m.id, m.on)).collect();
+    assert_eq!(on, [(a, false), (b, true)]);
+    assert!(!h.switch_menu_on(999).unwrap());
+    assert_eq!(h.menu_on().unwrap().unwrap().id, b);
+
+    // Reordered and replaced whole; still on.
+    let mut again = draft("Brunch", &[4, 2]);
+    again.can_make_now = true;
+    again.show_ingredients = false;
+    assert!(h.put_menu(&alice(), b, &again).unwrap());
+    let menu = h.menu_on().unwrap().unwrap();
+    assert_eq!(
+        menu.recipes.iter().map(|r| r.id).collect::<Vec<_>>(),
+        [4, 2]
+    );
+    assert!(menu.on && menu.can_make_now && !menu.show_ingredients);
+    assert!(!h.put_menu(&alice(), 999, &again).unwrap());
+    // A menu's recipes count for the ids new recipes must not take.
+    assert_eq!(h.highest_recipe().unwrap(), 5);
+
+    h.switch_menus_off().unwrap();
+    assert_eq!(h.menu_on().unwrap(), None);
+    assert!(h.delete_menu(a).unwrap());
+    assert!(!h.delete_menu(a).unwrap());
+    assert_eq!(h.menus().unwrap().len(), 1);
+}
+
+#[test]
+fn menus_are_refused_naming_the_field_and_nothing_is_kept() {
+    let (_dir, h) = open();
+    let refused = |d: &MenuDraft| match h.add_menu(&alice(), d) {
+        Err(HouseholdError::Refused { field, .. }) => field,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(refused(&draft(" ", &[])), "title");
+    assert_eq!(refused(&draft(&"x".repeat(TITLE_CHARS + 1), &[])), "title");
+    assert_eq!(refused(&draft("Line\nbreak", &[])), "title");
+    assert_eq!(refused(&draft("Twice", &[1, 2, 1])), "recipes[2].id");
+    let many: Vec<u64> = (1..=MENU_RECIPES as u64 + 1).collect();
+    assert_eq!(refused(&draft("Many", &many)), "recipes");
+    let mut long = draft("Long", &[1, 2]);
+    long.recipes[1].description = Some("y".repeat(DESCRIPTION_CHARS + 1));
+    assert_eq!(refused(&long), "recipes[1].description");
+    let mut two_lines = draft("Two lines", &[1]);
+    two_lines.recipes[0].description = Some("a\nb".into());
+    assert_eq!(refused(&two_lines), "recipes[0].description");
+    assert_eq!(refused(&draft("Huge id", &[u64::MAX])), "recipes[0].id");
+    assert!(h.menus().unwrap().is_empty());
+    // The exact caps are taken.
+    let full: Vec<u64> = (1..=MENU_RECIPES as u64).collect();
+    h.add_menu(&alice(), &draft(&"t".repeat(TITLE_CHARS), &full))
+        .unwrap();
+    for n in 1..MENUS {
+        h.add_menu(&alice(), &draft(&format!("Menu {n}"), &[]))
+            .unwrap();
+    }
+    assert_eq!(refused(&draft("One more", &[])), "title");
+    assert_eq!(h.menus().unwrap().len(), MENUS);
 }
