@@ -99,6 +99,7 @@ fn who_resolves(args: &ServeArgs) -> Result<Arc<dyn web::Resolve>, RunError> {
     let capabilities = web::Capabilities {
         edit: args.local_edit,
         shelf: args.local_edit,
+        menu: args.local_edit,
     };
     Ok(Arc::new(web::identity::Fixed::local(login, capabilities)))
 }

@@ -8,7 +8,9 @@
 use super::error;
 use super::guard::host::{self, AllowedHosts};
 use super::guard::limits;
-use super::handlers::{api, bar, edit_api, edit_pages, files, household, pages, shelf, whoami};
+use super::handlers::{
+    api, bar, edit_api, edit_pages, files, household, menu, pages, shelf, whoami,
+};
 use super::state::AppState;
 use super::who::access_log::access_log;
 use super::who::editing::Editing;
@@ -93,6 +95,10 @@ pub fn app(state: AppState) -> Router {
         .route("/api/bar/shelf", put(bar::change_shelf))
         .route("/api/household/download", get(bar::download))
         .route("/api/household/upload", post(bar::upload))
+        .route("/api/menus", get(menu::list).post(menu::create))
+        .route("/api/menus/off", post(menu::switch_off))
+        .route("/api/menus/{id}", put(menu::update).delete(menu::delete))
+        .route("/api/menus/{id}/on", post(menu::switch_on))
         .route("/static/{*file}", get(files::asset))
         .route("/sw.js", get(files::service_worker))
         .route("/manifest.webmanifest", get(files::manifest))

@@ -13,7 +13,8 @@
 //! - [`edit_api`], [`edit_pages`]: changing recipes through the JSON API or the forms.
 //! - [`whoami`]: `GET /api/whoami`.
 //! - [`household`]: `/api/me…`, a person's own; [`bar`]: `/api/bar…`, the household's
-//!   shelf, and `/api/household/…`, its backup.
+//!   shelf, and `/api/household/…`, its backup; [`menu`]: `/api/menus…`, composing the
+//!   guests' menus, and `/menu`, the guest view.
 //! - [`params`]: what an address asks for; [`body`]: the API's JSON bodies, repeated keys
 //!   found.
 //!
@@ -26,6 +27,7 @@ pub(crate) mod edit_api;
 pub(crate) mod edit_pages;
 pub(crate) mod files;
 pub(crate) mod household;
+pub(crate) mod menu;
 pub(crate) mod pages;
 pub(crate) mod params;
 pub(crate) mod shelf;

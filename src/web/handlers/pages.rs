@@ -182,6 +182,9 @@ pub(crate) fn allowed(route: &str, writable: bool) -> &'static str {
         ("/api/me/made/{id}", _) => "POST, DELETE",
         ("/api/bar/shelf", _) => "PUT",
         ("/api/household/upload", _) => "POST",
+        ("/api/menus", _) => "GET, HEAD, POST",
+        ("/api/menus/{id}", _) => "PUT, DELETE",
+        ("/api/menus/{id}/on" | "/api/menus/off", _) => "POST",
         _ => "GET, HEAD",
     }
 }

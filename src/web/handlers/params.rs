@@ -122,6 +122,17 @@ impl<S: Send + Sync> FromRequestParts<S> for RecipeId {
     }
 }
 
+/// The id of a guest menu (`/api/menus/{id}`), read as [`RecipeId`] is.
+pub(crate) struct MenuId(pub(crate) u64);
+
+impl<S: Send + Sync> FromRequestParts<S> for MenuId {
+    type Rejection = WebError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<MenuId, WebError> {
+        whole_number(parts, state, "menu id").await.map(MenuId)
+    }
+}
+
 impl<S: Send + Sync> FromRequestParts<S> for ChangeNumber {
     type Rejection = WebError;
 

@@ -1,5 +1,6 @@
 //! The household's door: whether the app keeps a household at all, who a request is for
-//! (a [`Person`], or an unknown visitor and why), who may change the shelf, and the
+//! (a [`Person`], or an unknown visitor and why), who may change the shelf or the guests'
+//! menus, and the
 //! per-person rate limit on household writes.
 //!
 //! A person is a visitor the tailnet names with a login and no tags. A tagged device (a
@@ -101,6 +102,27 @@ impl Home {
         if !granted {
             return Err(WebError::Forbidden(
                 "You may not change the bar's shelf: the tailnet policy grants you neither {\"shelf\": true} nor {\"edit\": true} under the app's capability.".into(),
+            ));
+        }
+        Ok((db, person))
+    }
+
+    /// The person composing the guests' menus or switching one on (granted `{"menu":
+    /// true}` or `{"edit": true}`, or listed with `--editor`), or why they may not.
+    pub(crate) fn menu_keeper(
+        &self,
+        visitor: &Visitor,
+        editing: &Editing,
+    ) -> Result<(Arc<Household>, Person), WebError> {
+        let (db, person) = self.person(visitor)?;
+        let granted = visitor
+            .0
+            .as_ref()
+            .is_some_and(|i| i.capabilities.menu || i.capabilities.edit)
+            || editing.listed(&person.login);
+        if !granted {
+            return Err(WebError::Forbidden(
+                "You may not compose or switch the guests' menu: the tailnet policy grants you neither {\"menu\": true} nor {\"edit\": true} under the app's capability.".into(),
             ));
         }
         Ok((db, person))

@@ -61,6 +61,8 @@ pub(crate) struct Capabilities {
     pub(crate) edit: bool,
     /// May change the household's shelf (`{"shelf": true}`).
     pub(crate) shelf: bool,
+    /// May compose the guests' menus and switch one on (`{"menu": true}`).
+    pub(crate) menu: bool,
 }
 
 impl Capabilities {
@@ -79,7 +81,11 @@ impl Capabilities {
                 tracing::warn!(capability, %value, "a grant of this app capability is not a JSON object; it grants nothing");
                 continue;
             };
-            for (field, on) in [("edit", &mut merged.edit), ("shelf", &mut merged.shelf)] {
+            for (field, on) in [
+                ("edit", &mut merged.edit),
+                ("shelf", &mut merged.shelf),
+                ("menu", &mut merged.menu),
+            ] {
                 match fields.get(field) {
                     None => {}
                     Some(serde_json::Value::Bool(granted)) => *on |= granted,
@@ -175,13 +181,17 @@ mod tests {
         assert!(!Capabilities::merge(CAP, &grants).edit);
         let grants = [json!({"edit": false}), json!({"edit": true})];
         assert!(Capabilities::merge(CAP, &grants).edit);
+        // The menu is its own grant too.
+        let menu = Capabilities::merge(CAP, &[json!({"menu": true})]);
+        assert!(menu.menu && !menu.edit && !menu.shelf);
         // The shelf is its own grant: it does not let anyone edit recipes.
         let shelf = Capabilities::merge(CAP, &[json!({"shelf": true}), json!({"edit": false})]);
         assert_eq!(
             shelf,
             Capabilities {
                 edit: false,
-                shelf: true
+                shelf: true,
+                menu: false,
             }
         );
     }
@@ -245,6 +255,7 @@ mod tests {
             Capabilities {
                 edit: true,
                 shelf: false,
+                menu: false,
             },
         );
         let who = fixed.resolve(None).await.expect("known");

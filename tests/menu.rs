@@ -1,0 +1,280 @@
+//! Guests' menus over HTTP, against the real binary (issue #27): composing, reordering
+//! and switching menus through `/api/menus…`; who may (editors, `--editor` logins; the
+//! `{"menu": true}` grant is proven in the identity unit tests) and the 403 for anyone
+//! else; refusals naming the field, caps, another site, not JSON; `/menu`, the guest
+//! view, shows exactly the drinks of the menu that is on and nothing that leads into the
+//! rest of the app.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
+
+mod common;
+
+use common::{Server, client, same_origin};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use std::path::Path;
+
+/// The binary as `login` on the household in `state`, plus `extra`.
+fn person(state: &Path, login: &str, extra: &[&str]) -> Server {
+    let dir = state.to_str().unwrap();
+    let mut args = vec!["--state-dir", dir, "--local-identity", login];
+    args.extend_from_slice(extra);
+    Server::start(&args)
+}
+
+async fn write(
+    server: &Server,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut request = client()
+        .request(method, server.url(path))
+        .headers(same_origin(server));
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap())
+}
+
+async fn ok(server: &Server, method: &str, path: &str, body: Option<Value>) -> Value {
+    let (status, answer) = write(server, method, path, body).await;
+    assert!(status.is_success(), "{method} {path}: {status} {answer}");
+    answer
+}
+
+async fn menus(server: &Server) -> Value {
+    let response = client().get(server.url("/api/menus")).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    response.json().await.unwrap()
+}
+
+fn ids(menu: &Value) -> Vec<u64> {
+    menu["recipes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_u64().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn an_editor_composes_reorders_and_switches_menus() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &["--local-edit"]);
+    let (status, created) = write(
+        &alice,
+        "POST",
+        "/api/menus",
+        Some(json!({"title": "Friday", "recipes": [
+            {"id": 1, "description": "bitter and strong"}, {"id": 2}, {"id": 6}
+        ]})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let friday = created["id"].as_i64().unwrap();
+    let brunch = ok(
+        &alice,
+        "POST",
+        "/api/menus",
+        Some(json!({"title": "Brunch", "recipes": [{"id": 9}], "show_ingredients": false})),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let all = menus(&alice).await;
+    assert_eq!(all["may_change"], true);
+    let listed = all["menus"].as_array().unwrap();
+    assert_eq!(listed.len(), 2);
+    assert_eq!(listed[0]["title"], "Friday");
+    assert_eq!(ids(&listed[0]), [1, 2, 6]);
+    assert_eq!(listed[0]["recipes"][0]["description"], "bitter and strong");
+    assert_eq!(listed[0]["recipes"][1]["description"], Value::Null);
+    assert_eq!(
+        (&listed[0]["on"], &listed[1]["on"]),
+        (&json!(false), &json!(false))
+    );
+    assert_eq!(listed[1]["show_ingredients"], false);
+
+    // Reordered, replaced whole.
+    let put = ok(
+        &alice,
+        "PUT",
+        &format!("/api/menus/{friday}"),
+        Some(json!({"title": "Friday night", "recipes": [{"id": 6}, {"id": 1}], "can_make_now": true})),
+    )
+    .await;
+    assert_eq!(ids(&put), [6, 1]);
+    assert_eq!(put["title"], "Friday night");
+    assert_eq!(put["can_make_now"], true);
+
+    // One on at a time.
+    let on = ok(&alice, "POST", &format!("/api/menus/{friday}/on"), None).await;
+    assert_eq!(on["on"], true);
+    ok(&alice, "POST", &format!("/api/menus/{brunch}/on"), None).await;
+    let all = menus(&alice).await;
+    let on: Vec<bool> = all["menus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["on"].as_bool().unwrap())
+        .collect();
+    assert_eq!(on, [false, true]);
+    ok(&alice, "POST", "/api/menus/off", None).await;
+    assert!(
+        menus(&alice).await["menus"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["on"] == false)
+    );
+
+    // Kept across a restart (the state database).
+    alice.stop();
+    let alice = person(state.path(), "alice@example.com", &["--local-edit"]);
+    assert_eq!(ids(&menus(&alice).await["menus"][0]), [6, 1]);
+    let gone = ok(&alice, "DELETE", &format!("/api/menus/{brunch}"), None).await;
+    assert_eq!(gone["deleted"], true);
+    let (status, _) = write(&alice, "DELETE", &format!("/api/menus/{brunch}"), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = write(&alice, "POST", "/api/menus/999/on", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = write(
+        &alice,
+        "PUT",
+        "/api/menus/999",
+        Some(json!({"title": "Nope"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(menus(&alice).await["menus"].as_array().unwrap().len(), 1);
+    alice.stop();
+}
+
+#[tokio::test]
+async fn only_editors_and_the_menu_grant_may_compose() {
+    let state = tempfile::tempdir().unwrap();
+    let bob = person(state.path(), "bob@example.com", &[]);
+    assert_eq!(menus(&bob).await["may_change"], false);
+    for (method, path, body) in [
+        ("POST", "/api/menus", Some(json!({"title": "Mine"}))),
+        ("PUT", "/api/menus/1", Some(json!({"title": "Mine"}))),
+        ("DELETE", "/api/menus/1", None),
+        ("POST", "/api/menus/1/on", None),
+        ("POST", "/api/menus/off", None),
+    ] {
+        let (status, refusal) = write(&bob, method, path, body).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{method} {path}");
+        assert!(
+            refusal["error"]
+                .as_str()
+                .unwrap()
+                .contains("{\"menu\": true}"),
+            "{refusal}"
+        );
+    }
+    assert_eq!(menus(&bob).await["menus"], json!([]));
+    bob.stop();
+    // Listed with --editor (which, as for the shelf, takes effect with --allow-edits):
+    // allowed without a grant.
+    let (_dir, file) = common::collection();
+    let file = file.to_str().unwrap();
+    let bob = person(
+        state.path(),
+        "bob@example.com",
+        &[
+            "--recipes-file",
+            file,
+            "--allow-edits",
+            "--editor",
+            "Bob@example.com",
+        ],
+    );
+    assert_eq!(menus(&bob).await["may_change"], true);
+    let (status, _) = write(&bob, "POST", "/api/menus", Some(json!({"title": "Bob's"}))).await;
+    assert_eq!(status, StatusCode::CREATED);
+    bob.stop();
+    // No household (no --state-dir): no menus, and it says why.
+    let bare = Server::start(&["--local-edit"]);
+    let (status, _) = write(&bare, "POST", "/api/menus", Some(json!({"title": "X"}))).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    bare.stop();
+}
+
+#[tokio::test]
+async fn menu_writes_are_refused_naming_the_field_and_change_nothing() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &["--local-edit"]);
+    let field = |(status, answer): (StatusCode, Value)| {
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
+        answer["field"].as_str().unwrap().to_owned()
+    };
+    let post = |body: Value| write(&alice, "POST", "/api/menus", Some(body));
+    assert_eq!(field(post(json!({"title": ""})).await), "title");
+    assert_eq!(field(post(json!({"title": "x".repeat(81)})).await), "title");
+    assert_eq!(field(post(json!({"recipes": []})).await), ".");
+    assert_eq!(
+        field(post(json!({"title": "T", "colour": "red"})).await),
+        "colour"
+    );
+    assert_eq!(
+        field(post(json!({"title": "T", "recipes": [{"id": 1}, {"id": 9999}]})).await),
+        "recipes[1].id"
+    );
+    assert_eq!(
+        field(post(json!({"title": "T", "recipes": [{"id": 1}, {"id": 1}]})).await),
+        "recipes[1].id"
+    );
+    assert_eq!(
+        field(
+            post(json!({"title": "T", "recipes": [{"id": 1, "description": "y".repeat(201)}]}))
+                .await
+        ),
+        "recipes[0].description"
+    );
+    assert_eq!(
+        field(post(json!({"title": "T", "can_make_now": "yes"})).await),
+        "can_make_now"
+    );
+    let many: Vec<Value> = (0..101).map(|i| json!({"id": i % 28 + 1})).collect();
+    assert_eq!(
+        field(post(json!({"title": "T", "recipes": many})).await),
+        "recipes"
+    );
+    // Another site, and not JSON.
+    let response = client()
+        .post(alice.url("/api/menus"))
+        .header("origin", "https://evil.example")
+        .header("sec-fetch-site", "cross-site")
+        .json(&json!({"title": "Evil"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    let response = client()
+        .post(alice.url("/api/menus"))
+        .headers(same_origin(&alice))
+        .header("content-type", "text/plain")
+        .body(r#"{"title": "Plain"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_eq!(menus(&alice).await["menus"], json!([]));
+    // The 50-menu cap.
+    for n in 0..50 {
+        ok(
+            &alice,
+            "POST",
+            "/api/menus",
+            Some(json!({"title": format!("M{n}")})),
+        )
+        .await;
+    }
+    assert_eq!(field(post(json!({"title": "One more"})).await), "title");
+    assert_eq!(menus(&alice).await["menus"].as_array().unwrap().len(), 50);
+    alice.stop();
+}
