@@ -278,3 +278,212 @@ async fn menu_writes_are_refused_naming_the_field_and_change_nothing() {
     assert_eq!(menus(&alice).await["menus"].as_array().unwrap().len(), 50);
     alice.stop();
 }
+
+/// `/menu` as a guest's browser gets it: status 200, HTML.
+async fn guest_page(server: &Server) -> String {
+    let response = client().get(server.url("/menu")).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    response.text().await.unwrap()
+}
+
+/// The drinks' names on the guest page, in order.
+fn drinks(html: &str) -> Vec<String> {
+    html.split("<h2>")
+        .skip(1)
+        .map(|part| {
+            let name = part.split("<span>").nth(1).unwrap();
+            let name = name.split("</span>").next().unwrap();
+            name.replace("&amp;", "&").replace("&#39;", "'")
+        })
+        .collect()
+}
+
+/// Nothing on the guest page leads into the rest of the app: no link, form or script,
+/// and every address it names is one of the site's static assets.
+fn nothing_leads_into_the_app(html: &str) {
+    for bad in ["<a ", "<a\n", "<form", "<script", "<input", "<button"] {
+        assert!(!html.contains(bad), "{bad} in {html}");
+    }
+    for (i, _) in html.match_indices("href=\"") {
+        let target = &html[i + 6..];
+        assert!(
+            target.starts_with("/static/"),
+            "{}",
+            &target[..40.min(target.len())]
+        );
+    }
+    assert!(!html.contains("src=\""), "{html}");
+}
+
+#[tokio::test]
+async fn the_guest_page_shows_exactly_the_menu_that_is_on_and_nothing_else() {
+    // No household: no menu.
+    let bare = Server::start(&[]);
+    let html = guest_page(&bare).await;
+    assert!(html.contains("No menu tonight"), "{html}");
+    nothing_leads_into_the_app(&html);
+    bare.stop();
+
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &["--local-edit"]);
+    let html = guest_page(&alice).await;
+    assert!(html.contains("No menu tonight"), "{html}");
+    assert_eq!(drinks(&html), Vec::<String>::new());
+
+    let friday = ok(
+        &alice,
+        "POST",
+        "/api/menus",
+        Some(json!({"title": "Friday <night>", "recipes": [
+            {"id": 6, "description": "very cold, very dry"}, {"id": 1}
+        ]})),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let brunch = ok(
+        &alice,
+        "POST",
+        "/api/menus",
+        Some(json!({"title": "Brunch", "recipes": [{"id": 9}, {"id": 2}], "show_ingredients": false})),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    // Composed but not on: still none.
+    assert!(guest_page(&alice).await.contains("No menu tonight"));
+
+    ok(&alice, "POST", &format!("/api/menus/{friday}/on"), None).await;
+    let html = guest_page(&alice).await;
+    assert_eq!(drinks(&html), ["Martini", "Negroni"]);
+    assert!(
+        html.contains("<h1>Friday &#60;night&#62;</h1>")
+            || html.contains("<h1>Friday &lt;night&gt;</h1>"),
+        "{html}"
+    );
+    assert!(html.contains("very cold, very dry"));
+    // Ingredients by name, without measures.
+    assert!(
+        html.contains(r#"<p class="menu-ingredients">Gin · Campari · Sweet Vermouth</p>"#),
+        "{html}"
+    );
+    assert!(html.contains("#glass-martini"), "{html}");
+    nothing_leads_into_the_app(&html);
+    assert!(!html.contains("alice"), "no names on the guest page");
+
+    // Switched to the other menu: its drinks only, ingredients hidden.
+    ok(&alice, "POST", &format!("/api/menus/{brunch}/on"), None).await;
+    let html = guest_page(&alice).await;
+    assert_eq!(drinks(&html), ["Mojito", "Daiquiri"]);
+    assert!(!html.contains("menu-ingredients"), "{html}");
+    assert!(!html.contains("White Rum"), "{html}");
+    nothing_leads_into_the_app(&html);
+
+    // Reordered while on: the page follows.
+    ok(
+        &alice,
+        "PUT",
+        &format!("/api/menus/{brunch}"),
+        Some(json!({"title": "Brunch", "recipes": [{"id": 2}, {"id": 9}]})),
+    )
+    .await;
+    assert_eq!(drinks(&guest_page(&alice).await), ["Daiquiri", "Mojito"]);
+
+    ok(&alice, "POST", "/api/menus/off", None).await;
+    let html = guest_page(&alice).await;
+    assert!(html.contains("No menu tonight"), "{html}");
+    assert_eq!(drinks(&html), Vec::<String>::new());
+    alice.stop();
+}
+
+#[tokio::test]
+async fn a_can_make_now_menu_follows_the_shelf() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &["--local-edit"]);
+    let id = ok(
+        &alice,
+        "POST",
+        "/api/menus",
+        Some(
+            json!({"title": "Tonight", "can_make_now": true, "recipes": [
+                {"id": 6, "description": "the house martini"}, {"id": 1}
+            ]}),
+        ),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    ok(&alice, "POST", &format!("/api/menus/{id}/on"), None).await;
+    // An empty shelf makes nothing.
+    let html = guest_page(&alice).await;
+    assert_eq!(drinks(&html), Vec::<String>::new());
+    assert!(html.contains("can be made right now"), "{html}");
+
+    // What /api/bar says the shelf makes, the menu's own first in its order.
+    let expected = |bar: &Value, listed: &[u64]| -> Vec<u64> {
+        let makes: Vec<u64> = bar["can_make"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        let mut ids: Vec<u64> = listed
+            .iter()
+            .copied()
+            .filter(|i| makes.contains(i))
+            .collect();
+        ids.extend(makes.iter().filter(|i| !listed.contains(i)));
+        ids
+    };
+    let bar = ok(
+        &alice,
+        "PUT",
+        "/api/bar/shelf",
+        Some(json!({"have": ["Gin", "Campari", "Sweet Vermouth"]})),
+    )
+    .await;
+    let want = names(&alice, expected(&bar, &[6, 1])).await;
+    assert_eq!(want[0], "Negroni", "{bar}");
+    let html = guest_page(&alice).await;
+    assert_eq!(drinks(&html), want);
+    assert!(!html.contains("the house martini"));
+
+    // Dry vermouth and orange bitters bought: the Martini comes first, described.
+    let bar = ok(
+        &alice,
+        "PUT",
+        "/api/bar/shelf",
+        Some(json!({"have": ["Dry Vermouth", "Orange Bitters"]})),
+    )
+    .await;
+    let want = names(&alice, expected(&bar, &[6, 1])).await;
+    assert_eq!(&want[..2], ["Martini", "Negroni"]);
+    let html = guest_page(&alice).await;
+    assert_eq!(drinks(&html), want);
+    assert!(html.contains("the house martini"));
+    nothing_leads_into_the_app(&html);
+    alice.stop();
+}
+
+/// The recipes' names, as the API gives them.
+async fn names(server: &Server, ids: Vec<u64>) -> Vec<String> {
+    let mut names = Vec::new();
+    for id in ids {
+        let recipe: Value = client()
+            .get(server.url(&format!("/api/recipes/{id}")))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        names.push(recipe["name"].as_str().unwrap().to_owned());
+    }
+    names
+}

@@ -95,6 +95,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/bar/shelf", put(bar::change_shelf))
         .route("/api/household/download", get(bar::download))
         .route("/api/household/upload", post(bar::upload))
+        .route("/menu", get(menu::page))
         .route("/api/menus", get(menu::list).post(menu::create))
         .route("/api/menus/off", post(menu::switch_off))
         .route("/api/menus/{id}", put(menu::update).delete(menu::delete))

@@ -225,6 +225,11 @@ impl Site {
         &self.manifest
     }
 
+    /// The asset URLs (content-hashed), for a page that does without the site's chrome.
+    pub(crate) fn urls(&self) -> &Urls {
+        &self.urls
+    }
+
     /// What every page shows around its own part, with `q` in the search box.
     pub(crate) fn chrome<'a>(&'a self, q: &'a str) -> Chrome<'a> {
         Chrome {

@@ -190,6 +190,46 @@ pub(crate) struct ShelfPage<'a> {
     pub(crate) ingredients: Vec<&'a ShelfIngredient>,
 }
 
+/// `/menu`: the guests' view of the menu that is on. A page of its own, not `base.html`:
+/// no search box, no footer, no script, no link into the rest of the app.
+#[derive(Template)]
+#[template(path = "menu.html")]
+pub(crate) struct MenuPage<'a> {
+    pub(crate) urls: &'a Urls,
+    pub(crate) title: &'a str,
+    /// Whether a menu is on (if not, the page says there is none tonight).
+    pub(crate) on: bool,
+    pub(crate) drinks: Vec<MenuDrink<'a>>,
+}
+
+/// One drink on the guests' menu: its ingredients by name only (no measures), or none
+/// when the menu hides them.
+pub(crate) struct MenuDrink<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) icon: &'static str,
+    pub(crate) description: Option<&'a str>,
+    pub(crate) ingredients: Vec<&'a str>,
+}
+
+impl<'a> MenuDrink<'a> {
+    pub(crate) fn new(
+        recipe: &'a Recipe,
+        description: Option<&'a str>,
+        ingredients: bool,
+    ) -> MenuDrink<'a> {
+        MenuDrink {
+            name: &recipe.name,
+            icon: glass::icon(&recipe.glass),
+            description,
+            ingredients: if ingredients {
+                recipe.ingredients.iter().map(|i| i.name.as_str()).collect()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+}
+
 #[derive(Template)]
 #[template(path = "error.html")]
 pub(crate) struct ErrorPage<'a> {
