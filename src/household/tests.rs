@@ -449,3 +449,23 @@ fn menus_are_refused_naming_the_field_and_nothing_is_kept() {
     assert_eq!(refused(&draft("One more", &[])), "title");
     assert_eq!(h.menus().unwrap().len(), MENUS);
 }
+
+#[test]
+fn a_file_from_before_menus_is_migrated_keeping_everything() {
+    let (dir, h) = open();
+    h.set_favourite(&alice(), 3, true, None).unwrap();
+    // As a version-1 file was: no menu tables.
+    h.db()
+        .execute_batch("DROP TABLE menu_recipes; DROP TABLE menus; PRAGMA user_version = 1;")
+        .unwrap();
+    drop(h);
+    let h = Household::open_in(dir.path()).unwrap();
+    assert_eq!(h.mine(&alice().login).unwrap().favourites, [3]);
+    let id = h.add_menu(&alice(), &draft("After", &[3])).unwrap();
+    assert!(h.switch_menu_on(id).unwrap());
+    let version: i64 = h
+        .db()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 2);
+}
