@@ -170,7 +170,18 @@ export async function refresh() {
   }
   household.ready = true;
   recompute();
-  if (me) setWho(base.login);
+  if (me) { askAgain = 0; setWho(base.login); } else if (navigator.onLine) askLater();
+}
+
+// /api/me did not answer though the browser says it is online (the first request after
+// the connection returns often fails): ask again soon, then less often. Until it answers,
+// a person's waiting changes are not sent (pending.js waits to hear whose page it is).
+let askAgain = 0;
+let askTimer = 0;
+function askLater() {
+  askAgain = Math.min(60_000, askAgain ? askAgain * 2 : 1_000);
+  clearTimeout(askTimer);
+  askTimer = setTimeout(refresh, askAgain);
 }
 
 export function startHousehold() {

@@ -148,11 +148,20 @@ export function setWho(login) {
 }
 const mayGo = (c) => c.login === undefined || (who !== undefined && c.login === who);
 
+// A flush asked for while one runs is run again after it: the running one may already have
+// passed over changes that may go now (setWho, once /api/me answers after coming online).
+let again = false;
 // Sends the waiting changes in order, one at a time; one flush at a time on this page, and
 // (where the browser can) in all tabs of this device.
 export function flush() {
-  if (flushing) return flushing;
-  const run = () => sendAll().finally(() => { flushing = null; });
+  if (flushing) {
+    again = true;
+    return flushing.then(() => flushing);
+  }
+  const run = () => sendAll().finally(() => {
+    flushing = null;
+    if (again) { again = false; flush(); }
+  });
   flushing = navigator.locks ? navigator.locks.request(STORE, run) : run();
   return flushing;
 }
