@@ -9,6 +9,7 @@
 
 mod common;
 
+use common::household::write;
 use common::{BIN, Server, client, same_origin};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -16,31 +17,8 @@ use std::path::Path;
 
 /// The binary as `login` on the household in `state`, `--local-edit` when `granted`.
 fn person(state: &Path, login: &str, granted: bool) -> Server {
-    let dir = state.to_str().unwrap();
-    let mut args = vec!["--state-dir", dir, "--local-identity", login];
-    if granted {
-        args.push("--local-edit");
-    }
-    Server::start(&args)
-}
-
-/// A same-origin write with a JSON body (or none), and its status and JSON answer.
-async fn write(
-    server: &Server,
-    method: &str,
-    path: &str,
-    body: Option<Value>,
-) -> (StatusCode, Value) {
-    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
-    let mut request = client()
-        .request(method, server.url(path))
-        .headers(same_origin(server));
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    let response = request.send().await.unwrap();
-    let status = response.status();
-    (status, response.json().await.unwrap())
+    let extra: &[&str] = if granted { &["--local-edit"] } else { &[] };
+    common::household::person(state, login, extra)
 }
 
 async fn get(server: &Server, path: &str) -> Value {

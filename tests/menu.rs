@@ -9,36 +9,10 @@
 
 mod common;
 
+use common::household::{person, write};
 use common::{Server, client, same_origin};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use std::path::Path;
-
-/// The binary as `login` on the household in `state`, plus `extra`.
-fn person(state: &Path, login: &str, extra: &[&str]) -> Server {
-    let dir = state.to_str().unwrap();
-    let mut args = vec!["--state-dir", dir, "--local-identity", login];
-    args.extend_from_slice(extra);
-    Server::start(&args)
-}
-
-async fn write(
-    server: &Server,
-    method: &str,
-    path: &str,
-    body: Option<Value>,
-) -> (StatusCode, Value) {
-    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
-    let mut request = client()
-        .request(method, server.url(path))
-        .headers(same_origin(server));
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    let response = request.send().await.unwrap();
-    let status = response.status();
-    (status, response.json().await.unwrap())
-}
 
 async fn ok(server: &Server, method: &str, path: &str, body: Option<Value>) -> Value {
     let (status, answer) = write(server, method, path, body).await;

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod faults;
+pub mod household;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

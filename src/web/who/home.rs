@@ -12,6 +12,7 @@
 //! the path.
 
 use super::editing::{Editing, Limiter};
+use super::identity::Capabilities;
 use super::visitor::Visitor;
 use crate::household::{Asking, Household, HouseholdError, Person};
 use crate::search::SearchQuery;
@@ -93,18 +94,7 @@ impl Home {
         visitor: &Visitor,
         editing: &Editing,
     ) -> Result<(Arc<Household>, Person), WebError> {
-        let (db, person) = self.person(visitor)?;
-        let granted = visitor
-            .0
-            .as_ref()
-            .is_some_and(|i| i.capabilities.shelf || i.capabilities.edit)
-            || editing.listed(&person.login);
-        if !granted {
-            return Err(WebError::Forbidden(
-                "You may not change the bar's shelf: the tailnet policy grants you neither {\"shelf\": true} nor {\"edit\": true} under the app's capability.".into(),
-            ));
-        }
-        Ok((db, person))
+        self.granted(visitor, editing, |c| c.shelf, "You may not change the bar's shelf: the tailnet policy grants you neither {\"shelf\": true} nor {\"edit\": true} under the app's capability.")
     }
 
     /// The person composing the guests' menus or switching one on (granted `{"menu":
@@ -114,16 +104,26 @@ impl Home {
         visitor: &Visitor,
         editing: &Editing,
     ) -> Result<(Arc<Household>, Person), WebError> {
+        self.granted(visitor, editing, |c| c.menu, "You may not compose or switch the guests' menu: the tailnet policy grants you neither {\"menu\": true} nor {\"edit\": true} under the app's capability.")
+    }
+
+    /// The person, when the policy grants them `grant` or `{"edit": true}`, or `--editor`
+    /// lists them (one rule for every household grant); else `refusal`.
+    fn granted(
+        &self,
+        visitor: &Visitor,
+        editing: &Editing,
+        grant: impl Fn(&Capabilities) -> bool,
+        refusal: &str,
+    ) -> Result<(Arc<Household>, Person), WebError> {
         let (db, person) = self.person(visitor)?;
         let granted = visitor
             .0
             .as_ref()
-            .is_some_and(|i| i.capabilities.menu || i.capabilities.edit)
+            .is_some_and(|i| grant(&i.capabilities) || i.capabilities.edit)
             || editing.listed(&person.login);
         if !granted {
-            return Err(WebError::Forbidden(
-                "You may not compose or switch the guests' menu: the tailnet policy grants you neither {\"menu\": true} nor {\"edit\": true} under the app's capability.".into(),
-            ));
+            return Err(WebError::Forbidden(refusal.into()));
         }
         Ok((db, person))
     }
