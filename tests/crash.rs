@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::faults::Rng;
+use common::faults::{Rng, env_number, seed};
 use common::{Server, client};
 use libations::recipes::Recipes;
 use libations::store::Store;
@@ -152,21 +152,9 @@ fn check_file(path: &std::path::Path, acked: &mut Acked, in_flight: Option<&InFl
 
 #[tokio::test]
 async fn acknowledged_writes_survive_sigkill_at_random_moments() {
-    let rounds: usize = std::env::var("LIBATIONS_CRASH_ROUNDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40);
-    let seed = std::env::var("LIBATIONS_CRASH_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-                | 1
-        });
-    eprintln!("crash test: {rounds} rounds, LIBATIONS_CRASH_SEED={seed}");
+    let rounds = env_number("LIBATIONS_CRASH_ROUNDS", 40) as usize;
+    let seed = seed("LIBATIONS_CRASH_SEED");
+    eprintln!("crash test: {rounds} rounds");
     let mut rng = Rng(seed);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("recipes.json");
