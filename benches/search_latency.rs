@@ -101,6 +101,7 @@ fn main() {
         access_log: false,
         editing: Arc::new(web::Editing::read_only()),
         home: Arc::new(web::Home::off("no household in the bench")),
+        guest_url: None,
     };
     let app = web::app(state);
     let runtime = tokio::runtime::Builder::new_current_thread()

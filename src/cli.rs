@@ -371,6 +371,23 @@ pub(crate) struct TailnetArgs {
     #[arg(long, env = "LIBATIONS_TAILNET_LISTENER", value_enum, default_value_t = TailnetListener::Forward, value_name = "MODE")]
     pub tailnet_listener: TailnetListener,
 
+    /// Serve the guests' menu (/menu and its files, nothing else) to the internet through
+    /// Tailscale Funnel, at https://<name>:8443/menu. The tailnet policy must give this node
+    /// the "funnel" node attribute. Off: nothing listens on :8443 and the node's serve
+    /// config lets no Funnel in (one left by an earlier run is removed). Alone it means
+    /// true. Needs the serve config (not with --tailnet-listener socketpair) and not --local.
+    #[arg(
+        long,
+        env = "LIBATIONS_GUEST_MENU_FUNNEL",
+        action = clap::ArgAction::Set,
+        value_name = "BOOL",
+        num_args = 0..=1,
+        default_value = "false",
+        default_missing_value = "true",
+        value_parser = go_bool
+    )]
+    pub guest_menu_funnel: bool,
+
     /// Pass Tailscale's own log lines to our log (target "tailscale"). Alone it means true.
     #[arg(
         long,

@@ -18,6 +18,10 @@ pub(super) enum Facing {
     /// The tailnet's HTTPS on :443: browsers are told to keep to HTTPS (HSTS).
     #[cfg_attr(not(feature = "tailnet"), allow(dead_code))] // only the tailnet serves it
     Tailnet,
+    /// The guests' listener on :8443 (Funnel): only the guests' menu (`web::guests`), HSTS
+    /// as on :443 (the same name).
+    #[cfg_attr(not(feature = "tailnet"), allow(dead_code))] // only the tailnet serves it
+    Guests,
 }
 
 /// The app for `facing`, given the state it serves (for the tailnet: with who sent each
@@ -25,9 +29,15 @@ pub(super) enum Facing {
 pub(super) fn router(state: AppState, facing: Facing) -> Router {
     match facing {
         Facing::Local(hosts) => web::for_hosts(web::app(state), hosts),
-        Facing::Tailnet => web::app(state).layer(SetResponseHeaderLayer::overriding(
-            header::STRICT_TRANSPORT_SECURITY,
-            HeaderValue::from_static(HSTS),
-        )),
+        Facing::Tailnet => hsts(web::app(state)),
+        Facing::Guests => hsts(web::guests(state)),
     }
+}
+
+/// Browsers keep to HTTPS for this name.
+fn hsts(router: Router) -> Router {
+    router.layer(SetResponseHeaderLayer::overriding(
+        header::STRICT_TRANSPORT_SECURITY,
+        HeaderValue::from_static(HSTS),
+    ))
 }

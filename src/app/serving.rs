@@ -29,6 +29,11 @@ pub(super) async fn serve(
     loaded: Loaded,
     started: Instant,
 ) -> Result<(), RunError> {
+    if args.local && args.tailnet.guest_menu_funnel {
+        return Err(RunError::Usage(
+            "--guest-menu-funnel serves the guests' menu through the tailnet node's Funnel, so it does not go with --local".into(),
+        ));
+    }
     // Signals first: from here on, SIGTERM means "drain and exit 0", never "die".
     let stopping = stop_on_signal()?;
     let metrics = Arc::new(Metrics::new());

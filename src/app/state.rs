@@ -36,6 +36,8 @@ pub(super) fn app_state(
         access_log: args.access_log,
         editing,
         home,
+        // Set once the tailnet names this node, when Funnel is on (`app::tailnet`).
+        guest_url: None,
     })
 }
 

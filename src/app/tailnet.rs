@@ -14,10 +14,16 @@ pub(super) async fn serve_tailnet(
     shared: Shared,
 ) -> Result<(), RunError> {
     use super::routers::{self, Facing};
-    use crate::tailnet::{self, Node, TailnetError, server::TailnetServer, whois::WhoIsCache};
+    use crate::tailnet::server::{Routers, TailnetServer};
+    use crate::tailnet::{self, Node, TailnetError, funnel, whois::WhoIsCache};
     use std::sync::Arc;
     use std::time::Duration;
     let t = &args.tailnet;
+    if t.guest_menu_funnel && t.tailnet_listener == tailnet::TailnetListener::Socketpair {
+        return Err(RunError::Usage(
+            "--guest-menu-funnel needs the node's serve config (Funnel reaches the app only through it), so it does not go with --tailnet-listener socketpair".into(),
+        ));
+    }
     let auth_key = auth_key(t.auth_key_file.as_deref())?;
     let node = tailnet::NodeConfig {
         hostname: args.hostname.clone(),
@@ -36,16 +42,25 @@ pub(super) async fn serve_tailnet(
         t.app_capability.clone(),
         shared.metrics.clone(),
     );
-    let app = routers::router(
-        AppState {
-            who: Arc::new(who),
-            ..state
-        },
-        Facing::Tailnet,
-    );
+    let state = AppState {
+        who: Arc::new(who),
+        ..state
+    };
+    let funnel_on = t.guest_menu_funnel;
+    // Made once the node's name is known: with Funnel on, the guests' address names it.
+    let make = move |domain: &str| {
+        let state = AppState {
+            guest_url: funnel_on.then(|| funnel::guest_url(domain)),
+            ..state.clone()
+        };
+        Routers {
+            guests: funnel_on.then(|| routers::router(state.clone(), Facing::Guests)),
+            app: routers::router(state, Facing::Tailnet),
+        }
+    };
     let server = TailnetServer {
         node,
-        app,
+        routers: Box::new(make),
         listener: t.tailnet_listener,
         limits: super::state::connection_limits(&args.limits),
         metrics: shared.metrics,

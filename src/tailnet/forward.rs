@@ -14,8 +14,9 @@
 //! before its header is believed; others are closed and counted.
 //!
 //! The serve config lives in the node's state and outlives us: one from an earlier run
-//! points at a port that is gone. It is always replaced with ours once the node runs, and
-//! cleared when forwarding is turned off. (tsnet's `Up` clears the serve config the first
+//! points at a port that is gone, and may let Funnel in. It is always replaced with ours
+//! once the node runs (a Funnel entry only when `--guest-menu-funnel` asks for one, see
+//! [`super::funnel`]), and cleared when forwarding is turned off. (tsnet's `Up` clears the serve config the first
 //! time it runs; we start the node with `tailscale_start` and wait for `Running`
 //! ourselves, so nothing clears ours after it is set.)
 
@@ -53,8 +54,10 @@ impl Forwarded {
 }
 
 /// The serve config that forwards each `(tailnet port, loopback address)` with a PROXY v2
-/// header, and nothing else.
-pub(crate) fn config(ports: &[(u16, SocketAddr)]) -> Value {
+/// header, lets Funnel in to `funnel` (`<name>:<port>`) when given, and nothing else: a
+/// Funnel entry that is not asked for is never there, so the node refuses Funnel
+/// connections to every other port (:443 and :80 above all).
+pub(crate) fn config(ports: &[(u16, SocketAddr)], funnel: Option<&str>) -> Value {
     let tcp: serde_json::Map<String, Value> = ports
         .iter()
         .map(|(port, to)| {
@@ -62,11 +65,28 @@ pub(crate) fn config(ports: &[(u16, SocketAddr)]) -> Value {
             (port.to_string(), handler)
         })
         .collect();
-    json!({ "TCP": tcp })
+    match funnel {
+        Some(target) => json!({ "TCP": tcp, "AllowFunnel": { target: true } }),
+        None => json!({ "TCP": tcp }),
+    }
+}
+
+/// Whether `config` lets Funnel in anywhere.
+fn has_funnel(config: &Value) -> bool {
+    config
+        .get("AllowFunnel")
+        .and_then(Value::as_object)
+        .is_some_and(|targets| targets.values().any(|on| on == &Value::Bool(true)))
+}
+
+/// What of a serve config we set and check: the TCP handlers and the Funnel entries.
+fn checked_part(config: &Value) -> (Option<&Value>, Option<&Value>) {
+    let funnel = config.get("AllowFunnel").filter(|_| has_funnel(config));
+    (config.get("TCP"), funnel)
 }
 
 /// Makes `wanted` the node's serve config, replacing whatever is there (a stale one from
-/// an earlier run included), and checks that it took.
+/// an earlier run included, with any Funnel entry it had), and checks that it took.
 pub(crate) async fn apply(api: &LocalApi, wanted: &Value) -> Result<()> {
     for _ in 0..ATTEMPTS {
         let (current, etag) = api.serve_config().await?;
@@ -77,11 +97,14 @@ pub(crate) async fn apply(api: &LocalApi, wanted: &Value) -> Result<()> {
         {
             tracing::info!(target: "libations::tailnet", old = %current, "replacing the node's serve config from an earlier run");
         }
+        if has_funnel(&current) && current.get("AllowFunnel") != wanted.get("AllowFunnel") {
+            tracing::info!(target: "libations::tailnet", old = %current["AllowFunnel"], "removing a Funnel entry left in the node's serve config by an earlier run");
+        }
         if !api.set_serve_config(wanted, &etag).await? {
             continue; // changed meanwhile: read it again
         }
         let (now, _) = api.serve_config().await?;
-        if now.get("TCP") == wanted.get("TCP") {
+        if checked_part(&now) == checked_part(wanted) {
             return Ok(());
         }
         return Err(TailnetError::ServeConfig(format!(
@@ -186,13 +209,13 @@ mod tests {
     use std::sync::atomic::Ordering;
 
     fn ours() -> Value {
-        config(&[(443, "127.0.0.1:4431".parse().unwrap())])
+        config(&[(443, "127.0.0.1:4431".parse().unwrap())], None)
     }
 
     #[tokio::test]
     async fn a_stale_config_is_replaced_under_its_etag() {
         let node = Arc::new(FakeNode::default());
-        let stale = config(&[(443, "127.0.0.1:1".parse().unwrap())]);
+        let stale = config(&[(443, "127.0.0.1:1".parse().unwrap())], None);
         *node.config.lock().unwrap() = (stale, 7);
         let api = node.start().await;
         apply(&api, &ours()).await.expect("applied");
@@ -210,7 +233,7 @@ mod tests {
         assert_eq!(node.posted_etags.lock().unwrap().len(), 3);
         // Someone who never stops changing it: we give up with a clear error.
         node.conflicts.store(usize::MAX, Ordering::SeqCst);
-        let err = apply(&api, &config(&[])).await.expect_err("gave up");
+        let err = apply(&api, &config(&[], None)).await.expect_err("gave up");
         assert!(err.to_string().contains("kept changing"), "{err}");
     }
 
@@ -236,10 +259,13 @@ mod tests {
 
     #[test]
     fn config_forwards_each_port_with_a_proxy_header() {
-        let c = config(&[
-            (443, "127.0.0.1:4431".parse().unwrap()),
-            (80, "127.0.0.1:8081".parse().unwrap()),
-        ]);
+        let c = config(
+            &[
+                (443, "127.0.0.1:4431".parse().unwrap()),
+                (80, "127.0.0.1:8081".parse().unwrap()),
+            ],
+            None,
+        );
         assert_eq!(
             c,
             json!({"TCP": {
@@ -247,5 +273,51 @@ mod tests {
                 "80": {"TCPForward": "127.0.0.1:8081", "ProxyProtocol": 2},
             }})
         );
+    }
+
+    #[test]
+    fn funnel_is_allowed_for_the_one_target_asked_for() {
+        let c = config(
+            &[
+                (443, "127.0.0.1:4431".parse().unwrap()),
+                (8443, "127.0.0.1:8444".parse().unwrap()),
+            ],
+            Some("libations.example.ts.net:8443"),
+        );
+        assert_eq!(
+            c["AllowFunnel"],
+            json!({"libations.example.ts.net:8443": true})
+        );
+        assert!(has_funnel(&c));
+        assert!(!has_funnel(&config(&[], None)));
+        assert!(!has_funnel(&json!({"AllowFunnel": {"x:8443": false}})));
+    }
+
+    #[tokio::test]
+    async fn a_funnel_entry_left_from_an_earlier_run_is_removed() {
+        let node = Arc::new(FakeNode::default());
+        let stale = config(
+            &[(8443, "127.0.0.1:1".parse().unwrap())],
+            Some("libations.example.ts.net:8443"),
+        );
+        *node.config.lock().unwrap() = (stale, 3);
+        let api = node.start().await;
+        apply(&api, &ours()).await.expect("applied");
+        let now = node.config.lock().unwrap().0.clone();
+        assert_eq!(now, ours());
+        assert!(now.get("AllowFunnel").is_none(), "{now}");
+    }
+
+    #[tokio::test]
+    async fn a_node_that_drops_the_funnel_entry_is_an_error() {
+        let node = Arc::new(FakeNode::default());
+        node.ignore.store(true, Ordering::SeqCst);
+        let api = node.start().await;
+        let wanted = config(
+            &[(8443, "127.0.0.1:8444".parse().unwrap())],
+            Some("libations.example.ts.net:8443"),
+        );
+        let err = apply(&api, &wanted).await.expect_err("not taken");
+        assert!(matches!(err, TailnetError::ServeConfig(_)), "{err}");
     }
 }

@@ -4,6 +4,9 @@
 //! always with `--tailnet-listener socketpair`. Once one port cannot be forwarded, the
 //! ports opened after it do not try again (see [`Intakes::open`]). Falling back keeps the
 //! port answering, anonymously, rather than leaving it dead.
+//!
+//! The guests' Funnel port ([`Intakes::open_funnel`]) has no fallback: Funnel reaches a
+//! node only through its serve config, so without forwarding it is not served at all.
 
 use super::forward::{self, Forwarded};
 use super::{Listener, Result, TailnetListener};
@@ -44,6 +47,8 @@ pub(super) struct Intakes {
     metrics: Arc<Metrics>,
     /// Ports forwarded so far, with their loopback addresses; `None` once forwarding is off.
     forwarded: Option<Vec<(u16, std::net::SocketAddr)>>,
+    /// The one `<name>:<port>` Funnel may reach, once [`Intakes::open_funnel`] opened it.
+    funnel: Option<String>,
 }
 
 impl Intakes {
@@ -54,7 +59,7 @@ impl Intakes {
     ) -> Intakes {
         if mode == TailnetListener::Socketpair {
             // A forward left by an earlier run would take the ports from our listeners.
-            if let Err(e) = forward::apply(&api, &forward::config(&[])).await {
+            if let Err(e) = forward::apply(&api, &forward::config(&[], None)).await {
                 tracing::error!(target: "libations::tailnet", "cannot clear the node's serve config, so tailnet connections may not reach us: {e}");
             }
         }
@@ -63,6 +68,7 @@ impl Intakes {
             api,
             metrics,
             forwarded,
+            funnel: None,
         }
     }
 
@@ -72,16 +78,13 @@ impl Intakes {
     where
         F: std::future::Future<Output = Result<Listener>>,
     {
-        if let Some(ports) = &mut self.forwarded {
-            let forwarded = Forwarded::bind(port).await?;
-            ports.push((port, forwarded.local));
-            match forward::apply(&self.api, &forward::config(ports)).await {
-                Ok(()) => {
+        if self.forwarded.is_some() {
+            match self.forward(port, None).await? {
+                Ok(forwarded) => {
                     tracing::info!(target: "libations::tailnet", port, to = %forwarded.local, "tailnet port forwarded through the serve config, with who sent each connection");
                     return Ok(Intake::Forwarded(forwarded));
                 }
                 Err(e) => {
-                    ports.pop();
                     tracing::error!(target: "libations::tailnet", port, "{e}; serving tailnet port {port} on libtailscale's listener instead, where nobody is known (every request anonymous)");
                     self.metrics.tailnet_identity.set(0);
                     self.forwarded = None;
@@ -89,6 +92,58 @@ impl Intakes {
             }
         }
         Ok(Intake::Direct(direct().await?))
+    }
+}
+
+impl Intakes {
+    /// Opens tailnet `port` to Funnel for `<name>:<port>` (`target`): forwarded like the
+    /// others, and the serve config's one `AllowFunnel` entry. `Ok(None)` when forwarding is
+    /// off (`--tailnet-listener socketpair`, or an earlier port fell back) or the node
+    /// refuses the config; then the port is not served and nothing lets Funnel in.
+    pub(super) async fn open_funnel(
+        &mut self,
+        port: u16,
+        target: &str,
+    ) -> Result<Option<Forwarded>> {
+        if self.forwarded.is_none() {
+            tracing::error!(target: "libations::tailnet", port, "the guests' menu is not served through Funnel: Funnel reaches the app only through the node's serve config, and tailnet connections are not forwarded (--tailnet-listener socketpair, or the serve config could not be set)");
+            return Ok(None);
+        }
+        match self.forward(port, Some(target.to_owned())).await? {
+            Ok(forwarded) => {
+                tracing::info!(target: "libations::tailnet", port, to = %forwarded.local, funnel = target, "tailnet port forwarded through the serve config, and open to Funnel");
+                Ok(Some(forwarded))
+            }
+            Err(e) => {
+                tracing::error!(target: "libations::tailnet", port, "{e}; the guests' menu is not served through Funnel");
+                Ok(None)
+            }
+        }
+    }
+
+    /// Binds a loopback listener for `port` and sets the serve config to forward it too
+    /// (with `funnel` as the Funnel target when given, else the one set before). The outer
+    /// error is ours (no listener); the inner one the node's (the serve config was not
+    /// taken, and stays as it was).
+    async fn forward(
+        &mut self,
+        port: u16,
+        funnel: Option<String>,
+    ) -> Result<std::result::Result<Forwarded, super::TailnetError>> {
+        let forwarded = Forwarded::bind(port).await?;
+        let mut ports = self.forwarded.clone().unwrap_or_default();
+        ports.push((port, forwarded.local));
+        let target = funnel.clone().or_else(|| self.funnel.clone());
+        match forward::apply(&self.api, &forward::config(&ports, target.as_deref())).await {
+            Ok(()) => {
+                self.forwarded = Some(ports);
+                if funnel.is_some() {
+                    self.funnel = funnel;
+                }
+                Ok(Ok(forwarded))
+            }
+            Err(e) => Ok(Err(e)),
+        }
     }
 }
 
@@ -178,12 +233,12 @@ mod tests {
     async fn socketpair_mode_clears_a_forward_left_behind() {
         use crate::tailnet::fake::FakeNode;
         let node = Arc::new(FakeNode::default());
-        let stale = forward::config(&[(443, "127.0.0.1:1".parse().unwrap())]);
+        let stale = forward::config(&[(443, "127.0.0.1:1".parse().unwrap())], None);
         *node.config.lock().unwrap() = (stale, 1);
         let metrics = Arc::new(Metrics::new());
         let mut intakes =
             Intakes::new(TailnetListener::Socketpair, node.start().await, metrics).await;
-        assert_eq!(node.config.lock().unwrap().0, forward::config(&[]));
+        assert_eq!(node.config.lock().unwrap().0, forward::config(&[], None));
         let (l443, _keep) = direct(443);
         let intake = intakes
             .open(443, || async { Ok(l443) })

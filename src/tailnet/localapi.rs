@@ -79,6 +79,10 @@ pub(crate) struct SelfStatus {
     /// Fully-qualified MagicDNS name with a trailing dot.
     #[serde(default, rename = "DNSName")]
     pub dns_name: String,
+    /// The node's capabilities (node attributes from the tailnet policy, such as `funnel`),
+    /// each with its values (often none).
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub cap_map: std::collections::HashMap<String, serde_json::Value>,
 }
 
 impl Status {

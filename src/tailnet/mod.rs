@@ -20,6 +20,8 @@
 //! * [`forward`] — :443 and :80 through the node's serve config to loopback listeners,
 //!   each connection with a PROXY v2 header ([`proxy`]) naming the tailnet peer, accepted
 //!   only from this process ([`trust`]); [`whois`] turns the peer into an identity.
+//! * [`funnel`] — the guests' menu on :8443 through Funnel (`--guest-menu-funnel`): the
+//!   one `AllowFunnel` target, the public address, and whether the policy allows it.
 //! * [`intake`] — where each port's connections arrive: forwarded, or on libtailscale's
 //!   listeners when forwarding is off or fails.
 //! * [`mode`] — `--tailnet-listener`'s values (also compiled without the feature).
@@ -43,6 +45,7 @@ pub(crate) mod cert;
 #[cfg(test)]
 mod fake;
 pub(crate) mod forward;
+pub(crate) mod funnel;
 mod intake;
 pub(crate) mod localapi;
 mod mode;

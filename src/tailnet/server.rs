@@ -1,5 +1,6 @@
 //! Serving on the tailnet: join, get the certificate, then HTTPS on :443 and a redirect on
-//! :80, until shutdown drains both.
+//! :80 (and, with `--guest-menu-funnel`, the guests' menu on :8443 through Funnel, see
+//! [`super::funnel`]), until shutdown drains them.
 //!
 //! In the spirit of tailscale/golink: TLS only when the tailnet offers a certificate, and
 //! :80 only ever redirects to the one HTTPS name ([`super::redirect`]). When the tailnet
@@ -7,9 +8,10 @@
 //! each port's connections come from (the serve config's forward, or libtailscale's own
 //! listeners) is [`super::intake`]'s business.
 
+use super::forward::Forwarded;
 use super::intake::{Intake, Intakes};
-use super::redirect;
 use super::{CertStore, Node, Result, TailnetError, TailnetListener};
+use super::{funnel, redirect};
 use crate::connections::{Budget, Connections, Limits};
 use crate::metrics::Metrics;
 use crate::tasks;
@@ -24,13 +26,25 @@ const JOIN_REPORT_MAX: Duration = Duration::from_secs(300);
 /// How often to ask again for a certificate the tailnet does not offer yet.
 const CERT_RETRY: Duration = Duration::from_secs(60);
 
+/// What the tailnet serves, made once the node's name is known (the guests' public
+/// address names it).
+pub(crate) struct Routers {
+    /// What :443 serves: the app, knowing who sent each request, with HSTS (made in
+    /// `app::routers`, like `--local`'s).
+    pub app: Router,
+    /// What :8443 serves to the internet through Funnel (`web::guests`), when that is on.
+    pub guests: Option<Router>,
+}
+
+/// Makes [`Routers`] for the node's certificate name (`<host>.<tailnet>.ts.net`).
+pub(crate) type MakeRouters = Box<dyn Fn(&str) -> Routers + Send + Sync>;
+
 /// Everything the tailnet side needs from the caller.
 pub(crate) struct TailnetServer {
     /// The node, started; [`TailnetServer::run`] joins with it and closes it at the end.
     pub node: Arc<Node>,
-    /// What :443 serves: the app, knowing who sent each request, with HSTS (made in
-    /// `app::routers`, like `--local`'s).
-    pub app: Router,
+    /// The routers to serve, once the certificate says the node's name.
+    pub routers: MakeRouters,
     /// Serve-config forward (identity) or libtailscale's listeners (anonymous).
     pub listener: TailnetListener,
     pub limits: Limits,
@@ -90,13 +104,7 @@ impl TailnetServer {
         let api = node.local_api().clone();
         let mut intakes = Intakes::new(self.listener, api, self.metrics.clone()).await;
         let http = intakes.open(80, || node.listen(80)).await?;
-        let redirects = Connections::new(
-            redirect::redirect_app(domain.clone()),
-            self.limits.clone(),
-            self.metrics.clone(),
-            self.stopping.clone(),
-            self.budget.clone(),
-        );
+        let redirects = self.connections(redirect::redirect_app(domain.clone()));
         let http_loop = tokio::spawn(http.serve(redirects.clone(), None, self.metrics.clone()));
 
         let Some(certs) = self.certificate(node).await else {
@@ -112,17 +120,23 @@ impl TailnetServer {
         self.metrics
             .tailnet_identity
             .set(i64::from(matches!(https, Intake::Forwarded(_))));
-        let pages = Connections::new(
-            self.app.clone(),
-            self.limits.clone(),
-            self.metrics.clone(),
-            self.stopping.clone(),
-            self.budget.clone(),
-        );
+        let routers = (self.routers)(certs.domain());
+        let pages = self.connections(routers.app);
         let https_loop =
-            tokio::spawn(https.serve(pages.clone(), Some(acceptor), self.metrics.clone()));
+            tokio::spawn(https.serve(pages.clone(), Some(acceptor.clone()), self.metrics.clone()));
+        let guests = match routers.guests {
+            Some(guests) => {
+                let target = funnel::target(certs.domain());
+                let forwarded = intakes.open_funnel(funnel::PORT, &target).await?;
+                forwarded.map(|forwarded| self.serve_guests(forwarded, guests, acceptor))
+            }
+            None => None,
+        };
         self.metrics.set_ready(true);
         tracing::info!(target: "libations::tailnet", "serving on https://{}/ (and http:// redirecting to it)", certs.domain());
+        if guests.is_some() {
+            funnel::announce(node.local_api(), certs.domain()).await;
+        }
 
         self.stopping.cancelled().await;
         self.metrics.set_ready(false);
@@ -131,15 +145,50 @@ impl TailnetServer {
             tasks::join("the tailnet :443 accept loop", https_loop),
             tasks::join("the tailnet :80 accept loop", http_loop)
         );
+        let mut left = 0;
+        if let Some((guests, guests_loop)) = guests {
+            tasks::join("the guests' :8443 accept loop", guests_loop).await;
+            left += guests.drain(self.drain).await;
+        }
         let (left_https, left_http) =
             tokio::join!(pages.drain(self.drain), redirects.drain(self.drain));
-        if left_https + left_http > 0 {
+        left += left_https + left_http;
+        if left > 0 {
             tracing::warn!(
-                connections = left_https + left_http,
+                connections = left,
                 "closed connections still open at the drain deadline"
             );
         }
         Ok(())
+    }
+
+    /// Connections serving `router`, under the same limits, budget and stop as every other
+    /// tailnet listener.
+    fn connections(&self, router: Router) -> Connections {
+        Connections::new(
+            router,
+            self.limits.clone(),
+            self.metrics.clone(),
+            self.stopping.clone(),
+            self.budget.clone(),
+        )
+    }
+
+    /// Serves the guests' router on the Funnel port's forwarded listener: the same trust
+    /// check and PROXY header as :443, TLS with the node's certificate.
+    fn serve_guests(
+        &self,
+        forwarded: Forwarded,
+        guests: Router,
+        acceptor: tokio_rustls::TlsAcceptor,
+    ) -> (Connections, tokio::task::JoinHandle<()>) {
+        let connections = self.connections(guests);
+        let serving = Intake::Forwarded(forwarded).serve(
+            connections.clone(),
+            Some(acceptor),
+            self.metrics.clone(),
+        );
+        (connections, tokio::spawn(serving))
     }
 
     /// Fetches the tailnet certificate, retrying every minute while the tailnet offers

@@ -4,10 +4,15 @@
 //!
 //! [`app`] knows nothing about where a connection came from: the connection layer
 //! ([`crate::connections`]) and the host check ([`for_hosts`]) sit around it.
+//!
+//! [`guests`] is the other router: what the guests' own listener (Funnel, `:8443`) serves
+//! and nothing else. The routes guests may reach are listed once, in [`guest_routes`], and
+//! [`app`] serves them too.
 
 use super::error;
 use super::guard::host::{self, AllowedHosts};
 use super::guard::limits;
+use super::guard::rate::{self, PerSource, Rates};
 use super::handlers::{
     api, bar, edit_api, edit_pages, files, household, menu, pages, shelf, whoami,
 };
@@ -38,8 +43,6 @@ pub(crate) fn for_hosts(router: Router, allowed: AllowedHosts) -> Router {
 
 /// The application router, shared by every way of serving it.
 pub fn app(state: AppState) -> Router {
-    let header =
-        |name, value| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
     let access_log = state
         .access_log
         .then(|| axum::middleware::from_fn_with_state(state.who.clone(), access_log));
@@ -95,7 +98,6 @@ pub fn app(state: AppState) -> Router {
         .route("/api/bar/shelf", put(bar::change_shelf))
         .route("/api/household/download", get(bar::download))
         .route("/api/household/upload", post(bar::upload))
-        .route("/menu", get(menu::page))
         .route("/api/menus", get(menu::list).post(menu::create))
         .route("/api/menus/off", post(menu::switch_off))
         .route("/api/menus/{id}", put(menu::update).delete(menu::delete))
@@ -103,6 +105,7 @@ pub fn app(state: AppState) -> Router {
         .route("/static/{*file}", get(files::asset))
         .route("/sw.js", get(files::service_worker))
         .route("/manifest.webmanifest", get(files::manifest))
+        .merge(guest_routes())
         .fallback(pages::not_found)
         .method_not_allowed_fallback(pages::method_not_allowed)
         // After the fallback above, so that it wraps it too: every 405 of a route.
@@ -121,19 +124,65 @@ pub fn app(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.metrics.clone(),
             crate::metrics::track,
+        ));
+    let router = security_headers(router);
+    let router = match access_log {
+        Some(layer) => router.layer(layer),
+        None => router,
+    };
+    router.with_state(state)
+}
+
+/// The routes guests reach: the guests' page of the menu that is on (and what it needs
+/// to follow changes). Listed once: [`app`] serves them to the tailnet and `--local`, and
+/// [`guests`] to the internet. Nothing here may write, or know who is asking.
+fn guest_routes() -> Router<AppState> {
+    Router::new().route("/menu", get(menu::page))
+}
+
+/// The guests' own listener (Funnel, `:8443`): [`guest_routes`], the assets their page
+/// uses ([`files::GUEST_ASSETS`]), and a bare 404 for every other address. No API, no
+/// other page, no identity: the state's `who` is nobody, and the source address the
+/// connection's PROXY header names is only counted and logged ([`rate`]), then taken out
+/// of the request. The same request limits and headers as [`app`], plus the rate limit per
+/// source address.
+pub fn guests(state: AppState) -> Router {
+    let state = AppState {
+        who: Arc::new(super::who::identity::Fixed::default()),
+        access_log: false,
+        ..state
+    };
+    let router = guest_routes()
+        .route("/static/{*file}", get(files::guest_asset))
+        .fallback(pages::guest_not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            state.limits,
+            limits::guard,
         ))
+        .layer(axum::middleware::from_fn_with_state(
+            PerSource::new(Rates::GUESTS),
+            rate::limit,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.metrics.clone(),
+            crate::metrics::track,
+        ));
+    security_headers(router).with_state(state)
+}
+
+/// The headers every answer carries: the strict CSP, no sniffing, no referrer, and only
+/// the wake lock among the powerful features.
+fn security_headers(router: Router<AppState>) -> Router<AppState> {
+    let header =
+        |name, value| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
+    router
         .layer(header(header::CONTENT_SECURITY_POLICY, CSP))
         .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .layer(header(header::REFERRER_POLICY, "no-referrer"))
         .layer(header(
             header::HeaderName::from_static("permissions-policy"),
             "camera=(), microphone=(), geolocation=(), payment=(), usb=(), screen-wake-lock=(self)",
-        ));
-    let router = match access_log {
-        Some(layer) => router.layer(layer),
-        None => router,
-    };
-    router.with_state(state)
+        ))
 }
 
 /// Route middleware: a 405 says in `Allow` what the route does take ([`pages::allowed`]), whether

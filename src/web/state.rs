@@ -36,6 +36,9 @@ pub struct AppState {
     pub editing: Arc<Editing>,
     /// The household's shelf and each person's own, or why there is none.
     pub home: Arc<Home>,
+    /// The guests' public address (`https://<name>:8443/menu`) when the menu is served to
+    /// the internet through Funnel (`--guest-menu-funnel`); `None` otherwise.
+    pub guest_url: Option<String>,
 }
 
 impl FromRef<AppState> for Arc<Home> {

@@ -10,7 +10,10 @@
 //!   408, 400), and [`limits::is_api`], which says whose refusals are JSON.
 //! - [`host`]: the `Host` allow-list for plain-HTTP listeners (DNS rebinding).
 //! - [`gate`]: [`gate::HeavyGate`], CPU-heavy work on the blocking pool, a few at a time.
+//! - [`rate`]: the rate limit per source address on the guests' listener open to the
+//!   internet (Funnel), which also keeps that address away from the handlers.
 
 pub(crate) mod gate;
 pub(crate) mod host;
 pub(crate) mod limits;
+pub(crate) mod rate;

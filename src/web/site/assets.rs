@@ -114,6 +114,18 @@ impl Assets {
         self.plain.get(name).map(|c| c.bytes().clone())
     }
 
+    /// The plain name of `/static/<file>` (`app.<hash>.css` or `app.css` → `app.css`), if
+    /// there is such an asset.
+    pub(crate) fn name_of(&self, file: &str) -> Option<&str> {
+        match self.hashed.get(file) {
+            Some((name, _)) => Some(name.as_str()),
+            None => self
+                .plain
+                .get_key_value(file)
+                .map(|(name, _)| name.as_str()),
+        }
+    }
+
     /// Serves `/static/<file>` (`app.<hash>.css`, `js.<hash>/app.js`, or a plain name);
     /// `None` when there is no such asset. Only names found at start are looked up, so no
     /// path from a request reaches the file system.
