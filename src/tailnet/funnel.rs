@@ -73,11 +73,10 @@ fn port_listed(list: &str, port: u16) -> bool {
     })
 }
 
-/// Logs the public address, and a warning when the node's capabilities say the tailnet
-/// will not let guests reach it.
+/// Logs a warning when the node's capabilities say the tailnet will not let guests reach
+/// it, then the public address.
 pub(crate) async fn announce(api: &LocalApi, domain: &str) {
     let url = guest_url(domain);
-    tracing::info!(target: "libations::tailnet", url = %url, "the guests' menu is on the internet through Funnel at {url} (only /menu and its files; turn it off with --guest-menu-funnel=false, or switch the menu off)");
     match api.status().await {
         Ok(status) => {
             let node = status.self_status.unwrap_or_default();
@@ -89,6 +88,7 @@ pub(crate) async fn announce(api: &LocalApi, domain: &str) {
             tracing::warn!(target: "libations::tailnet", "cannot read the node's capabilities to check that the tailnet allows Funnel: {e}");
         }
     }
+    tracing::info!(target: "libations::tailnet", url = %url, "the guests' menu is on the internet through Funnel at {url} (only the menu and its files; turn it off with --guest-menu-funnel=false, or switch the menu off)");
 }
 
 #[cfg(test)]

@@ -154,7 +154,7 @@ pub fn guests(state: AppState) -> Router {
     };
     let router = guest_routes()
         .route("/static/{*file}", get(files::guest_asset))
-        .fallback(pages::guest_not_found)
+        .fallback(files::guest_not_found)
         .layer(axum::middleware::from_fn_with_state(
             state.limits,
             limits::guard,

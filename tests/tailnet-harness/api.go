@@ -26,7 +26,9 @@ type api struct {
 	peer *tsnet.Server
 	// peers are every client node by hostname (the phone, and -second-peer if set);
 	// /fetch?from=NAME picks one.
-	peers    map[string]*tsnet.Server
+	peers map[string]*tsnet.Server
+	// ingress plays Tailscale's Funnel ingress relay (-ingress); nil without it.
+	ingress  *tsnet.Server
 	rootCA   string // path to a PEM bundle; read on every /fetch
 	quit     chan struct{}
 	maxBody  int64
@@ -38,6 +40,7 @@ func (a *api) handler() http.Handler {
 	mux.HandleFunc("GET /fetch", a.handleFetch)
 	mux.HandleFunc("POST /fetch", a.handleFetch)
 	mux.HandleFunc("GET /status", a.handleStatus)
+	mux.HandleFunc("GET /ingress", a.handleIngress)
 	mux.HandleFunc("GET /load", a.handleLoad)
 	mux.HandleFunc("POST /control/stop", a.handleControlStop)
 	mux.HandleFunc("POST /control/start", a.handleControlStart)
@@ -226,21 +229,7 @@ func (a *api) handleFetch(w http.ResponseWriter, r *http.Request) {
 		res.BodyBase64 = base64.StdEncoding.EncodeToString(body)
 	}
 	if cs := resp.TLS; cs != nil {
-		ti := &tlsInfo{
-			Version:          tls.VersionName(cs.Version),
-			ALPN:             cs.NegotiatedProtocol,
-			ServerName:       cs.ServerName,
-			PeerCertificates: len(cs.PeerCertificates),
-			Verified:         len(cs.VerifiedChains) > 0,
-		}
-		if len(cs.PeerCertificates) > 0 {
-			leaf := cs.PeerCertificates[0]
-			ti.LeafSubject = leaf.Subject.String()
-			ti.LeafDNSNames = leaf.DNSNames
-			ti.LeafIssuer = leaf.Issuer.String()
-			ti.LeafNotAfter = leaf.NotAfter.UTC().Format(time.RFC3339)
-		}
-		res.TLS = ti
+		res.TLS = describeTLS(*cs)
 	}
 	writeJSON(w, 200, res)
 }

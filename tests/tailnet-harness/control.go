@@ -36,6 +36,8 @@ type controlOptions struct {
 	// distinctUsers gives every node its own user (user-1@…, user-2@…) instead of
 	// one user for all.
 	distinctUsers bool
+	// noFunnel leaves the "funnel" node attribute out of every node's capabilities.
+	noFunnel bool
 }
 
 func newControl(opts controlOptions) (*control, error) {
@@ -62,7 +64,11 @@ func newControl(opts controlOptions) (*control, error) {
 		RequireAuth:      opts.requireAuth,
 		RequireAuthKey:   opts.authKey,
 		AllNodesSameUser: !opts.distinctUsers,
-		AllOnline:        true,
+		// What a tailnet with HTTPS and Funnel in its policy gives a node: the "funnel"
+		// attribute and the ports Funnel may use (Tailscale's: 443, 8443, 10000).
+		// testcontrol's own default names 8080,443, which no real tailnet does.
+		DefaultNodeCapabilities: nodeCapabilities(!opts.noFunnel),
+		AllOnline:               true,
 		// The ACME dns-01 flow posts the TXT record to /machine/set-dns.
 		// Pebble runs with PEBBLE_VA_ALWAYS_VALID=1, so the record does
 		// not need to be served anywhere; we just record it for tests.
@@ -76,6 +82,20 @@ func newControl(opts controlOptions) (*control, error) {
 	}
 	c.serve(ln)
 	return c, nil
+}
+
+// nodeCapabilities are the node attributes every node gets: HTTPS certificates, file
+// sharing, the Funnel ports and, with funnel, the "funnel" attribute.
+func nodeCapabilities(funnel bool) *tailcfg.NodeCapMap {
+	caps := tailcfg.NodeCapMap{
+		tailcfg.CapabilityHTTPS:                                 []tailcfg.RawMessage{},
+		tailcfg.CapabilityFileSharing:                           []tailcfg.RawMessage{},
+		tailcfg.CapabilityFunnelPorts + "?ports=443,8443,10000": []tailcfg.RawMessage{},
+	}
+	if funnel {
+		caps[tailcfg.NodeAttrFunnel] = []tailcfg.RawMessage{}
+	}
+	return &caps
 }
 
 func (c *control) URL() string { return "http://" + c.addr }

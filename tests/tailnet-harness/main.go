@@ -69,6 +69,8 @@ func main() {
 	originalDir := fs.String("original-state-dir", "", "if set, first run a node named libations that keeps its state in this directory (the Go original's tsnet-libations layout), until it is Running, then stop it; READY reports its original_node_key and original_ips")
 	maxBody := fs.Int64("max-body", 8<<20, "maximum response body /fetch returns")
 	withProxy := fs.Bool("proxy", false, "serve an HTTP CONNECT proxy on 127.0.0.1 per client node (READY: proxy= for the phone, proxy2= for -second-peer) that tunnels through that node to tailnet names and addresses only, so a browser can browse as the node")
+	ingressName := fs.String("ingress", "", "if set, start a node with this hostname that plays Tailscale's Funnel ingress relay (GET /ingress); control marks it UnsignedPeerAPIOnly, as real ingress nodes are")
+	noFunnel := fs.Bool("no-funnel", false, "nodes get no \"funnel\" node attribute (a tailnet policy that does not allow Funnel)")
 	_ = fs.Parse(os.Args[1:])
 
 	// The harness's own nodes must not try to upload logs anywhere.
@@ -83,7 +85,7 @@ func main() {
 		stateDir: *stateDir, verbose: *verbose, maxBody: *maxBody,
 		pebble: *withPebble, pebbleBin: *pebbleBin, filesDir: *filesDir,
 		enforceKey: *enforceKey, originalDir: *originalDir, secondPeer: *secondPeer, distinctUsers: *distinctUsers,
-		proxy: *withProxy,
+		proxy: *withProxy, ingress: *ingressName, noFunnel: *noFunnel,
 	}); err != nil {
 		log.Printf("tailnet-harness: %v", err)
 		os.Exit(1)
@@ -92,8 +94,8 @@ func main() {
 
 type runOptions struct {
 	listen, domain, authKeyFile, authKey, rootCA, peerName, benchName, stateDir string
-	pebbleBin, filesDir, originalDir, secondPeer                                string
-	requireAuth, verbose, pebble, enforceKey, distinctUsers, proxy              bool
+	pebbleBin, filesDir, originalDir, secondPeer, ingress                       string
+	requireAuth, verbose, pebble, enforceKey, distinctUsers, proxy, noFunnel    bool
 	benchPort, benchBytes, benchTLSPort                                         int
 	maxBody                                                                     int64
 }
@@ -163,7 +165,7 @@ func run(o runOptions) error {
 	ctl, err := newControl(controlOptions{
 		derpMap: derpMap, magicDNSDomain: o.domain,
 		requireAuth: o.requireAuth, authKey: enforced, verbose: o.verbose,
-		distinctUsers: o.distinctUsers,
+		distinctUsers: o.distinctUsers, noFunnel: o.noFunnel,
 	})
 	if err != nil {
 		return err
@@ -223,6 +225,18 @@ func run(o runOptions) error {
 		}
 	}
 
+	var ingressNode *tsnet.Server
+	if o.ingress != "" {
+		node, ist, err := startNode(ctx, nodeOpts(o.ingress))
+		if err != nil {
+			return fmt.Errorf("ingress node: %w", err)
+		}
+		defer node.Close()
+		ctl.srv.SetUnsignedPeerAPIOnly(ist.Self.PublicKey, true)
+		ingressNode = node
+		ready["ingress"] = strings.TrimSuffix(ist.Self.DNSName, ".")
+	}
+
 	if o.originalDir != "" {
 		opts := nodeOpts("libations")
 		opts.stateDir = o.originalDir
@@ -271,7 +285,7 @@ func run(o runOptions) error {
 	}
 	ready["harness"] = "http://" + ln.Addr().String()
 
-	a := &api{ctl: ctl, peer: peer, peers: peers, rootCA: o.rootCA, quit: make(chan struct{}), maxBody: o.maxBody, readyMsg: ready}
+	a := &api{ctl: ctl, peer: peer, peers: peers, ingress: ingressNode, rootCA: o.rootCA, quit: make(chan struct{}), maxBody: o.maxBody, readyMsg: ready}
 	hs := &http.Server{Handler: a.handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -279,7 +293,7 @@ func run(o runOptions) error {
 		}
 	}()
 
-	fmt.Fprintln(os.Stdout, readyLine([]string{"control", "harness", "domain", "peer", "peer_ips", "peer_login", "peer2", "peer2_login", "proxy", "proxy2", "derp", "bench", "bench_tls", "auth_key_file", "require_auth", "enforce_auth_key", "pebble_dir", "pebble_tls_ca", "pebble_root", "original_node_key", "original_ips"}, ready))
+	fmt.Fprintln(os.Stdout, readyLine([]string{"control", "harness", "domain", "peer", "peer_ips", "peer_login", "peer2", "peer2_login", "proxy", "proxy2", "ingress", "derp", "bench", "bench_tls", "auth_key_file", "require_auth", "enforce_auth_key", "pebble_dir", "pebble_tls_ca", "pebble_root", "original_node_key", "original_ips"}, ready))
 
 	select {
 	case <-ctx.Done():

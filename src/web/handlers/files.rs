@@ -5,7 +5,7 @@ use crate::web::error::WebError;
 use crate::web::site::{Assets, Site};
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 
 /// `/static/<file>`, by hashed or plain name (see [`Assets`]).
@@ -25,21 +25,25 @@ pub(crate) async fn asset(
 pub(crate) const GUEST_ASSETS: &[&str] = &["app.css", "icon.svg", "glasses.svg"];
 
 /// `/static/<file>` on the guests' listener: only [`GUEST_ASSETS`], by hashed or plain
-/// name; anything else is 404, as if it did not exist.
+/// name; anything else is the same bare 404 as every other address there.
 pub(crate) async fn guest_asset(
     State(assets): State<Arc<Assets>>,
     Path(file): Path<String>,
     headers: HeaderMap,
-) -> Result<Response, WebError> {
+) -> Response {
     let allowed = assets
         .name_of(&file)
         .is_some_and(|name| GUEST_ASSETS.contains(&name));
-    if !allowed {
-        return Err(WebError::NotFound("There is no such file.".into()));
+    match allowed.then(|| assets.respond(&file, &headers)).flatten() {
+        Some(response) => response,
+        None => guest_not_found().await,
     }
-    assets
-        .respond(&file, &headers)
-        .ok_or_else(|| WebError::NotFound("There is no such file.".into()))
+}
+
+/// Any other address on the guests' own listener (Funnel): a bare 404, with nothing of
+/// the app's pages in it (no search box, no links, no name of the collection).
+pub(crate) async fn guest_not_found() -> Response {
+    (axum::http::StatusCode::NOT_FOUND, "Not found.\n").into_response()
 }
 
 /// `/sw.js`: the service worker, versioned by this build and this collection.

@@ -147,12 +147,6 @@ pub(crate) async fn not_found(uri: axum::http::Uri) -> WebError {
     }
 }
 
-/// Any other address on the guests' own listener (Funnel): a bare 404, with nothing of
-/// the app's pages in it (no search box, no links, no name of the collection).
-pub(crate) async fn guest_not_found() -> (axum::http::StatusCode, &'static str) {
-    (axum::http::StatusCode::NOT_FOUND, "Not found.\n")
-}
-
 /// A route asked with a method it has no handler for; `Allow` is set by the router
 /// ([`allowed`]), and the message says the same.
 pub(crate) async fn method_not_allowed(
