@@ -60,6 +60,7 @@ let
       "--editor"
       login
     ]) cfg.editing.editors
+    ++ lib.optionals cfg.guestMenu.funnel.enable [ "--guest-menu-funnel" ]
     ++ lib.optionals (cfg.controlUrl != null) [
       "--control-url"
       cfg.controlUrl
@@ -181,6 +182,20 @@ in
       description = ''
         Tailnet logins that may edit even without a grant in the tailnet policy (for
         tailnets without app grants). Tagged devices never edit. Needs editing.enable.
+      '';
+    };
+
+    guestMenu.funnel.enable = mkOption {
+      type = types.bool;
+      default = false;
+      description = ''
+        Serve the guests' menu (/menu and its files, nothing else: no API, no other page,
+        no identity) to the internet through Tailscale Funnel, at
+        https://<hostname>.<tailnet>.ts.net:8443/menu, for guests who are not on your
+        tailnet. The tailnet policy must give this node the "funnel" node attribute
+        (nodeAttrs); :443 and :80 are never opened to Funnel. Turn it off here (or switch
+        the menu off in the app): nothing then listens on 8443 and the node's serve config
+        lets no Funnel in.
       '';
     };
 

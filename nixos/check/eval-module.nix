@@ -74,7 +74,8 @@ let
   };
 
   isOption = o: (o._type or null) == "option";
-  # Option groups (metrics.*) are one level deep: flatten to "metrics.address" etc.
+  # Option groups nest (metrics.*, guestMenu.funnel.*): flatten to "metrics.address",
+  # "guestMenu.funnel.enable" etc.
   flatten =
     attrs:
     builtins.concatMap (
@@ -82,38 +83,33 @@ let
       if isOption attrs.${n} || !(isAttrs attrs.${n}) then
         [ { name = n; value = attrs.${n}; } ]
       else
-        map (s: {
-          name = "${n}.${s}";
-          value = attrs.${n}.${s};
-        }) (attrNames attrs.${n})
+        map (s: s // { name = "${n}.${s.name}"; }) (flatten attrs.${n})
     ) (attrNames attrs);
+  # The config the module sees: each declared option's setting, or its default.
+  configOf =
+    decls: settings:
+    mapAttrs (n: o: if isOption o then settings.${n} or o.default else configOf o (settings.${n} or { })) decls;
+  # A setting is a group only where the module declares one: a package is a set too.
+  flattenSettings =
+    decls: settings:
+    builtins.concatMap (
+      n:
+      if decls ? ${n} && !(isOption decls.${n}) && isAttrs settings.${n} then
+        map (s: s // { name = "${n}.${s.name}"; }) (flattenSettings decls.${n} settings.${n})
+      else
+        [ { name = n; value = settings.${n}; } ]
+    ) (attrNames settings);
 
   eval =
     settings:
     let
       m = import ../module.nix {
         inherit lib pkgs utils;
-        config.services.libations = mapAttrs (
-          n: o:
-          if isOption o then
-            settings.${n} or o.default
-          else
-            mapAttrs (s: so: (settings.${n} or { }).${s} or so.default) o
-        ) decls;
+        config.services.libations = configOf decls settings;
       };
       decls = m.options.services.libations;
       flatDecls = builtins.listToAttrs (flatten decls);
-      # A setting is a group only where the module declares one: a package is a set too.
-      flatSettings = builtins.concatMap (
-        n:
-        if decls ? ${n} && !(isOption decls.${n}) && isAttrs settings.${n} then
-          map (s: {
-            name = "${n}.${s}";
-            value = settings.${n}.${s};
-          }) (attrNames settings.${n})
-        else
-          [ { name = n; value = settings.${n}; } ]
-      ) (attrNames settings);
+      flatSettings = flattenSettings decls settings;
       typeErrors = map (s: "option ${s.name}: ${builtins.toJSON s.value} is not a ${flatDecls.${s.name}.type.name}") (
         filter (s: flatDecls ? ${s.name} && !(flatDecls.${s.name}.type.check s.value)) flatSettings
       );
@@ -171,6 +167,14 @@ let
     recipesFile = "/run/agenix/libations-recipes";
     editing.enable = true;
     editing.editors = [ "alice@example.com" ];
+  };
+  funnel = eval {
+    enable = true;
+    guestMenu.funnel.enable = true;
+  };
+  funnelNotBool = eval {
+    enable = true;
+    guestMenu.funnel.enable = "yes";
   };
   editingSample = eval {
     enable = true;
@@ -244,6 +248,7 @@ check "every option has a type, a default and a description" (
     "editing.enable"
     "enable"
     "extraArgs"
+    "guestMenu.funnel.enable"
     "hostname"
     "memoryHigh"
     "memoryMax"
@@ -375,6 +380,14 @@ check "every option has a type, a default and a description" (
   firewallWithoutAddress.failedAssertions != [ ] && firewallWithoutAddress.firewall == [ ]
 )
 ++ check "editing is off by default" (!(contains minimal.exec "--allow-edits"))
+++ check "the guests' menu through Funnel is off by default" (
+  !(contains minimal.exec "--guest-menu-funnel")
+)
+++ check "guestMenu.funnel.enable passes --guest-menu-funnel" (
+  funnel.typeErrors == [ ] && funnel.unknown == [ ] && funnel.failedAssertions == [ ]
+  && contains funnel.exec (q ''"--guest-menu-funnel"'')
+)
+++ check "guestMenu.funnel.enable takes only a bool" (funnelNotBool.typeErrors != [ ])
 ++ check "editing: the collection lives in the state directory, seeded from recipesFile" (
   editing.typeErrors == [ ] && editing.failedAssertions == [ ]
   && contains editing.exec (q "--recipes-file %S/libations/recipes.json ")
