@@ -19,6 +19,19 @@ const GUEST: &str = "203.0.113.7:40000";
 /// One Funnel connection from the harness's ingress node to the app node, aimed at
 /// `target` (`<name>:<port>`), with `n` requests for `path` over it.
 async fn funnel(h: &Harness, host: &str, target: &str, src: &str, path: &str, n: u32) -> Value {
+    funnel_method(h, host, target, src, "GET", path, n).await
+}
+
+/// [`funnel`] with another method.
+async fn funnel_method(
+    h: &Harness,
+    host: &str,
+    target: &str,
+    src: &str,
+    method: &str,
+    path: &str,
+    n: u32,
+) -> Value {
     let n = n.to_string();
     let r = common::client()
         .get(format!("{}/ingress", h.get("harness")))
@@ -26,6 +39,7 @@ async fn funnel(h: &Harness, host: &str, target: &str, src: &str, path: &str, n:
             ("host", host),
             ("target", target),
             ("src", src),
+            ("method", method),
             ("path", path),
             ("n", &n),
         ])
@@ -188,6 +202,21 @@ async fn funnel_reaches_only_the_guests_menu_and_off_means_refused() {
         assert_eq!(body(&r), "Not found.\n", "{path} on :8443: {r}");
     }
 
+    // No write of any kind: the menu API is not there, and /menu takes only GET.
+    let target = format!("{host}:8443");
+    for (method, path, status) in [
+        ("POST", "/api/menus/off", 404),
+        ("POST", &format!("/api/menus/{id}/on") as &str, 404),
+        ("DELETE", &format!("/api/menus/{id}"), 404),
+        ("PUT", "/api/bar/shelf", 404),
+        ("POST", "/menu", 405),
+    ] {
+        let r = funnel_method(&h, &host, &target, GUEST, method, path, 1).await;
+        assert_eq!(r["status"], status, "{method} {path} on :8443: {r}");
+    }
+    let r = guest_get(&h, &host, "/menu").await;
+    assert!(body(&r).contains("Friday"), "a guest's write took: {r}");
+
     // A Funnel connection aimed at the full app (:443) or the redirect (:80) is refused by
     // the node itself (nothing lets Funnel in there).
     for port in [443, 80] {
@@ -200,7 +229,6 @@ async fn funnel_reaches_only_the_guests_menu_and_off_means_refused() {
     // the address is counted and logged, never an identity.
     let phone_ip = h.get("peer_ips").split(',').next().unwrap().to_owned();
     let claimed = format!("{phone_ip}:40000");
-    let target = format!("{host}:8443");
     let r = funnel(&h, &host, &target, &claimed, "/menu", 1).await;
     assert_eq!(r["status"], 200, "{r}");
     assert!(body(&r).contains("Friday"));
@@ -221,6 +249,18 @@ async fn funnel_reaches_only_the_guests_menu_and_off_means_refused() {
         .fetch(&format!("https://{host}:8443/api/whoami"), &[])
         .await;
     assert_eq!(r["status"], 404, "{r}");
+
+    // The host switches the menu off: guests get the plain page at once; and back on.
+    let off = write(&h, &host, None, "/api/menus/off", &json!({})).await;
+    assert_eq!(off["status"], 200, "{off}");
+    let r = guest_get(&h, &host, "/menu").await;
+    assert_eq!(r["status"], 200, "{r}");
+    assert!(
+        body(&r).contains("No menu tonight") && !body(&r).contains("Negroni"),
+        "{r}"
+    );
+    let on = write(&h, &host, None, &format!("/api/menus/{id}/on"), &json!({})).await;
+    assert_eq!(on["status"], 200, "{on}");
 
     // One source that asks too often is held back (429), another is not.
     let r = funnel(&h, &host, &target, GUEST, "/menu", 260).await;
