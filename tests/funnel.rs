@@ -78,11 +78,14 @@ async fn phone_try(h: &Harness, url: &str) -> Value {
         .expect("harness JSON")
 }
 
-/// The addresses under `/static/` a page names.
-fn static_urls(page: &str) -> Vec<String> {
-    page.split('"')
-        .filter(|s| s.starts_with("/static/"))
-        .map(|s| s.split('#').next().unwrap_or(s).to_owned())
+/// The addresses of this server a page loads or links (`href="/…"`, `src="/…"`), without
+/// their fragments.
+fn page_urls(page: &str) -> Vec<String> {
+    ["href=\"/", "src=\"/"]
+        .iter()
+        .flat_map(|attr| page.split(attr).skip(1))
+        .filter_map(|rest| rest.split('"').next())
+        .map(|url| format!("/{}", url.split('#').next().unwrap_or(url)))
         .collect()
 }
 
@@ -163,7 +166,7 @@ async fn funnel_reaches_only_the_guests_menu_and_off_means_refused() {
     );
     assert_eq!(header(&r, "Strict-Transport-Security"), "max-age=31536000");
     // ...and every file the page names.
-    let assets = static_urls(&page);
+    let assets = page_urls(&page);
     assert!(!assets.is_empty(), "{page}");
     for asset in &assets {
         let r = guest_get(&h, &host, asset).await;
@@ -173,7 +176,7 @@ async fn funnel_reaches_only_the_guests_menu_and_off_means_refused() {
     // Every other address on :8443 is 404, with nothing of the app in it: pages, the API
     // (reads and writes), the app's own scripts, the service worker, the manifest.
     let front = h.fetch(&format!("https://{host}/"), &[]).await;
-    let app_script = static_urls(&body(&front))
+    let app_script = page_urls(&body(&front))
         .into_iter()
         .find(|u| u.ends_with(".js"))
         .expect("the app's page names its script");

@@ -13,7 +13,9 @@
 //! - `handlers` → who, site, view, guard, http, error: thin handlers by purpose.
 //! - `state` → site, guard, who: [`AppState`], what the handlers share.
 //! - `router` → state, handlers, who, error, guard: [`app`], the one `Router` that
-//!   `--local`, the tailnet and the tests all serve.
+//!   `--local`, the tailnet and the tests all serve, and [`guests`], what guests reach.
+//! - `funnel` → router, state, handlers, who, guard: [`funnel()`], the guests' own listener
+//!   on the internet (Funnel): [`guests`] alone, nobody known, a rate per source address.
 //!
 //! A new page is a handler in `handlers::pages` returning `Result<Response, WebError>` (`?`
 //! does the rest), a template struct with a `Chrome` in `view::templates` rendered by a
@@ -21,6 +23,7 @@
 //! extractors in `Api`.
 
 mod error;
+mod funnel;
 mod guard;
 mod handlers;
 mod http;
@@ -30,6 +33,7 @@ mod state;
 mod view;
 mod who;
 
+pub use funnel::funnel;
 pub use guard::gate::HeavyGate;
 pub(crate) use guard::host::AllowedHosts;
 pub use guard::limits::RequestLimits;

@@ -5,14 +5,12 @@
 //! [`app`] knows nothing about where a connection came from: the connection layer
 //! ([`crate::connections`]) and the host check ([`for_hosts`]) sit around it.
 //!
-//! [`guests`] is the other router: what the guests' own listener (Funnel, `:8443`) serves
-//! and nothing else. The routes guests may reach are listed once, in [`guest_routes`], and
-//! [`app`] serves them too.
+//! [`guests`] is what guests reach: [`app`] merges it, and the guests' own listener
+//! (Funnel, `:8443`) serves it alone, through [`super::funnel`].
 
 use super::error;
 use super::guard::host::{self, AllowedHosts};
 use super::guard::limits;
-use super::guard::rate::{self, PerSource, Rates};
 use super::handlers::{
     api, bar, edit_api, edit_pages, files, household, menu, pages, shelf, whoami,
 };
@@ -41,11 +39,9 @@ pub(crate) fn for_hosts(router: Router, allowed: AllowedHosts) -> Router {
     ))
 }
 
-/// The application router, shared by every way of serving it.
+/// The application router, shared by every way of serving it: the app's own routes and
+/// [`guests`]'.
 pub fn app(state: AppState) -> Router {
-    let access_log = state
-        .access_log
-        .then(|| axum::middleware::from_fn_with_state(state.who.clone(), access_log));
     let router = Router::new()
         .route("/", get(pages::index))
         .route("/recipes/{id}", get(pages::recipe))
@@ -105,14 +101,31 @@ pub fn app(state: AppState) -> Router {
         .route("/static/{*file}", get(files::asset))
         .route("/sw.js", get(files::service_worker))
         .route("/manifest.webmanifest", get(files::manifest))
-        .merge(guest_routes())
         .fallback(pages::not_found)
         .method_not_allowed_fallback(pages::method_not_allowed)
         // After the fallback above, so that it wraps it too: every 405 of a route.
         .route_layer(axum::middleware::from_fn_with_state(
             state.editing.clone(),
             allow,
-        ))
+        ));
+    layered(router, &state)
+        .with_state(state.clone())
+        .merge(guests(state))
+}
+
+/// What guests reach (issue #27, docs/MENU.md): the page of the menu that is on, and
+/// nothing else: no API, no other page, no write, nobody known. [`app`] merges it; the
+/// Funnel's listener serves it alone ([`super::funnel`]). The same layers as the app's; no
+/// fallback of its own, so that [`app`]'s answers every other path.
+pub fn guests(state: AppState) -> Router {
+    let router = Router::new().route("/menu", get(menu::page));
+    layered(router, &state).with_state(state)
+}
+
+/// The layers around every route: error pages, the request guard, metrics, security
+/// headers and (`--access-log`) the access log.
+fn layered(router: Router<AppState>, state: &AppState) -> Router<AppState> {
+    let router = router
         .layer(axum::middleware::from_fn_with_state(
             state.site.clone(),
             error::render_page,
@@ -126,48 +139,13 @@ pub fn app(state: AppState) -> Router {
             crate::metrics::track,
         ));
     let router = security_headers(router);
-    let router = match access_log {
-        Some(layer) => router.layer(layer),
-        None => router,
-    };
-    router.with_state(state)
-}
-
-/// The routes guests reach: the guests' page of the menu that is on (and what it needs
-/// to follow changes). Listed once: [`app`] serves them to the tailnet and `--local`, and
-/// [`guests`] to the internet. Nothing here may write, or know who is asking.
-fn guest_routes() -> Router<AppState> {
-    Router::new().route("/menu", get(menu::page))
-}
-
-/// The guests' own listener (Funnel, `:8443`): [`guest_routes`], the assets their page
-/// uses ([`files::GUEST_ASSETS`]), and a bare 404 for every other address. No API, no
-/// other page, no identity: the state's `who` is nobody, and the source address the
-/// connection's PROXY header names is only counted and logged ([`rate`]), then taken out
-/// of the request. The same request limits and headers as [`app`], plus the rate limit per
-/// source address.
-pub fn guests(state: AppState) -> Router {
-    let state = AppState {
-        who: Arc::new(super::who::identity::Fixed::default()),
-        access_log: false,
-        ..state
-    };
-    let router = guest_routes()
-        .route("/static/{*file}", get(files::guest_asset))
-        .fallback(files::guest_not_found)
-        .layer(axum::middleware::from_fn_with_state(
-            state.limits,
-            limits::guard,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            PerSource::new(Rates::GUESTS),
-            rate::limit,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            state.metrics.clone(),
-            crate::metrics::track,
-        ));
-    security_headers(router).with_state(state)
+    match state.access_log {
+        true => router.layer(axum::middleware::from_fn_with_state(
+            state.who.clone(),
+            access_log,
+        )),
+        false => router,
+    }
 }
 
 /// The headers every answer carries: the strict CSP, no sniffing, no referrer, and only
