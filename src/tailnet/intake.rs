@@ -124,7 +124,7 @@ impl Intakes {
     /// Binds a loopback listener for `port` and sets the serve config to forward it too
     /// (with `funnel` as the Funnel target when given, else the one set before). The outer
     /// error is ours (no listener); the inner one the node's (the serve config was not
-    /// taken, and stays as it was).
+    /// taken).
     async fn forward(
         &mut self,
         port: u16,

@@ -145,14 +145,19 @@ impl TailnetServer {
             tasks::join("the tailnet :443 accept loop", https_loop),
             tasks::join("the tailnet :80 accept loop", http_loop)
         );
-        let mut left = 0;
-        if let Some((guests, guests_loop)) = guests {
+        let guests_drained = async {
+            let Some((guests, guests_loop)) = guests else {
+                return 0;
+            };
             tasks::join("the guests' :8443 accept loop", guests_loop).await;
-            left += guests.drain(self.drain).await;
-        }
-        let (left_https, left_http) =
-            tokio::join!(pages.drain(self.drain), redirects.drain(self.drain));
-        left += left_https + left_http;
+            guests.drain(self.drain).await
+        };
+        let (left_guests, left_https, left_http) = tokio::join!(
+            guests_drained,
+            pages.drain(self.drain),
+            redirects.drain(self.drain)
+        );
+        let left = left_guests + left_https + left_http;
         if left > 0 {
             tracing::warn!(
                 connections = left,
