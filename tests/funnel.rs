@@ -111,7 +111,7 @@ async fn funnel_reaches_only_the_guests_menu_and_off_means_refused() {
         &login,
     ];
     let mut args = common_args.to_vec();
-    args.push("--guest-menu-funnel");
+    args.extend(["--guest-menu-funnel", "--access-log"]);
     let app = App::start(&h, &args, &[]);
     app.wait_serving();
     // Start-up names the public address; the harness's policy allows Funnel, so no warning.
@@ -160,6 +160,12 @@ async fn funnel_reaches_only_the_guests_menu_and_off_means_refused() {
         "{page}"
     );
     assert!(page.contains("Bitter and bright"), "{page}");
+    // The guest's public address is logged (--access-log), and is all that is known.
+    let logged = app.log.wait_for("guest request", Duration::from_secs(5));
+    assert!(
+        logged.contains("source=203.0.113.7") && !logged.contains("login="),
+        "{logged}"
+    );
     assert!(
         header(&r, "Content-Security-Policy").contains("default-src 'self'"),
         "{r}"

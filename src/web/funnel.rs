@@ -24,6 +24,8 @@ const CSP_NOTHING: &str = "default-src 'none'; frame-ancestors 'none'; base-uri 
 
 /// The router of the Funnel's listener.
 pub fn funnel(state: AppState) -> Router {
+    // The access log's lines come from the rate limit, with the source for a login.
+    let access_log = state.access_log;
     let state = AppState {
         who: Arc::new(Fixed::default()),
         access_log: false,
@@ -47,7 +49,7 @@ pub fn funnel(state: AppState) -> Router {
         .merge(files)
         .fallback(files::guest_not_found)
         .layer(axum::middleware::from_fn_with_state(
-            PerSource::new(Rates::GUESTS),
+            PerSource::new(Rates::GUESTS, access_log),
             rate::limit,
         ))
         .layer(header(header::CONTENT_SECURITY_POLICY, CSP_NOTHING))

@@ -5,7 +5,8 @@
 //!
 //! The source is the address the connection's PROXY header names ([`Peer`]): on that
 //! listener a public address that Tailscale's relay saw, used for nothing but this count
-//! and the log. The middleware takes it out of the request, so no handler behind it can
+//! and the log (a line per request, as `--access-log` asks, with the source in place of a
+//! login; at debug otherwise). The middleware takes it out of the request, so no handler behind it can
 //! turn it into an identity. IPv6 sources count by their /64 (one household's network),
 //! and the table is bounded: when it is full, sources whose bucket has filled up again are
 //! forgotten, and while it is still full every new source shares one bucket.
@@ -50,6 +51,8 @@ impl Rates {
 pub(crate) struct PerSource {
     rates: Rates,
     table: Mutex<HashMap<IpAddr, Bucket>>,
+    /// One line per request at info (`--access-log`), else at debug.
+    access_log: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -62,10 +65,11 @@ struct Bucket {
 const OVERFLOW: IpAddr = IpAddr::V6(Ipv6Addr::UNSPECIFIED);
 
 impl PerSource {
-    pub(crate) fn new(rates: Rates) -> Arc<PerSource> {
+    pub(crate) fn new(rates: Rates, access_log: bool) -> Arc<PerSource> {
         Arc::new(PerSource {
             rates,
             table: Mutex::new(HashMap::new()),
+            access_log,
         })
     }
 
@@ -115,8 +119,8 @@ fn bucket_key(source: IpAddr) -> IpAddr {
     }
 }
 
-/// Middleware: counts the request against its source, logs the source, and takes it out of
-/// the request so that nothing behind can read it.
+/// Middleware: counts the request against its source, takes the source out of the request
+/// so that nothing behind can read it, and logs the request with it.
 pub(crate) async fn limit(
     State(sources): State<Arc<PerSource>>,
     mut request: Request,
@@ -124,23 +128,34 @@ pub(crate) async fn limit(
 ) -> Response {
     let peer = request.extensions_mut().remove::<Peer>();
     let source = peer.map_or(OVERFLOW, |Peer(addr)| addr.ip());
-    tracing::debug!(target: "libations::guests", source = %source, path = %request.uri().path(), "guest request");
-    match sources.take(source, Instant::now()) {
+    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+    let started = Instant::now();
+    let response = match sources.take(source, started) {
         Ok(()) => next.run(request).await,
-        Err(wait) => {
-            tracing::info!(target: "libations::guests", source = %source, "a guest source over its rate limit got 429");
-            let seconds = wait.as_secs().max(1).to_string();
-            let mut response = (
-                StatusCode::TOO_MANY_REQUESTS,
-                "Too many requests from your address; try again in a moment.\n",
-            )
-                .into_response();
-            if let Ok(value) = HeaderValue::from_str(&seconds) {
-                response.headers_mut().insert(header::RETRY_AFTER, value);
-            }
-            response
-        }
+        Err(wait) => refuse(source, wait),
+    };
+    let (status, micros) = (response.status().as_u16(), started.elapsed().as_micros());
+    if sources.access_log {
+        tracing::info!(target: "libations::access", %method, %path, status, micros = micros as u64, %source, "guest request");
+    } else {
+        tracing::debug!(target: "libations::access", %method, %path, status, micros = micros as u64, %source, "guest request");
     }
+    response
+}
+
+/// `429` with `Retry-After`.
+fn refuse(source: IpAddr, wait: Duration) -> Response {
+    tracing::info!(target: "libations::guests", source = %source, "a guest source over its rate limit got 429");
+    let seconds = wait.as_secs().max(1).to_string();
+    let mut response = (
+        StatusCode::TOO_MANY_REQUESTS,
+        "Too many requests from your address; try again in a moment.\n",
+    )
+        .into_response();
+    if let Ok(value) = HeaderValue::from_str(&seconds) {
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    response
 }
 
 #[cfg(test)]
@@ -148,11 +163,14 @@ mod tests {
     use super::*;
 
     fn small(max_sources: usize) -> Arc<PerSource> {
-        PerSource::new(Rates {
-            burst: 3,
-            per_minute: 60,
-            max_sources,
-        })
+        PerSource::new(
+            Rates {
+                burst: 3,
+                per_minute: 60,
+                max_sources,
+            },
+            false,
+        )
     }
 
     #[test]
