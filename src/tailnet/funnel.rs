@@ -37,9 +37,16 @@ pub(crate) fn guest_url(domain: &str) -> String {
 /// Why the tailnet policy does not let this node serve [`PORT`] through Funnel, as its
 /// capabilities say; `None` when it does. Mirrors Tailscale's own check
 /// (`ipn.CheckFunnelAccess`): HTTPS, the `funnel` attribute, and the port among the
-/// `funnel-ports` attribute's.
+/// `funnel-ports` attribute's. The names are read from `CapMap` and from the older
+/// `Capabilities` list alike.
 pub(crate) fn refusal(node: &SelfStatus) -> Option<String> {
-    let has = |cap: &str| node.cap_map.contains_key(cap);
+    let names = || {
+        node.cap_map
+            .keys()
+            .chain(&node.capabilities)
+            .map(String::as_str)
+    };
+    let has = |cap: &str| names().any(|name| name == cap);
     if !has(HTTPS) {
         return Some("HTTPS certificates are not enabled for the tailnet".to_owned());
     }
@@ -49,10 +56,7 @@ pub(crate) fn refusal(node: &SelfStatus) -> Option<String> {
                 .to_owned(),
         );
     }
-    let ports = node
-        .cap_map
-        .keys()
-        .find_map(|cap| cap.strip_prefix(FUNNEL_PORTS)?.strip_prefix("?ports="));
+    let ports = names().find_map(|cap| cap.strip_prefix(FUNNEL_PORTS)?.strip_prefix("?ports="));
     match ports {
         None => Some("the node's capabilities name no ports Funnel may use".to_owned()),
         Some(ports) if !port_listed(ports, PORT) => Some(format!(
@@ -103,6 +107,7 @@ mod tests {
                 .iter()
                 .map(|c| ((*c).to_owned(), json!(null)))
                 .collect(),
+            capabilities: Vec::new(),
         }
     }
 
@@ -138,9 +143,14 @@ mod tests {
             "CapMap":{"funnel":null,"https":null,"https://tailscale.com/cap/funnel-ports?ports=443,8443,10000":null}}}"#;
         let status: super::super::localapi::Status = serde_json::from_slice(j).expect("parse");
         assert_eq!(refusal(&status.self_status.unwrap()), None);
-        let j = br#"{"Self":{"DNSName":"x.","CapMap":null}}"#;
+        let j = br#"{"Self":{"DNSName":"x.","CapMap":null,"Capabilities":null}}"#;
         let status: super::super::localapi::Status = serde_json::from_slice(j).expect("parse");
         assert!(refusal(&status.self_status.unwrap()).is_some());
+        // Only the older list form: read as well.
+        let j = br#"{"Self":{"DNSName":"x.","Capabilities":["https","funnel",
+            "https://tailscale.com/cap/funnel-ports?ports=443,8443,10000"]}}"#;
+        let status: super::super::localapi::Status = serde_json::from_slice(j).expect("parse");
+        assert_eq!(refusal(&status.self_status.unwrap()), None);
     }
 
     #[test]

@@ -83,6 +83,9 @@ pub(crate) struct SelfStatus {
     /// each with its values (often none).
     #[serde(default, deserialize_with = "null_as_default")]
     pub cap_map: std::collections::HashMap<String, serde_json::Value>,
+    /// The same names in the older list form (kept by Tailscale for old readers).
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub capabilities: Vec<String>,
 }
 
 impl Status {
