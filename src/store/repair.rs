@@ -235,6 +235,7 @@ mod tests {
             file_before: Some(before.into()),
             before: None,
             after: Some(serde_json::Map::new()),
+            more: vec![],
         }
     }
 

@@ -59,6 +59,7 @@ pub fn app(state: AppState) -> Router {
         .route("/changes/{n}/undo", post(edit_pages::undo))
         .route("/api/recipes", get(api::list).post(edit_api::create))
         .route("/api/recipes/download", get(edit_api::download))
+        .route("/api/recipes/bulk", post(edit_api::bulk))
         .route(
             "/api/recipes/{id}",
             get(api::recipe)
