@@ -26,6 +26,7 @@ pub mod cli;
 pub(crate) mod connections;
 pub(crate) mod credentials;
 pub(crate) mod digest;
+pub mod fetch;
 pub mod household;
 pub mod ingredients;
 pub(crate) mod memory;
