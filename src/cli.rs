@@ -213,6 +213,18 @@ pub struct EditArgs {
     /// move) count too.
     #[arg(long, env = "LIBATIONS_EDITS_PER_MINUTE", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
     pub edits_per_minute: u32,
+
+    /// FOR TESTS AND A LAN RECIPE SERVER ONLY: a host (name or address, as written in the
+    /// link) that "Add from a link" may fetch from although it is not a public address
+    /// (repeat or separate with commas). Without it only public unicast addresses are
+    /// fetched: never loopback, private, link-local, tailnet/CGNAT or metadata addresses.
+    #[arg(
+        long = "import-allow-host",
+        env = "LIBATIONS_IMPORT_ALLOW_HOSTS",
+        value_delimiter = ',',
+        value_name = "HOST"
+    )]
+    pub import_allow_hosts: Vec<String>,
 }
 
 /// Limits on what one client can make the server hold.

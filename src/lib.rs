@@ -28,6 +28,7 @@ pub(crate) mod credentials;
 pub(crate) mod digest;
 pub mod fetch;
 pub mod household;
+pub mod import;
 pub mod ingredients;
 pub(crate) mod memory;
 pub mod metrics;

@@ -9,7 +9,7 @@ use super::error;
 use super::guard::host::{self, AllowedHosts};
 use super::guard::limits;
 use super::handlers::{
-    api, bar, edit_api, edit_pages, files, household, menu, pages, shelf, whoami,
+    api, bar, edit_api, edit_pages, files, household, import, menu, pages, shelf, whoami,
 };
 use super::state::AppState;
 use super::who::access_log::access_log;
@@ -60,6 +60,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/recipes", get(api::list).post(edit_api::create))
         .route("/api/recipes/download", get(edit_api::download))
         .route("/api/recipes/bulk", post(edit_api::bulk))
+        .route("/api/import", post(import::api_import))
         .route(
             "/api/recipes/{id}",
             get(api::recipe)

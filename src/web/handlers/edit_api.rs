@@ -130,8 +130,21 @@ pub(crate) async fn changes(State(editing): State<Arc<Editing>>) -> ApiResult {
 }
 
 /// `GET /api/recipes/download`: the recipes file as it is on disk, to take edits back into
-/// a configuration.
-pub(crate) async fn download(State(editing): State<Arc<Editing>>) -> ApiResult {
+/// a configuration. `?format=jsonld|markdown|bar-assistant`: every recipe served, in that
+/// format (editing on or off).
+pub(crate) async fn download(
+    State(editing): State<Arc<Editing>>,
+    State(site): State<Arc<crate::web::site::Site>>,
+    uri: axum::http::Uri,
+) -> ApiResult {
+    if let Some(format) = super::import::format(uri.query())? {
+        let all: Vec<_> = site.recipes().all().iter().collect();
+        return Ok(super::import::export_response(
+            &all,
+            format,
+            Some("recipes"),
+        ));
+    }
     let Some(store) = editing.store().cloned() else {
         return Err(Api(WebError::NotFound(
             "Editing is off, so there is no edited file to download; /api/recipes has every recipe.".into(),

@@ -27,6 +27,7 @@ pub(crate) mod edit_api;
 pub(crate) mod edit_pages;
 pub(crate) mod files;
 pub(crate) mod household;
+pub(crate) mod import;
 pub(crate) mod menu;
 pub(crate) mod pages;
 pub(crate) mod params;
