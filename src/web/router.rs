@@ -9,7 +9,8 @@ use super::error;
 use super::guard::host::{self, AllowedHosts};
 use super::guard::limits;
 use super::handlers::{
-    api, bar, edit_api, edit_pages, files, household, import, menu, pages, shelf, whoami,
+    api, bar, edit_api, edit_pages, files, household, import, import_pages, menu, pages, shelf,
+    whoami,
 };
 use super::state::AppState;
 use super::who::access_log::access_log;
@@ -55,6 +56,11 @@ pub fn app(state: AppState) -> Router {
             get(edit_pages::edit_form).post(edit_pages::update),
         )
         .route("/recipes/{id}/delete", post(edit_pages::delete))
+        .route(
+            "/recipes/import",
+            get(import_pages::page).post(import_pages::read),
+        )
+        .route("/recipes/import/save", post(import_pages::save))
         .route("/changes", get(edit_pages::changes))
         .route("/changes/{n}/undo", post(edit_pages::undo))
         .route("/api/recipes", get(api::list).post(edit_api::create))

@@ -110,9 +110,15 @@ fn smuggles(path: &str) -> bool {
 /// The household's backup may be up to 8 MiB (`household::BACKUP_BYTES`).
 const UPLOAD_PATH: &str = "/api/household/upload";
 
-/// Many recipes at once (`POST /api/recipes/bulk`) and a file to import (`POST
-/// /api/import`: a collection, a zip of one, a page) may be up to 8 MiB too.
-const IMPORT_PATHS: [&str; 2] = ["/api/recipes/bulk", "/api/import"];
+/// Many recipes at once (`POST /api/recipes/bulk`, `/recipes/import/save`) and what is
+/// imported (`POST /api/import`, `/recipes/import`: a collection, a zip of one, a page)
+/// may be up to 8 MiB too.
+const IMPORT_PATHS: [&str; 4] = [
+    "/api/recipes/bulk",
+    "/api/import",
+    "/recipes/import",
+    "/recipes/import/save",
+];
 
 /// A change (POST, PUT, DELETE) may carry a recipe; a household backup, a bulk save or an
 /// import more; anything else gets the small limit.

@@ -165,8 +165,20 @@ pub(crate) async fn preview(
     .map_err(WebError::Task)?;
     let (preview, duplicates) =
         read.map_err(|e| invalid(field_of_source(source_url.as_deref()), &e.to_string()))?;
+    // The recipes as `POST /api/recipes` takes them; what was guessed is in `problems`.
+    let recipes: Vec<Value> = preview
+        .recipes
+        .iter()
+        .map(|r| match serde_json::to_value(r) {
+            Ok(Value::Object(mut o)) => match o.remove("recipe") {
+                Some(recipe @ Value::Object(_)) => recipe,
+                _ => Value::Object(o),
+            },
+            _ => Value::Null,
+        })
+        .collect();
     let mut answer = json!({
-        "recipes": preview.recipes,
+        "recipes": recipes,
         "problems": preview.problems,
         "duplicates": duplicates,
     });
@@ -197,18 +209,13 @@ fn field_of_source(url: Option<&str>) -> &'static str {
     }
 }
 
-/// `Source: <url>` at the end of each recipe's notes (the recipe object is the one under
-/// `recipe`, or the imported object itself).
+/// `Source: <url>` at the end of each recipe's notes.
 fn with_source(answer: &mut Value, url: &str) {
     let line = format!("Source: {url}");
     let Some(list) = answer["recipes"].as_array_mut() else {
         return;
     };
-    for item in list {
-        let recipe = match item.get("recipe") {
-            Some(Value::Object(_)) => &mut item["recipe"],
-            _ => item,
-        };
+    for recipe in list {
         let Some(object) = recipe.as_object_mut() else {
             continue;
         };
