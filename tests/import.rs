@@ -261,7 +261,14 @@ async fn json_ld_in_its_common_shapes_is_read_from_a_link_and_nothing_is_saved()
             notes.ends_with(&format!("Source: {}", answer["source"].as_str().unwrap())),
             "{notes}"
         );
-        assert!(answer["problems"].is_array() && answer["duplicates"].is_array());
+        assert!(answer["problems"].is_array(), "{answer}");
+        // The sample collection has each of these drinks already, but the Penicillin.
+        assert_eq!(
+            answer["duplicates"][0]["existing_id"].is_u64(),
+            !page.contains("penicillin"),
+            "{page}: {}",
+            answer["duplicates"]
+        );
     }
     // No recipe on the page: a clear message.
     let (status, answer) = import(
@@ -591,4 +598,113 @@ fn the_import_command_adds_a_folder_as_one_change_and_names_a_bad_file() {
     assert!(!out.status.success());
     assert!(stderr.contains("broken.json"), "{stderr}");
     assert!(stderr.contains("line 2"), "{stderr}");
+}
+
+/// The value of the hidden input `name` in `html`.
+fn hidden(html: &str, name: &str) -> String {
+    let at = html
+        .find(&format!("name=\"{name}\" value=\""))
+        .unwrap_or_else(|| panic!("no {name} in the page"));
+    let rest = &html[at + name.len() + 15..];
+    let value = &rest[..rest.find('"').unwrap()];
+    value
+        .replace("&quot;", "\"")
+        .replace("&#34;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+async fn post_form(server: &Server, path: &str, fields: &[(&str, String)]) -> reqwest::Response {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .post(server.url(path))
+        .headers(same_origin(server))
+        .form(fields)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn without_javascript_a_pasted_page_opens_the_form_and_several_recipes_a_list() {
+    let Some(jsonld) = shared_data("import/jsonld") else {
+        return;
+    };
+    let (_dir, path) = collection();
+    let server = editor(&path, &[]);
+    let page = client()
+        .get(server.url("/recipes/import"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    let csrf = hidden(&page.text().await.unwrap(), "csrf");
+    // One recipe: the ordinary form, filled in, posting to /recipes/new.
+    let one = std::fs::read_to_string(jsonld.join("daiquiri.html")).unwrap();
+    let r = post_form(
+        &server,
+        "/recipes/import",
+        &[("csrf", csrf.clone()), ("source", one)],
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let html = r.text().await.unwrap();
+    assert!(html.contains("action=\"/recipes/new\""), "{html}");
+    assert!(html.contains("value=\"Daiquiri\""), "the name is filled in");
+    // Two recipes: a list to choose from; the second chosen is saved as one change.
+    let two = std::fs::read_to_string(jsonld.join("two-recipes.html")).unwrap();
+    let r = post_form(
+        &server,
+        "/recipes/import",
+        &[("csrf", csrf.clone()), ("source", two)],
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let html = r.text().await.unwrap();
+    assert_eq!(html.matches("name=\"pick\"").count(), 2, "{html}");
+    let recipes = hidden(&html, "recipes");
+    let r = post_form(
+        &server,
+        "/recipes/import/save",
+        &[
+            ("csrf", csrf.clone()),
+            ("recipes", recipes),
+            ("pick", "1".into()),
+        ],
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER, "{:?}", r.text().await);
+    assert!(
+        r.headers()["location"]
+            .to_str()
+            .unwrap()
+            .starts_with("/changes?done=")
+    );
+    let names: Vec<String> = libations::recipes::Recipes::from_file(&path)
+        .unwrap()
+        .all()
+        .iter()
+        .map(|r| r.name.to_string())
+        .collect();
+    // The sample has both already: the list flagged them, and the one chosen is added.
+    assert!(html.contains("Already here"), "duplicates flagged");
+    let count = |n: &str| names.iter().filter(|x| x.as_str() == n).count();
+    assert_eq!((count("French 75"), count("Tom Collins")), (2, 1));
+    // A bad link says why, with what was typed kept.
+    let r = post_form(
+        &server,
+        "/recipes/import",
+        &[("csrf", csrf), ("source", "http://127.0.0.1:9/x".into())],
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let html = r.text().await.unwrap();
+    assert!(
+        html.contains("loopback") && html.contains("http://127.0.0.1:9/x"),
+        "{html}"
+    );
 }
