@@ -100,6 +100,7 @@ fn read(file: &Path) -> Result<import::Preview, String> {
     let read = match ext.as_str() {
         "zip" => import::read(Source::Zip(&bytes)),
         "html" | "htm" => import::read(Source::Html(&String::from_utf8_lossy(&bytes))),
+        "md" | "markdown" => import::read(Source::Markdown(&String::from_utf8_lossy(&bytes))),
         _ => {
             if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
                 return Err(format!(
@@ -122,11 +123,7 @@ fn read(file: &Path) -> Result<import::Preview, String> {
 
 /// An imported recipe as `POST /api/recipes` takes it.
 fn draft(imported: &import::Imported) -> Value {
-    let value = serde_json::to_value(imported).unwrap_or_default();
-    match value.get("recipe") {
-        Some(Value::Object(o)) => Value::Object(o.clone()),
-        _ => value,
-    }
+    imported.recipe.clone()
 }
 
 fn draft_name(draft: &Value) -> String {

@@ -66,7 +66,8 @@ pub(crate) async fn recipe(
 ) -> Result<Response, Api<WebError>> {
     let recipe = find_recipe(&site, id)?;
     if let Some(format) = super::import::format(uri.query())? {
-        return Ok(super::import::export_response(&[recipe], format, None));
+        let selection = crate::import::Selection::One(recipe);
+        return Ok(super::import::export_response(selection, format)?);
     }
     let Some(db) = home.db().cloned() else {
         return Ok(per_request(serde_json::to_vec(recipe)?, JSON, &headers));

@@ -138,12 +138,8 @@ pub(crate) async fn download(
     uri: axum::http::Uri,
 ) -> ApiResult {
     if let Some(format) = super::import::format(uri.query())? {
-        let all: Vec<_> = site.recipes().all().iter().collect();
-        return Ok(super::import::export_response(
-            &all,
-            format,
-            Some("recipes"),
-        ));
+        let selection = crate::import::Selection::All(site.recipes().all());
+        return Ok(super::import::export_response(selection, format)?);
     }
     let Some(store) = editing.store().cloned() else {
         return Err(Api(WebError::NotFound(

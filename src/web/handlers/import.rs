@@ -8,8 +8,8 @@
 //! rate) before anything is fetched or read.
 
 use crate::fetch::FetchError;
-use crate::import::{self, Format, ImportError, Preview, Source};
-use crate::recipes::{Recipe, Recipes};
+use crate::import::{self, Format, ImportError, Preview, Selection, Source};
+use crate::recipes::Recipes;
 use crate::store::FieldError;
 use crate::web::error::{Api, WebError};
 use crate::web::http::cache_control;
@@ -37,6 +37,7 @@ pub(crate) enum FileKind {
     Json,
     Zip,
     Html,
+    Markdown,
 }
 
 /// The request body as an import: `{"url"}`, `{"html"}`, `{"jsonld"}`, or a file by its
@@ -93,6 +94,10 @@ pub(crate) fn asked(headers: &HeaderMap, body: &[u8]) -> Result<Asked, WebError>
         }),
         "text/html" | "application/xhtml+xml" => Ok(Asked::File {
             kind: FileKind::Html,
+            bytes: body.to_vec(),
+        }),
+        "text/markdown" => Ok(Asked::File {
+            kind: FileKind::Markdown,
             bytes: body.to_vec(),
         }),
         _ => Err(WebError::UnsupportedMediaType),
@@ -156,8 +161,9 @@ pub(crate) async fn preview(
         }
         other => (other, None),
     };
+    let url = source_url.clone();
     let read = tokio::task::spawn_blocking(move || {
-        let preview = read(&asked)?;
+        let preview = read(&asked, url.as_deref())?;
         let duplicates = import::duplicates(&preview, &recipes);
         Ok::<_, ImportError>((preview, duplicates))
     })
@@ -183,56 +189,35 @@ pub(crate) async fn preview(
         "duplicates": duplicates,
     });
     if let Some(url) = source_url {
-        with_source(&mut answer, &url);
         answer["source"] = Value::from(url);
     }
     Ok(answer)
 }
 
-fn read(asked: &Asked) -> Result<Preview, ImportError> {
-    match asked {
-        Asked::Html(html) => import::read(Source::Html(html)),
-        Asked::JsonLd(text) => import::read(Source::JsonLd(text)),
+/// What was asked, read; a page fetched from `url` gets `Source: <url>` in its notes.
+fn read(asked: &Asked, url: Option<&str>) -> Result<Preview, ImportError> {
+    let source = match asked {
+        Asked::Html(html) => Source::Html(html),
+        Asked::JsonLd(text) => Source::JsonLd(text),
         Asked::File { kind, bytes } => match kind {
-            FileKind::Json => import::read(Source::Json(bytes)),
-            FileKind::Zip => import::read(Source::Zip(bytes)),
-            FileKind::Html => import::read(Source::Html(&String::from_utf8_lossy(bytes))),
+            FileKind::Json => Source::Json(bytes),
+            FileKind::Zip => Source::Zip(bytes),
+            FileKind::Html => {
+                return import::read_from(Source::Html(&String::from_utf8_lossy(bytes)), url);
+            }
+            FileKind::Markdown => {
+                return import::read_from(Source::Markdown(&String::from_utf8_lossy(bytes)), url);
+            }
         },
-        Asked::Url(_) => import::read(Source::Html("")),
-    }
+        Asked::Url(_) => Source::Html(""),
+    };
+    import::read_from(source, url)
 }
 
 fn field_of_source(url: Option<&str>) -> &'static str {
     match url {
         Some(_) => "url",
         None => "body",
-    }
-}
-
-/// `Source: <url>` at the end of each recipe's notes.
-fn with_source(answer: &mut Value, url: &str) {
-    let line = format!("Source: {url}");
-    let Some(list) = answer["recipes"].as_array_mut() else {
-        return;
-    };
-    for recipe in list {
-        let Some(object) = recipe.as_object_mut() else {
-            continue;
-        };
-        let notes = object
-            .get("notes")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .trim_end()
-            .to_owned();
-        if notes.contains(&line) {
-            continue;
-        }
-        let notes = match notes.is_empty() {
-            true => line.clone(),
-            false => format!("{notes}\n\n{line}"),
-        };
-        object.insert("notes".into(), Value::from(notes));
     }
 }
 
@@ -260,39 +245,35 @@ pub(crate) fn format(query: Option<&str>) -> Result<Option<Format>, WebError> {
         .map(|(_, v)| v);
     match asked {
         None | Some("" | "json" | "libations") => Ok(None),
-        Some("jsonld") => Ok(Some(Format::JsonLd)),
-        Some("markdown") => Ok(Some(Format::Markdown)),
-        Some("bar-assistant") => Ok(Some(Format::BarAssistant)),
-        Some(other) => Err(WebError::BadRequest(format!(
-            "format must be jsonld, markdown or bar-assistant, not {}",
-            other.chars().take(40).collect::<String>()
-        ))),
+        Some(name) => Format::from_name(name).map(Some).ok_or_else(|| {
+            WebError::BadRequest(format!(
+                "format must be jsonld, markdown or bar-assistant, not {}",
+                name.chars().take(40).collect::<String>()
+            ))
+        }),
     }
 }
 
-/// The recipes in `format`: its bytes, content type and file name extension.
-pub(crate) fn exported(
-    recipes: &[&Recipe],
-    format: Format,
-) -> (Vec<u8>, &'static str, &'static str) {
-    let bytes = import::export(recipes, format);
-    match format {
-        Format::JsonLd => (bytes, "application/ld+json", "jsonld"),
-        Format::Markdown => (bytes, "text/markdown; charset=utf-8", "md"),
-        Format::BarAssistant => (bytes, "application/json", "bar-assistant.json"),
-    }
-}
-
-/// An export as a response: `attachment` named `name.ext` when `download`.
+/// An export as a response: `attachment` named `recipes.<ext>` for the whole collection.
 pub(crate) fn export_response(
-    recipes: &[&Recipe],
+    selection: Selection<'_>,
     format: Format,
-    download: Option<&str>,
-) -> Response {
-    let (bytes, kind, ext) = exported(recipes, format);
+) -> Result<Response, WebError> {
+    let download = matches!(selection, Selection::All(_));
+    let (kind, bytes) = import::export(selection, format).map_err(|e| {
+        tracing::error!(error = %e, "an export failed");
+        WebError::BadRequest(format!(
+            "The recipes could not be written in that format: {e}"
+        ))
+    })?;
+    let ext = match format {
+        Format::JsonLd => "jsonld",
+        Format::Markdown => "md",
+        Format::BarAssistant => "bar-assistant.json",
+    };
     let mut response = ([(header::CONTENT_TYPE, kind)], bytes).into_response();
-    if let Some(name) = download
-        && let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{name}.{ext}\""))
+    if download
+        && let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"recipes.{ext}\""))
     {
         response
             .headers_mut()
@@ -301,5 +282,5 @@ pub(crate) fn export_response(
     response
         .headers_mut()
         .insert(header::CACHE_CONTROL, cache_control::private_no_store());
-    response
+    Ok(response)
 }
