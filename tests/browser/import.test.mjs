@@ -6,9 +6,18 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, launch, phone, startServer, watch } from "./lib/browser.mjs";
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+async function axe(page) {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -59,15 +68,16 @@ async function editable() {
 
 const fits = (page) => page.evaluate(() => document.documentElement.scrollWidth <= innerWidth);
 
-test("add from a link: the form comes filled in, is edited and saved", async () => {
+test("add from a link: the form comes filled in, is edited and saved, and shared", async () => {
   const app = await editable();
   const site = await pages();
-  const context = await phone(browser);
+  const context = await phone(browser, { permissions: ["clipboard-read", "clipboard-write"] });
   const watcher = await watch(context);
   try {
     const page = await context.newPage();
     await page.goto(app.server.url("/recipes/import"));
     assert.ok(await fits(page), "the page fits the phone");
+    assert.deepEqual(await axe(page), [], "axe on the import page");
     await page.fill("#source", site.url("/sour.html"));
     await page.click("form.import-link button[type=submit]");
     await page.locator("form.edit").waitFor({ timeout: 15_000 });
@@ -87,7 +97,14 @@ test("add from a link: the form comes filled in, is edited and saved", async () 
     const saved = onDisk.find((r) => r.name === "Browser Sour, mine");
     assert.ok(saved, "in the file");
     assert.deepEqual(saved.glass, ["Coupe"]);
-    assert.ok(await page.locator(".single .share").isVisible(), "Share is offered");
+    // Share: no share sheet on this desktop browser, so the card goes to the clipboard.
+    const share = page.locator(".single .share");
+    assert.ok(await share.isVisible(), "Share is offered");
+    await share.click();
+    await page.locator(".single .share-status", { hasText: "Copied." }).waitFor({ timeout: 5_000 });
+    const card = await page.evaluate(() => navigator.clipboard.readText());
+    assert.match(card, /^Browser Sour, mine\n• .*bourbon/i);
+    assert.ok(card.trimEnd().endsWith(new URL(page.url()).pathname), card);
     assert.deepEqual(await watcher.problems(), []);
   } finally {
     await context.close();
@@ -120,6 +137,7 @@ test("upload a file: choose two of five, add them as one change, undo", async ()
     const add = page.locator(".import-choices button.save");
     assert.equal(await add.textContent(), "Add 2");
     assert.ok(await fits(page), "the list fits the phone");
+    assert.deepEqual(await axe(page), [], "axe on the list");
     await add.click();
     await page.waitForURL(/\/changes\?done=\d+$/, { timeout: 10_000 });
     assert.match(await page.locator(".notice").textContent(), /Uploaded 2 and 1 more/);
