@@ -41,7 +41,7 @@ fn run(file: &Path, into: &Path, max_bytes: u64) -> Result<String, String> {
             .get(p.recipe)
             .map(|r| draft_name(&draft(r)))
             .unwrap_or_default();
-        lines.push(format!("  problem: {recipe}: {}: {}", p.field, p.message));
+        lines.push(format!("  {recipe}: {}: {}", p.field, p.message));
     }
     let skipped: Vec<usize> = duplicates.iter().map(|d| d.recipe).collect();
     let drafts: Vec<Value> = preview

@@ -4,9 +4,9 @@
 // saves it as one change and shows Recent changes with its Undo. Without JavaScript the
 // link form still works, and `libations import` reads files on the server.
 
-const TYPES = { zip: "application/zip", html: "text/html", htm: "text/html" };
+const TYPES = { zip: "application/zip", html: "text/html", htm: "text/html", md: "text/markdown" };
 
-/** The content type a file is sent with: by its name, JSON unless zip or HTML. */
+/** The content type a file is sent with: by its name, JSON unless zip, HTML or Markdown. */
 export function typeOf(name) {
   const ext = (name.split(".").pop() ?? "").toLowerCase();
   return TYPES[ext] ?? "application/json";
