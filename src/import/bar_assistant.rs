@@ -87,7 +87,7 @@ pub fn from_value(value: &Value) -> Draft {
     }
     let rows = recipe.get("ingredients").and_then(Value::as_array);
     for row in rows.into_iter().flatten() {
-        add_row(&mut d, row, names);
+        add_row(&mut d, row, names, ours);
     }
     d.garnish = garnish(&text("garnish"), ours);
     let instructions = text("instructions");
@@ -141,7 +141,7 @@ fn garnish(text: &str, ours: bool) -> Vec<String> {
         .collect()
 }
 
-fn add_row(d: &mut Draft, row: &Value, names: Option<&Vec<Value>>) {
+fn add_row(d: &mut Draft, row: &Value, names: Option<&Vec<Value>>, ours: bool) {
     let id = row.get("_id").and_then(Value::as_str).unwrap_or_default();
     let named = row.get("name").and_then(Value::as_str).map(str::to_owned);
     let name = named
@@ -155,7 +155,13 @@ fn add_row(d: &mut Draft, row: &Value, names: Option<&Vec<Value>>) {
         })
         .unwrap_or_else(|| id.replace('-', " "));
     let units = row.get("units").and_then(Value::as_str).unwrap_or_default();
-    let unit = line::unit_name(units).map_or_else(|| units.trim().to_lowercase(), str::to_owned);
+    // Our own export's units are ours already: only its `topup` is read back.
+    let unit = match line::unit_name(units) {
+        Some("top up") => "top up".to_owned(),
+        _ if ours => units.to_owned(),
+        Some(unit) => unit.to_owned(),
+        None => units.trim().to_lowercase(),
+    };
     let amount = row.get("amount").and_then(Value::as_f64);
     let most = row.get("amount_max").and_then(Value::as_f64);
     let note = row
