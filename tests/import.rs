@@ -467,3 +467,36 @@ fn the_shared_jsonld_pages() {
     );
     assert_eq!(totals.kept, 0);
 }
+
+/// Every row of the real collections, written as a recipe page writes it (`measure unit
+/// name`), read back by the line parser: the same amount, unit (in its one form) and name.
+#[test]
+fn every_shared_row_written_as_a_line_reads_back() {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for file in ["iba.json", "bar-assistant.json"] {
+        let Some(path) = common::shared_data(file) else {
+            return;
+        };
+        let recipes = Recipes::from_file(&path).unwrap();
+        for row in recipes.all().iter().flat_map(|r| &r.ingredients) {
+            let text = libations::import::export::ingredient_line(row);
+            let got = libations::import::line::parse(&text);
+            let unit = libations::import::line::unit_name(&row.unit).unwrap_or(&row.unit);
+            checked += 1;
+            let same = got.note.is_none()
+                && !got.garnish
+                && got.unit == unit
+                && same_measure(&got.measure, &row.measure)
+                && got.name == row.name.as_str();
+            if !same {
+                failures.push(format!("{file}: {text:?} read as {got:?}"));
+            }
+        }
+    }
+    println!(
+        "IMPORT TOTALS lines: {checked} rows of iba.json and bar-assistant.json as lines, {} read back exactly",
+        checked - failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

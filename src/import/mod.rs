@@ -23,7 +23,7 @@
 
 mod bar_assistant;
 mod draft;
-mod export;
+pub mod export;
 mod guess;
 mod json;
 mod jsonld;
