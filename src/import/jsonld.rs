@@ -26,9 +26,10 @@ pub fn from_html(html: &str) -> Result<Vec<Draft>, ImportError> {
             continue;
         };
         let is_ld = element.name() == "script"
-            && element
-                .attr("type")
-                .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json"));
+            && element.attr("type").is_some_and(|t| {
+                let t = t.split(';').next().unwrap_or(t).trim();
+                t.eq_ignore_ascii_case("application/ld+json")
+            });
         if !is_ld {
             continue;
         }
