@@ -285,3 +285,26 @@ fn formats_are_named_as_in_the_address() {
     );
     assert_eq!(Format::from_name("csv"), None);
 }
+
+#[test]
+fn what_saving_would_refuse_is_a_problem() {
+    let long = "x".repeat(crate::store::caps::NAME_CHARS + 1);
+    let json = format!(
+        r#"[{{"name": "{long}", "ingredients": [{{"name": "Gin", "measure": "1", "unit": "oz"}}]}},
+            {{"name": "Fine\u202e", "notes": ""}}, {{"name": "Good"}}]"#
+    );
+    let preview = read(Source::Json(json.as_bytes())).unwrap();
+    assert_eq!(preview.recipes.len(), 3, "nothing is dropped");
+    let fields: Vec<(usize, &str)> = preview
+        .problems
+        .iter()
+        .map(|p| (p.recipe, p.field.as_str()))
+        .collect();
+    assert!(fields.contains(&(0, "name")), "{:?}", preview.problems);
+    assert!(fields.contains(&(1, "name")), "{:?}", preview.problems);
+    assert!(
+        !fields.iter().any(|(r, _)| *r == 2),
+        "{:?}",
+        preview.problems
+    );
+}
