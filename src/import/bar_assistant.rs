@@ -240,6 +240,8 @@ pub fn from_zip(bytes: &[u8]) -> Result<Vec<Draft>, ImportError> {
 pub fn from_folder(path: &Path) -> Result<Vec<Draft>, ImportError> {
     let mut paths = Vec::new();
     walk(path, &mut paths, 0)?;
+    // Folders are judged inside the export only: an `ingredients` folder above it is not.
+    paths.retain(|p| wanted(&p.strip_prefix(path).unwrap_or(p).to_string_lossy()));
     let mut files = Vec::new();
     let mut total = 0u64;
     for p in paths {
@@ -282,7 +284,7 @@ fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>, depth: usize) -> Result<(
         let meta = std::fs::symlink_metadata(&p).map_err(read_error)?;
         if meta.is_dir() {
             walk(&p, out, depth + 1)?;
-        } else if meta.is_file() && wanted(&p.to_string_lossy()) {
+        } else if meta.is_file() {
             out.push(p);
         }
     }

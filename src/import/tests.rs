@@ -308,3 +308,27 @@ fn what_saving_would_refuse_is_a_problem() {
         preview.problems
     );
 }
+
+#[test]
+fn a_folder_is_read_below_its_root_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ingredients").join("export");
+    let write = |rel: &str, body: &str| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, body).unwrap();
+    };
+    write(
+        "cocktails/gimlet/data.json",
+        r#"{"name": "Gimlet", "instructions": "Shake.", "ingredients": []}"#,
+    );
+    write(
+        "ingredients/gin/data.json",
+        r#"{"name": "Gin", "instructions": "x"}"#,
+    );
+    write("cocktails/gimlet/notes.txt", "not json");
+    let preview = read(Source::Folder(&root)).unwrap();
+    assert_eq!(names(&preview), ["Gimlet"]);
+    let missing = read(Source::Folder(&dir.path().join("nope"))).unwrap_err();
+    assert!(matches!(missing, ImportError::Read { .. }), "{missing}");
+}
