@@ -87,7 +87,7 @@ pub fn from_value(value: &Value) -> Draft {
     }
     let rows = recipe.get("ingredients").and_then(Value::as_array);
     for row in rows.into_iter().flatten() {
-        add_row(&mut d, row, names);
+        add_row(&mut d, row, names, ours);
     }
     d.garnish = garnish(&text("garnish"), ours);
     let instructions = text("instructions");
@@ -141,7 +141,7 @@ fn garnish(text: &str, ours: bool) -> Vec<String> {
         .collect()
 }
 
-fn add_row(d: &mut Draft, row: &Value, names: Option<&Vec<Value>>) {
+fn add_row(d: &mut Draft, row: &Value, names: Option<&Vec<Value>>, ours: bool) {
     let id = row.get("_id").and_then(Value::as_str).unwrap_or_default();
     let named = row.get("name").and_then(Value::as_str).map(str::to_owned);
     let name = named
@@ -155,7 +155,13 @@ fn add_row(d: &mut Draft, row: &Value, names: Option<&Vec<Value>>) {
         })
         .unwrap_or_else(|| id.replace('-', " "));
     let units = row.get("units").and_then(Value::as_str).unwrap_or_default();
-    let unit = line::unit_name(units).map_or_else(|| units.trim().to_lowercase(), str::to_owned);
+    // Our own export's units are ours already: only its `topup` is read back.
+    let unit = match line::unit_name(units) {
+        Some("top up") => "top up".to_owned(),
+        _ if ours => units.to_owned(),
+        Some(unit) => unit.to_owned(),
+        None => units.trim().to_lowercase(),
+    };
     let amount = row.get("amount").and_then(Value::as_f64);
     let most = row.get("amount_max").and_then(Value::as_f64);
     let note = row
@@ -234,6 +240,8 @@ pub fn from_zip(bytes: &[u8]) -> Result<Vec<Draft>, ImportError> {
 pub fn from_folder(path: &Path) -> Result<Vec<Draft>, ImportError> {
     let mut paths = Vec::new();
     walk(path, &mut paths, 0)?;
+    // Folders are judged inside the export only: an `ingredients` folder above it is not.
+    paths.retain(|p| wanted(&p.strip_prefix(path).unwrap_or(p).to_string_lossy()));
     let mut files = Vec::new();
     let mut total = 0u64;
     for p in paths {
@@ -276,7 +284,7 @@ fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>, depth: usize) -> Result<(
         let meta = std::fs::symlink_metadata(&p).map_err(read_error)?;
         if meta.is_dir() {
             walk(&p, out, depth + 1)?;
-        } else if meta.is_file() && wanted(&p.to_string_lossy()) {
+        } else if meta.is_file() {
             out.push(p);
         }
     }

@@ -131,21 +131,22 @@ impl Draft {
     }
 }
 
-/// What the loader's rules and the store's caps say of `recipe`, as it would be saved.
+/// What saving `recipe` would refuse: the store's own check of a submitted recipe
+/// (`store::caps::checked`: the loader's rules, the caps, the characters), so that a
+/// preview without problems saves as it is.
 fn check(recipe: &Value) -> Vec<Guess> {
-    let mut with_id = recipe.clone();
-    if let Some(object) = with_id.as_object_mut() {
-        object.insert("id".to_owned(), json!(1));
-    }
-    let as_guess = |e: crate::recipes::FieldError| Guess {
-        field: e.field,
-        message: e.message,
-    };
-    match crate::recipes::check_one(&with_id) {
-        Ok(checked) => crate::store::caps::over_caps(&checked)
+    match crate::store::caps::checked(recipe, 1, None) {
+        Ok(_) => Vec::new(),
+        Err(crate::store::StoreError::Invalid(errors)) => errors
             .into_iter()
-            .map(as_guess)
+            .map(|e| Guess {
+                field: e.field,
+                message: e.message,
+            })
             .collect(),
-        Err(errors) => errors.into_iter().map(as_guess).collect(),
+        Err(other) => vec![Guess {
+            field: String::new(),
+            message: other.to_string(),
+        }],
     }
 }

@@ -7,7 +7,9 @@
 //! line per row, `measure unit name`; a garnish as `Garnish: …`), `recipeInstructions`
 //! (the notes), `cookingMethod`, `recipeCategory` ("Cocktail"), `tool` (the glass), and
 //! `keywords`, which also carry our fields exactly (`base: Gin`, `glass: Coupe`,
-//! `method: Stir`, `ice: Cubed`) so that reading back needs no guess. Bar Assistant's
+//! `method: Stir`, `ice: Cubed`) so that reading back needs no guess; each row is also a
+//! `supply` (`HowToSupply` with a `requiredQuantity` `QuantitativeValue`: `value` the
+//! measure, `unitText` the unit), so that rows come back exactly as they were. Bar Assistant's
 //! file carries them the same way in `tags`.
 
 use super::ImportError;
@@ -124,6 +126,9 @@ fn jsonld(r: &Recipe) -> Value {
         let methods: Vec<&str> = r.method.iter().map(|m| m.as_str()).collect();
         o.insert("cookingMethod".to_owned(), json!(methods.join(", ")));
     }
+    if !r.ingredients.is_empty() {
+        o.insert("supply".to_owned(), json!(supplies(r)));
+    }
     if !r.glass.is_empty() {
         let tools: Vec<Value> = r
             .glass
@@ -133,6 +138,24 @@ fn jsonld(r: &Recipe) -> Value {
         o.insert("tool".to_owned(), json!(tools));
     }
     v
+}
+
+/// Each row exactly, as schema.org `HowToSupply` with its `requiredQuantity`.
+fn supplies(r: &Recipe) -> Vec<Value> {
+    r.ingredients
+        .iter()
+        .map(|row| {
+            json!({
+                "@type": "HowToSupply",
+                "name": row.name,
+                "requiredQuantity": {
+                    "@type": "QuantitativeValue",
+                    "value": row.measure,
+                    "unitText": row.unit,
+                },
+            })
+        })
+        .collect()
 }
 
 /// A slug as Bar Assistant makes them: lower case letters and digits, dashes between.

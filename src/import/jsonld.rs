@@ -5,7 +5,9 @@
 //! `@graph` (or nested in `mainEntity`), with `@type` a string or an array. Read:
 //! `name`, `recipeIngredient` (lines, by [`super::line`]), `recipeInstructions` (text,
 //! `HowToStep`s, `HowToSection`s with `itemListElement`), `description`,
-//! `recipeCategory`, `keywords`, `cookingMethod`. HTML entities and tags in strings are
+//! `recipeCategory`, `keywords`, `cookingMethod`, and `supply` rows with an exact
+//! `requiredQuantity` (as our export writes them: the rows are then taken from them, the
+//! lines after them read as lines). HTML entities and tags in strings are
 //! decoded to text. Keywords written by our export (`base: Gin`, `glass: Coupe`,
 //! `method: Stir`, `ice: Cubed`) fill those fields again; everything else is guessed.
 
@@ -24,9 +26,10 @@ pub fn from_html(html: &str) -> Result<Vec<Draft>, ImportError> {
             continue;
         };
         let is_ld = element.name() == "script"
-            && element
-                .attr("type")
-                .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json"));
+            && element.attr("type").is_some_and(|t| {
+                let t = t.split(';').next().unwrap_or(t).trim();
+                t.eq_ignore_ascii_case("application/ld+json")
+            });
         if !is_ld {
             continue;
         }
@@ -176,6 +179,28 @@ fn steps(value: Option<&Value>, out: &mut Vec<String>, depth: usize) {
     }
 }
 
+/// Rows given exactly: `supply` items that all have a `requiredQuantity` with a
+/// `value` and `unitText` (as our export writes them).
+fn supplies(value: Option<&Value>) -> Option<Vec<(String, String, String)>> {
+    let items = value?.as_array()?;
+    items
+        .iter()
+        .map(|item| {
+            let q = item.get("requiredQuantity")?;
+            let field = |v: Option<&Value>| match v {
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(Value::Number(n)) => Some(n.to_string()),
+                _ => None,
+            };
+            Some((
+                field(item.get("name"))?,
+                field(q.get("value"))?,
+                field(q.get("unitText"))?,
+            ))
+        })
+        .collect()
+}
+
 /// Our own fields, kept by our export as keywords: `glass: Coupe`.
 const OURS: [&str; 4] = ["base", "glass", "method", "ice"];
 
@@ -203,12 +228,22 @@ fn recipe(value: &Value) -> Draft {
         list.push(item.trim().to_owned());
         ours_found = true;
     }
-    for line in strings(
+    let lines = strings(
         value
             .get("recipeIngredient")
             .or_else(|| value.get("ingredients")),
-    ) {
-        d.add_line(&line);
+    );
+    match supplies(value.get("supply")) {
+        Some(rows) if !rows.is_empty() && rows.len() <= lines.len() => {
+            for (name, measure, unit) in &rows {
+                d.add_row(name, measure, unit);
+            }
+            // The lines that are not rows (our export's `Garnish: …`).
+            for line in lines.iter().skip(rows.len()) {
+                d.add_line(line);
+            }
+        }
+        _ => lines.iter().for_each(|line| d.add_line(line)),
     }
     let description = strings(value.get("description")).join("\n");
     let mut instructions = Vec::new();

@@ -8,10 +8,12 @@
 //!
 //! - A leading amount: a whole number, a decimal (point or comma), a fraction (`1/2`,
 //!   `½`), a whole number and a fraction (`1 1/2`, `1 ½`, `1½`), a range (`1-2`,
-//!   `1 to 2`), or `a`/`an`/`one` (1), `few`, `half` (1/2).
+//!   `1 to 2`, `1 or 2`), or `a`/`an`/`one` (1), `few`, `half` (1/2). A fraction slash
+//!   (`1⁄2`) is a slash.
 //! - Then a unit, glued (`22.5ml`) or not, in any common spelling (`ounces`, `fl oz`,
 //!   `dashes`, `bar spoon`), then an `of`. A second amount in parentheses right after
-//!   it (`¾ oz (22 ml) lime juice`) says the same again and is left out.
+//!   it (`¾ oz (22 ml) lime juice`) or after a slash (`2 oz / 60 ml bourbon`) says the
+//!   same again and is left out.
 //! - `Top up with soda`, `top with soda`, `soda, to top` → unit `top up`, no measure.
 //! - `Garnish: …`, `Garnish with …`, `…, for garnish`, `…, to garnish` → a garnish.
 //! - Anything else keeps the whole line as the name, with a note; nothing is dropped.
@@ -179,7 +181,20 @@ fn kept(text: &str, why: &str) -> Line {
 /// White space collapsed, list bullets taken off.
 fn clean(text: &str) -> String {
     let text = text.trim_start_matches(['-', '•', '*', '·', '–']);
+    // The fraction slash (`1⁄2`) some pages write is a plain slash here.
+    let text = text.replace('\u{2044}', "/");
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// An amount written with digits or a fraction glyph, then maybe a unit (`22 ml`, `2`):
+/// the same amount said again; its length in `text`.
+fn repeated_amount(text: &str) -> Option<&str> {
+    let first = text.chars().next()?;
+    if !(first.is_ascii_digit() || is_glyph(first)) {
+        return None;
+    }
+    let (_, rest) = amount(text)?;
+    Some(unit_at(rest).map_or(rest, |(_, after)| after))
 }
 
 /// `Garnish: x`, `Garnish with x`, `x, for garnish`, `x (to garnish)` → `x`.
@@ -275,8 +290,13 @@ fn name_after(rest: &str) -> String {
     let mut rest = rest.trim_start();
     if let Some(inner) = rest.strip_prefix('(')
         && let Some((inside, after)) = inner.split_once(')')
-        && amount(inside.trim()).is_some()
+        && repeated_amount(inside.trim()).is_some_and(|left| left.trim().is_empty())
     {
+        rest = after.trim_start();
+    } else if let Some(inner) = rest.strip_prefix(['/', '|'])
+        && let Some(after) = repeated_amount(inner.trim_start())
+    {
+        // `2 oz / 60 ml bourbon`.
         rest = after.trim_start();
     }
     let lower = rest.to_lowercase();
@@ -309,7 +329,7 @@ fn amount(text: &str) -> Option<(String, &str)> {
     let (first, rest) = number(text)?;
     // A range: `1-2`, `1 - 2`, `1–2`, `1 to 2`.
     let trimmed = rest.trim_start();
-    for sep in ["-", "–", "—", "to "] {
+    for sep in ["-", "–", "—", "to ", "or "] {
         if let Some(after) = trimmed.strip_prefix(sep)
             && let Some((second, rest)) = number(after.trim_start())
         {

@@ -11,7 +11,9 @@
 //!
 //! ## Ingredients
 //!
-//! - 25 ml Gin
+//! | Measure | Unit | Ingredient |
+//! | --- | --- | --- |
+//! | 25 | ml | Gin |
 //!
 //! ## Notes
 //!
@@ -19,8 +21,8 @@
 //! ```
 //!
 //! A list's items are joined with `; `. Recipes of a collection follow one another, each
-//! from its `# ` heading. Reading takes exactly this shape; its ingredient lines go
-//! through [`super::line`].
+//! from its `# ` heading. A `|` in a cell is written `\|`. Reading takes this shape, and
+//! ingredient lines written as a list (`- 1 oz gin`) go through [`super::line`].
 
 use super::ImportError;
 use super::draft::Draft;
@@ -45,9 +47,16 @@ pub fn write(r: &Recipe, out: &mut String) {
         out.push('\n');
     }
     if !r.ingredients.is_empty() {
-        out.push_str("## Ingredients\n\n");
+        out.push_str("## Ingredients\n\n| Measure | Unit | Ingredient |\n| --- | --- | --- |\n");
+        let cell = |s: &str| s.replace('|', "\\|");
         for row in &r.ingredients {
-            let _ = writeln!(out, "- {}", super::export::ingredient_line(row));
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                cell(&row.measure),
+                cell(&row.unit),
+                cell(&row.name)
+            );
         }
         out.push('\n');
     }
@@ -98,6 +107,11 @@ pub fn read(text: &str) -> Result<Vec<Draft>, ImportError> {
             "ingredients" => {
                 if let Some(item) = line.strip_prefix("- ") {
                     d.add_line(item);
+                } else if let Some([measure, unit, name]) = cells(line)
+                    && !(measure == "Measure" && unit == "Unit")
+                    && !measure.starts_with("---")
+                {
+                    d.add_row(&name, &measure, &unit);
                 }
             }
             _ => {
@@ -124,4 +138,25 @@ pub fn read(text: &str) -> Result<Vec<Draft>, ImportError> {
         ));
     }
     Ok(drafts)
+}
+
+/// The three cells of a table row `| a | b | c |`, `\\|` read as `|`.
+fn cells(line: &str) -> Option<[String; 3]> {
+    let inner = line.trim().strip_prefix('|')?.strip_suffix('|')?;
+    let mut out = Vec::new();
+    let mut cell = String::new();
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                cell.push('|');
+                chars.next();
+            }
+            '|' => out.push(std::mem::take(&mut cell)),
+            _ => cell.push(c),
+        }
+    }
+    out.push(cell);
+    let out: Vec<String> = out.into_iter().map(|c| c.trim().to_owned()).collect();
+    out.try_into().ok()
 }

@@ -14,8 +14,8 @@
 //!    measure, unit and name; a line it cannot read is kept whole as the name, with a note.
 //! 4. What the source does not say is guessed where it can be (`guess`: base from the
 //!    ingredients, method and glass from the instructions) and every guess is marked.
-//! 5. Each recipe is checked with the loader's rules (`recipes::check_one`) and the
-//!    store's caps; what fails is a [`Problem`], never a dropped recipe.
+//! 5. Each recipe is checked as saving it would be (`store::caps::checked`: the loader's
+//!    rules, the caps, the characters); what fails is a [`Problem`], never a dropped recipe.
 //!
 //! [`duplicates`] flags recipes whose name (folded, [`crate::text::fold`]) is already in a
 //! collection. [`export`] writes schema.org `Recipe` JSON-LD, Markdown or Bar Assistant's
@@ -23,7 +23,7 @@
 
 mod bar_assistant;
 mod draft;
-mod export;
+pub mod export;
 mod guess;
 mod json;
 mod jsonld;

@@ -3,6 +3,7 @@
 
 pub mod faults;
 pub mod household;
+pub mod import;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
