@@ -500,3 +500,107 @@ fn every_shared_row_written_as_a_line_reads_back() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Checks `value` against the parts of a JSON schema Bar Assistant's uses: `type` (one or
+/// a list), `required`, `properties`, `items`, `minLength`, `minimum`, `maximum`.
+fn schema_errors(schema: &Value, value: &Value, at: &str, out: &mut Vec<String>) {
+    if let Some(types) = schema.get("type") {
+        let types: Vec<&str> = match types {
+            Value::String(t) => vec![t.as_str()],
+            Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        let is = |t: &str| match t {
+            "string" => value.is_string(),
+            "number" => value.is_number(),
+            "integer" => value.is_i64() || value.is_u64(),
+            "boolean" => value.is_boolean(),
+            "array" => value.is_array(),
+            "object" => value.is_object(),
+            "null" => value.is_null(),
+            _ => true,
+        };
+        if !types.iter().any(|t| is(t)) {
+            out.push(format!("{at}: {value} is not {types:?}"));
+            return;
+        }
+    }
+    if let (Some(min), Some(s)) = (
+        schema.get("minLength").and_then(Value::as_u64),
+        value.as_str(),
+    ) && (s.chars().count() as u64) < min
+    {
+        out.push(format!("{at}: {s:?} is shorter than {min}"));
+    }
+    if let Some(v) = value.as_f64() {
+        if schema
+            .get("minimum")
+            .and_then(Value::as_f64)
+            .is_some_and(|m| v < m)
+        {
+            out.push(format!("{at}: {v} below the minimum"));
+        }
+        if schema
+            .get("maximum")
+            .and_then(Value::as_f64)
+            .is_some_and(|m| v > m)
+        {
+            out.push(format!("{at}: {v} above the maximum"));
+        }
+    }
+    if let Some(o) = value.as_object() {
+        for key in schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let key = key.as_str().unwrap();
+            if !o.contains_key(key) {
+                out.push(format!("{at}: {key} missing"));
+            }
+        }
+        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+            for (key, inner) in o {
+                if let Some(sub) = props.get(key) {
+                    schema_errors(sub, inner, &format!("{at}.{key}"), out);
+                }
+            }
+        }
+    }
+    if let (Some(items), Some(list)) = (schema.get("items"), value.as_array()) {
+        for (i, item) in list.iter().enumerate() {
+            schema_errors(items, item, &format!("{at}[{i}]"), out);
+        }
+    }
+}
+
+/// What the Bar Assistant export writes is valid against its "cocktail-02" schema, for
+/// every recipe of the sample and of the shared collections.
+#[test]
+fn bar_assistant_export_follows_its_schema() {
+    let Some(dir) = import_dir() else {
+        return;
+    };
+    let schema: Value = serde_json::from_slice(
+        &std::fs::read(dir.join("bar-assistant-cocktail-02.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let mut collections = vec![common::import::sample()];
+    for file in ["iba.json", "bar-assistant.json"] {
+        collections.push(Recipes::from_file(&dir.join("..").join(file)).unwrap());
+    }
+    let mut errors = Vec::new();
+    let mut checked = 0;
+    for recipes in &collections {
+        for r in recipes.all() {
+            let (content_type, bytes) = export(Selection::One(r), Format::BarAssistant).unwrap();
+            assert_eq!(content_type, "application/json");
+            let v: Value = serde_json::from_slice(&bytes).unwrap();
+            schema_errors(&schema, &v, &r.name, &mut errors);
+            checked += 1;
+        }
+    }
+    assert!(checked > 400);
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
