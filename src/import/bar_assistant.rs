@@ -89,6 +89,15 @@ pub fn from_value(value: &Value) -> Draft {
     for row in rows.into_iter().flatten() {
         add_row(&mut d, row, names, ours);
     }
+    // Our export's rows without a unit (written `piece`, since Bar Assistant needs one).
+    for tag in tags.iter().filter(|_| ours) {
+        let row = tag
+            .strip_prefix("no unit: ")
+            .and_then(|n| n.parse::<usize>().ok());
+        if let Some(row) = row.and_then(|n| d.ingredients.get_mut(n.wrapping_sub(1))) {
+            row.unit.clear();
+        }
+    }
     d.garnish = garnish(&text("garnish"), ours);
     let instructions = text("instructions");
     d.add_notes(&text("description"));

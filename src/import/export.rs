@@ -222,13 +222,15 @@ fn measure_value(m: &str) -> Option<f64> {
 fn bar_assistant(r: &Recipe) -> Value {
     let mut ingredients: Vec<Value> = Vec::new();
     let mut rows = Vec::new();
+    let mut tags = vec!["libations".to_owned()];
+    tags.extend(ours_as_keywords(r));
     for (i, row) in r.ingredients.iter().enumerate() {
-        let id = slug(&row.name);
-        if !ingredients.iter().any(|v| v["_id"] == id.as_str()) {
-            ingredients.push(json!({"_id": id, "name": row.name}));
-        }
+        let id = ingredient_id(&mut ingredients, &row.name);
+        // Bar Assistant's units are never blank: a row without one says `piece`, and a
+        // tag says which rows those are, so that it reads back blank.
         let units = if row.unit.is_empty() {
-            ""
+            tags.push(format!("no unit: {}", i + 1));
+            "piece"
         } else {
             row.unit.as_str()
         };
@@ -261,13 +263,34 @@ fn bar_assistant(r: &Recipe) -> Value {
             "garnish": r.garnish.iter().map(|g| g.as_str()).collect::<Vec<_>>().join(" | "),
             "glass": r.glass.first(),
             "method": r.method.first(),
-            "tags": std::iter::once("libations".to_owned()).chain(ours_as_keywords(r)).collect::<Vec<_>>(),
+            "tags": tags,
             "utensils": [],
             "images": [],
             "ingredients": rows,
         },
         "ingredients": ingredients,
     })
+}
+
+/// The `_id` of the ingredient named `name`, added to `ingredients` if it is new; two
+/// names with one slug get two ids.
+fn ingredient_id(ingredients: &mut Vec<Value>, name: &str) -> String {
+    let base = slug(name);
+    let mut id = base.clone();
+    let mut n = 2;
+    loop {
+        match ingredients.iter().find(|v| v["_id"] == id.as_str()) {
+            None => {
+                ingredients.push(json!({"_id": id, "name": name}));
+                return id;
+            }
+            Some(v) if v["name"] == name => return id,
+            Some(_) => {
+                id = format!("{base}-{n}");
+                n += 1;
+            }
+        }
+    }
 }
 
 fn zip(all: &[Recipe]) -> Result<Vec<u8>, ImportError> {
