@@ -28,6 +28,8 @@ Examples:
       Reload the recipes file now (it is also reloaded when it changes).
   libations check ~/bar.json
       Validate a recipes file and list every problem in it.
+  libations import bar-assistant-export.zip --into ~/bar.json
+      Add another app's recipes as one change (one undo), skipping ones you have.
   libations import-household libations-household.json --state-dir /var/lib/libations
       Merge a household backup (shelf, favourites, ratings, notes) back in.";
 
@@ -99,6 +101,18 @@ pub(crate) enum Command {
         /// The state directory holding household.sqlite (default as the app's).
         #[arg(long, env = "LIBATIONS_STATE_DIR")]
         state_dir: Option<PathBuf>,
+    },
+    /// Add the recipes of another app's file to a recipes file, as one change in its
+    /// history (one undo): a Bar Assistant recipe or export (zip or folder), JSON-LD
+    /// recipes, a page saved as HTML, or another libations file. Recipes already in the
+    /// collection (same name) are skipped; what was added, skipped and guessed is printed.
+    /// The app must not be editing the same file meanwhile (upload the file there instead).
+    Import {
+        /// The file or folder to read.
+        file: PathBuf,
+        /// The recipes file to add to.
+        #[arg(long, value_name = "FILE")]
+        into: PathBuf,
     },
 }
 
@@ -213,6 +227,18 @@ pub struct EditArgs {
     /// move) count too.
     #[arg(long, env = "LIBATIONS_EDITS_PER_MINUTE", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
     pub edits_per_minute: u32,
+
+    /// FOR TESTS AND A LAN RECIPE SERVER ONLY: a host (name or address, as written in the
+    /// link) that "Add from a link" may fetch from although it is not a public address
+    /// (repeat or separate with commas). Without it only public unicast addresses are
+    /// fetched: never loopback, private, link-local, tailnet/CGNAT or metadata addresses.
+    #[arg(
+        long = "import-allow-host",
+        env = "LIBATIONS_IMPORT_ALLOW_HOSTS",
+        value_delimiter = ',',
+        value_name = "HOST"
+    )]
+    pub import_allow_hosts: Vec<String>,
 }
 
 /// Limits on what one client can make the server hold.

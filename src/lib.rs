@@ -18,6 +18,7 @@
 //! - [`memory`]: allocator settings for start-up and for serving.
 //! - [`profile`]: CPU profiles in pprof's format, on the metrics listener.
 //! - [`household`]: the bar's shelf and each person's favourites, ratings, notes and log.
+//! - [`import`]: reading recipes from other formats (JSON-LD, Bar Assistant, Markdown), writing ours in them.
 //! - [`store`]: adding, editing, deleting and undoing recipes, safely on disk.
 //! - [`tasks`]: waiting for background tasks without losing their panics.
 
@@ -26,7 +27,9 @@ pub mod cli;
 pub(crate) mod connections;
 pub(crate) mod credentials;
 pub(crate) mod digest;
+pub mod fetch;
 pub mod household;
+pub mod import;
 pub mod ingredients;
 pub(crate) mod memory;
 pub mod metrics;

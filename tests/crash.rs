@@ -2,7 +2,8 @@
 //! SIGKILL at random moments, dozens of times over one file. After every kill the file
 //! must load, and every write the server acknowledged must be in it (or be overtaken only
 //! by the one request that was in flight when the process died). The journal must open
-//! and hold the last acknowledged change.
+//! and hold the last acknowledged change. A bulk save of several recipes in one change
+//! (`POST /api/recipes/bulk`) lands whole or not at all.
 //!
 //! `LIBATIONS_CRASH_ROUNDS` sets the number of rounds (default 40); the seed of the random
 //! kill times is printed, and `LIBATIONS_CRASH_SEED` replays one.
@@ -31,6 +32,7 @@ struct Acked {
 enum InFlight {
     Create(Value),
     Update(u64, Value),
+    Bulk(Vec<Value>),
 }
 
 fn drink(round: usize, i: usize) -> Value {
@@ -54,10 +56,24 @@ async fn write_until_killed(
 ) -> Option<InFlight> {
     let http = client();
     for i in 0.. {
-        let update = !acked.recipes.is_empty() && rng.below(2) == 0;
-        let body = drink(round, i);
-        let (request, in_flight) = if update {
-            let ids: Vec<u64> = acked.recipes.keys().copied().collect();
+        // Recipes acknowledged by a bulk save have no ETag yet (the next round gives them one).
+        let ids: Vec<u64> = acked
+            .recipes
+            .iter()
+            .filter(|(_, (_, tag))| !tag.is_empty())
+            .map(|(id, _)| *id)
+            .collect();
+        let choice = rng.below(3);
+        let update = !ids.is_empty() && choice == 0;
+        let mut body = drink(round, i);
+        let (request, in_flight) = if choice == 2 {
+            let list: Vec<Value> = (0..4).map(|k| drink(round, i * 10 + 1000 + k)).collect();
+            body = json!({ "recipes": list });
+            (
+                http.post(format!("{base}/api/recipes/bulk")),
+                InFlight::Bulk(list),
+            )
+        } else if update {
             let id = ids[rng.below(ids.len() as u64) as usize];
             let tag = acked.recipes[&id].1.clone();
             let req = http
@@ -89,6 +105,14 @@ async fn write_until_killed(
             return Some(in_flight);
         };
         assert!(status.is_success(), "write refused: {status} {answer}");
+        if let InFlight::Bulk(_) = in_flight {
+            for recipe in answer["recipes"].as_array().expect("the recipes saved") {
+                let id = recipe["id"].as_u64().unwrap();
+                acked.recipes.insert(id, (recipe.clone(), String::new()));
+            }
+            acked.last_change = answer["change"]["n"].as_u64().unwrap();
+            continue;
+        }
         let id = answer["recipe"]["id"]
             .as_u64()
             .expect("the answer names the recipe");
@@ -132,6 +156,17 @@ fn check_file(path: &std::path::Path, acked: &mut Acked, in_flight: Option<&InFl
             assert!(
                 extra.len() <= 1 && extra.iter().all(|n| *n == body["name"]),
                 "unexpected recipes {extra:?}"
+            )
+        }
+        Some(InFlight::Bulk(bodies)) => {
+            // All of them or none: one change.
+            let mut sent: Vec<&str> = bodies.iter().filter_map(|b| b["name"].as_str()).collect();
+            let mut found = extra.clone();
+            sent.sort_unstable();
+            found.sort_unstable();
+            assert!(
+                found.is_empty() || found == sent,
+                "a bulk save landed in part: {found:?} of {sent:?}"
             )
         }
         _ => assert!(extra.is_empty(), "recipes nobody wrote: {extra:?}"),

@@ -1,7 +1,7 @@
 //! Faults on real syscalls in the whole save path: the real binary, attached by `strace`,
 //! whose `--inject` fails one syscall of one file at a time (`-P` limits it to the
 //! recipes file, its journal, its temporary file or its directory), for a create, an edit,
-//! a delete and an undo, with EIO, ENOSPC and EROFS: every call a save makes, and the
+//! a delete, an undo, a bulk save of three recipes in one change and its undo, with EIO, ENOSPC and EROFS: every call a save makes, and the
 //! later calls that the cleanup of a failed save makes (taking the journal line back,
 //! putting the old file back), failing too; and a real full disk, a small tmpfs filled
 //! during the file write and during the journal append.
@@ -121,6 +121,10 @@ enum Op {
     Edit,
     Delete,
     Undo,
+    /// Three recipes in one change (`POST /api/recipes/bulk`).
+    Bulk,
+    /// The undo of a bulk change: three recipes taken out in one change.
+    UndoBulk,
 }
 
 /// What the client was told: the acknowledged changes, oldest first, and the recipes
@@ -238,7 +242,12 @@ impl Bar {
                 self.request(reqwest::Method::DELETE, &format!("/api/recipes/{live}"))
                     .header("if-match", tag)
             }
-            Op::Undo => {
+            Op::Bulk => {
+                let list = vec![body, self.drink(), self.drink()];
+                self.request(reqwest::Method::POST, "/api/recipes/bulk")
+                    .json(&json!({ "recipes": list }))
+            }
+            Op::Undo | Op::UndoBulk => {
                 let (n, _) = self
                     .acked
                     .changes
@@ -268,14 +277,25 @@ impl Bar {
     fn ack(&mut self, answer: &Value) {
         let change = &answer["change"];
         let n = change["n"].as_u64().expect("a change number");
-        let id = change["id"].as_u64().unwrap();
         let name = change["name"].as_str().unwrap().to_owned();
-        self.acked.changes.push((n, name.clone()));
-        let exists = !answer["recipe"].is_null();
-        if change["action"] == "created" && change.get("undoes").is_none() {
-            self.acked.created.push(id);
+        self.acked.changes.push((n, name));
+        // Every recipe of the change: its own, then those of a change of several.
+        let parts = std::iter::once(change).chain(change["more"].as_array().into_iter().flatten());
+        for part in parts {
+            let id = part["id"].as_u64().unwrap();
+            let after = &part["after"];
+            let own = after["name"]
+                .as_str()
+                .or(part["before"]["name"].as_str())
+                .unwrap()
+                .to_owned();
+            if change["action"] == "created" && change.get("undoes").is_none() {
+                self.acked.created.push(id);
+            }
+            self.acked
+                .recipes
+                .insert(id, (!after.is_null()).then_some(own));
         }
-        self.acked.recipes.insert(id, exists.then_some(name));
     }
 
     /// A change without faults: it must work.
@@ -387,6 +407,8 @@ impl Bar {
                 self.save(Op::Create).await;
                 self.save(Op::Edit).await;
             }
+            Op::Bulk => {}
+            Op::UndoBulk => self.save(Op::Bulk).await,
         }
     }
 }
@@ -562,7 +584,15 @@ async fn every_failing_syscall_of_every_kind_of_save_leaves_no_trace() {
     }
     let logs = tempfile::tempdir().unwrap();
     let mut rows = Vec::new();
-    for op in [Op::Create, Op::Edit, Op::Delete, Op::Undo] {
+    let ops = [
+        Op::Create,
+        Op::Edit,
+        Op::Delete,
+        Op::Undo,
+        Op::Bulk,
+        Op::UndoBulk,
+    ];
+    for op in ops {
         for error in ["EIO", "ENOSPC", "EROFS"] {
             let mut bar = Bar::new(None);
             let mut faults: Vec<(Vec<Fault>, bool)> = single_faults(error)
@@ -1033,7 +1063,15 @@ async fn a_refused_change_whose_file_could_not_be_put_back_stays_refused_across_
         return;
     }
     let logs = tempfile::tempdir().unwrap();
-    for op in [Op::Create, Op::Edit, Op::Delete, Op::Undo] {
+    let ops = [
+        Op::Create,
+        Op::Edit,
+        Op::Delete,
+        Op::Undo,
+        Op::Bulk,
+        Op::UndoBulk,
+    ];
+    for op in ops {
         let mut bar = Bar::new(None);
         bar.save(Op::Create).await; // the journal exists: counts as in the matrix
         bar.prepare(op).await;

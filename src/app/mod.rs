@@ -5,7 +5,7 @@
 //! and runs until SIGINT or SIGTERM asks it to drain and stop (exit code 0):
 //!
 //! - [`logging`]: tracing to stderr, as text or JSON.
-//! - [`check`]: the `check` command.
+//! - [`check`]: the `check` command; [`import`]: `libations import`.
 //! - [`startup`]: recipes and assets read in parallel, then the async runtime.
 //! - [`serving`]: signals, the site, the reloader, the listeners, and the orderly stop.
 //! - [`state`]: what the web layer gets from the flags (limits, who a request is from).
@@ -19,6 +19,7 @@
 mod bind;
 mod check;
 mod error;
+mod import;
 mod local;
 mod logging;
 mod monitoring;
@@ -43,6 +44,9 @@ pub fn run(cli: Cli) -> ExitCode {
         }
         Some(Command::ImportHousehold { file, state_dir }) => {
             return check::import_household(file, state_dir.as_deref());
+        }
+        Some(Command::Import { file, into }) => {
+            return import::import_file(file, into, cli.serve.limits.max_recipes_bytes);
         }
         None => startup::serve_blocking(&cli.serve),
     };

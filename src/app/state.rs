@@ -73,7 +73,9 @@ pub(super) fn editing(args: &ServeArgs, publish: Arc<dyn Publish>, home: &Home) 
         publish,
     ) {
         Ok(editing) => {
-            let editing = editing.with_household(home.db().cloned());
+            let editing = editing
+                .with_household(home.db().cloned())
+                .with_import_hosts(flags.import_allow_hosts.clone());
             tracing::info!(file = %path, "editing is on: changes go to {path}, their history to {path}.journal");
             Arc::new(editing)
         }

@@ -8,6 +8,7 @@
 //! | `base`, `glass`, `method`, `ice`, `garnish` | 12 entries of 300 characters |
 //! | `ingredients` | 40 rows; name 120, measure 24, unit 24 characters |
 //! | `notes` | 5,000 characters |
+//! | a bulk save | 2,000 recipes, and the file within `--max-recipes-bytes` |
 //!
 //! Text is counted in characters (Unicode scalar values), not bytes. List entries and
 //! ingredient names must not be blank. No text may hold a control, bidi or other invisible
@@ -28,6 +29,8 @@ pub const INGREDIENT_NAME_CHARS: usize = 120;
 pub const MEASURE_CHARS: usize = 24;
 pub const UNIT_CHARS: usize = 24;
 pub const NOTES_CHARS: usize = 5_000;
+/// The most recipes one bulk save (`POST /api/recipes/bulk`, `libations import`) adds.
+pub const BULK_RECIPES: usize = 2_000;
 
 /// The recipe object to store for `draft` as recipe `id`: validated and capped, with the
 /// schema's fields from the draft and any unknown keys the file had for this recipe
@@ -91,7 +94,7 @@ pub(crate) fn checked(
 /// enough to start fixing.
 pub const PROBLEMS_SHOWN: usize = 100;
 
-fn at_most_shown(mut problems: Vec<FieldError>) -> Vec<FieldError> {
+pub(crate) fn at_most_shown(mut problems: Vec<FieldError>) -> Vec<FieldError> {
     if problems.len() > PROBLEMS_SHOWN {
         let more = problems.len() - (PROBLEMS_SHOWN - 1);
         problems.truncate(PROBLEMS_SHOWN - 1);

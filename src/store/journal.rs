@@ -23,7 +23,7 @@
 //! ids are never reused.
 
 use super::durable;
-pub use super::line::{Action, Entry, Mark};
+pub use super::line::{Action, Entry, Mark, Part};
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -572,6 +572,7 @@ mod tests {
             file_before: None,
             before: None,
             after: Some(Object::new()),
+            more: vec![],
         }
     }
 

@@ -42,6 +42,37 @@ pub struct Entry {
     pub before: Option<Object>,
     /// The recipe object after the change (`None` when it was deleted).
     pub after: Option<Object>,
+    /// The other recipes of a change that made several at once (an import saved with
+    /// `POST /api/recipes/bulk`, or the undo of one): one change, one line, one undo.
+    /// Empty for a change of one recipe, and then not written (older lines read as such).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more: Vec<Part>,
+}
+
+/// One more recipe of a change of several ([`Entry::more`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Part {
+    pub id: u64,
+    pub name: String,
+    pub before: Option<Object>,
+    pub after: Option<Object>,
+}
+
+impl Entry {
+    /// Every recipe the change touched, as `(id, before, after)`: its own first, then
+    /// [`more`](Self::more).
+    pub fn parts(&self) -> impl Iterator<Item = (u64, Option<&Object>, Option<&Object>)> {
+        std::iter::once((self.id, self.before.as_ref(), self.after.as_ref())).chain(
+            self.more
+                .iter()
+                .map(|p| (p.id, p.before.as_ref(), p.after.as_ref())),
+        )
+    }
+
+    /// How many recipes the change touched.
+    pub fn count(&self) -> usize {
+        1 + self.more.len()
+    }
 }
 
 /// A line that is not a change: the journal was started again (set aside, or written

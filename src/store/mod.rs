@@ -9,6 +9,9 @@
 //! 4. appends the change to the [journal](journal) and syncs it, then
 //! 5. replaces the file atomically ([`durable::replace`]).
 //!
+//! A change may make several recipes at once ([`Edit::CreateMany`]): it is still one
+//! journal line ([`Entry::more`]), one file write and one undo.
+//!
 //! Only then is the change acknowledged. A crash between 4 and 5 leaves a journal line the
 //! file does not reflect; [`Store::open`] drops it. Ids come from the highest id the file
 //! or the journal has ever seen, so a deleted recipe's id is never given to another (a
@@ -35,7 +38,7 @@ mod repair;
 
 pub use crate::recipes::FieldError;
 pub use document::version;
-pub use journal::{Action, Entry, JournalError, Mark};
+pub use journal::{Action, Entry, JournalError, Mark, Part};
 
 use crate::recipes::{LoadError, Origin, Recipe, Recipes, Stamp};
 use document::Document;
@@ -126,7 +129,11 @@ pub enum Edit {
     },
     /// Removes recipe `id`, which must still be at version `expected`.
     Delete { id: u64, expected: String },
-    /// Undoes change `n` from the journal, if its recipe is still as that change left it.
+    /// New recipes, all in one change (one journal line, one undo): an import. Each
+    /// problem is named `recipes[i].field`; one bad recipe refuses them all.
+    CreateMany(Vec<Value>),
+    /// Undoes change `n` from the journal, if its recipes are still as that change left
+    /// them.
     Undo(u64),
 }
 
@@ -267,55 +274,88 @@ impl Store {
             journal,
             journal.max_id().max(floor_id),
         )?;
-        let fields = changed_fields(planned.before.as_ref(), planned.after.as_ref());
-        if fields.is_empty() && planned.before.is_some() && planned.after.is_some() {
+        let first = &planned[0];
+        let fields = changed_fields(first.before.as_ref(), first.after.as_ref());
+        if planned.len() == 1
+            && fields.is_empty()
+            && first.before.is_some()
+            && first.after.is_some()
+        {
             return Ok(Saved {
                 recipes,
                 entry: None,
                 stamp: None,
             });
         }
-        match &planned.after {
-            Some(object) => doc.put(object.clone()),
-            None => {
-                doc.remove(planned.id);
+        for p in &planned {
+            match &p.after {
+                Some(object) => doc.put(object.clone()),
+                None => drop(doc.remove(p.id)),
             }
         }
         let bytes = doc.to_pretty();
+        if bytes.len() as u64 > self.max_bytes {
+            return Err(StoreError::Invalid(vec![FieldError {
+                field: String::new(),
+                message: format!(
+                    "the recipes file would be {} bytes, over the {} allowed (--max-recipes-bytes)",
+                    bytes.len(),
+                    self.max_bytes
+                ),
+            }]));
+        }
         let now = SystemTime::now();
-        let recipes = match (&planned.before, &planned.recipe) {
+        let recipes = match (&first.before, &first.recipe) {
+            // Several recipes at once: load the whole file as written.
+            _ if planned.len() > 1 => self.validate_whole(&bytes)?,
             // A new or replaced recipe the store validated, or a delete: the collection
             // changes by one recipe.
             (_, Some(recipe)) => recipes.changed(Some(recipe.id), Some(recipe.clone()), now),
-            (Some(_), None) if planned.after.is_none() => {
-                recipes.changed(Some(planned.id), None, now)
-            }
+            (Some(_), None) if first.after.is_none() => recipes.changed(Some(first.id), None, now),
             // An undo puts back a recipe as the file had it: load the whole file as written.
             _ => self.validate_whole(&bytes)?,
         };
+        let mut planned = planned.into_iter();
+        let Some(first) = planned.next() else {
+            return Err(StoreError::Paused("a change of no recipe".into()));
+        };
+        let more: Vec<Part> = planned
+            .map(|p| Part {
+                id: p.id,
+                name: name_of(p.after.as_ref().or(p.before.as_ref())),
+                before: p.before,
+                after: p.after,
+            })
+            .collect();
+        let name = name_of(first.after.as_ref().or(first.before.as_ref()));
         let entry = Entry {
             n: journal.next_n(),
             at: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
             who: who.to_owned(),
-            action: match (&planned.before, &planned.after) {
+            action: match (&first.before, &first.after) {
                 (None, _) => Action::Created,
                 (_, None) => Action::Deleted,
                 _ => Action::Changed,
             },
-            id: planned.id,
-            name: name_of(planned.after.as_ref().or(planned.before.as_ref())),
+            id: first.id,
+            name: match more.len() {
+                0 => name,
+                n => format!("{name} and {n} more"),
+            },
             fields,
-            undoes: planned.undoes,
+            undoes: first.undoes,
             max_id: journal
                 .max_id()
                 .max(doc.max_id())
-                .max(planned.id)
+                .max(first.id)
+                .max(more.iter().map(|p| p.id).max().unwrap_or(0))
                 .max(floor_id),
             file_before: Some(file_before),
-            before: planned.before,
-            after: planned.after,
+            before: first.before,
+            after: first.after,
+            more,
         };
         state.floor_id = state.floor_id.max(entry.max_id);
         if let Err(e) = state.journal.append(entry.clone()) {
@@ -426,6 +466,8 @@ fn parse(path: &Path, text: &str, updated: SystemTime) -> Result<(Recipes, Docum
     Ok((recipes, doc))
 }
 
+#[cfg(test)]
+mod bulk_tests;
 #[cfg(test)]
 mod repair_tests;
 #[cfg(test)]

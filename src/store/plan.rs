@@ -3,7 +3,7 @@
 
 use super::document::{Document, Object, key_like};
 use super::journal::Journal;
-use super::{Conflict, Edit, StoreError, caps, version};
+use super::{Conflict, Edit, FieldError, StoreError, caps, version};
 use crate::recipes::{Recipe, Recipes};
 use serde_json::Value;
 
@@ -17,13 +17,15 @@ pub(super) struct Planned {
     pub(super) undoes: Option<u64>,
 }
 
+/// What a change will do: one recipe, or several for [`Edit::CreateMany`] and the undo
+/// of a change of several (never none).
 pub(super) fn plan(
     edit: &Edit,
     recipes: &Recipes,
     doc: &Document,
     journal: &Journal,
     max_id: u64,
-) -> Result<Planned, StoreError> {
+) -> Result<Vec<Planned>, StoreError> {
     let planned = |id, after: Option<(Object, Recipe)>, undoes| {
         let (after, recipe) = after.map_or((None, None), |(o, r)| (Some(o), Some(r)));
         Planned {
@@ -38,7 +40,43 @@ pub(super) fn plan(
         Edit::Create(draft) => {
             let id = max_id.max(doc.max_id()).saturating_add(1);
             let after = caps::checked(draft, id, None)?;
-            Ok(planned(id, Some(after), None))
+            Ok(vec![planned(id, Some(after), None)])
+        }
+        Edit::CreateMany(drafts) => {
+            if drafts.is_empty() || drafts.len() > caps::BULK_RECIPES {
+                return Err(StoreError::Invalid(vec![FieldError {
+                    field: "recipes".into(),
+                    message: format!(
+                        "between 1 and {} recipes, found {}",
+                        caps::BULK_RECIPES,
+                        drafts.len()
+                    ),
+                }]));
+            }
+            let first = max_id.max(doc.max_id());
+            let mut out = Vec::with_capacity(drafts.len());
+            let mut problems = Vec::new();
+            for (i, draft) in drafts.iter().enumerate() {
+                let id = first.saturating_add(i as u64 + 1);
+                match caps::checked(draft, id, None) {
+                    Ok(after) => out.push(planned(id, Some(after), None)),
+                    Err(StoreError::Invalid(found)) => {
+                        problems.extend(found.into_iter().map(|p| FieldError {
+                            field: match p.field.as_str() {
+                                "" => format!("recipes[{i}]"),
+                                f => format!("recipes[{i}].{f}"),
+                            },
+                            message: p.message,
+                        }));
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            if problems.is_empty() {
+                Ok(out)
+            } else {
+                Err(StoreError::Invalid(caps::at_most_shown(problems)))
+            }
         }
         Edit::Update {
             id,
@@ -47,27 +85,36 @@ pub(super) fn plan(
         } => {
             current_at(recipes, *id, expected, Some(draft))?;
             let after = caps::checked(draft, *id, doc.get(*id))?;
-            Ok(planned(*id, Some(after), None))
+            Ok(vec![planned(*id, Some(after), None)])
         }
         Edit::Delete { id, expected } => {
             current_at(recipes, *id, expected, None)?;
-            Ok(planned(*id, None, None))
+            Ok(vec![planned(*id, None, None)])
         }
         Edit::Undo(n) => {
             let entry = journal.get(*n).ok_or(StoreError::NoChange(*n))?;
-            if doc.get(entry.id) != entry.after.as_ref() {
-                let current = recipes.get(entry.id).cloned();
+            // Every recipe of the change must still be as it left it: an undo takes all of
+            // it back or none.
+            if let Some((id, before, _)) =
+                entry.parts().find(|(id, _, after)| doc.get(*id) != *after)
+            {
+                let current = recipes.get(id).cloned();
                 return Err(StoreError::Conflict(Box::new(Conflict {
-                    id: entry.id,
+                    id,
                     expected: String::new(),
                     current_version: current.as_ref().map(version),
                     current,
-                    yours: entry.before.clone().map(Value::Object),
+                    yours: before.cloned().map(Value::Object),
                 })));
             }
-            let mut undo = planned(entry.id, None, Some(*n));
-            undo.after = entry.before.clone();
-            Ok(undo)
+            Ok(entry
+                .parts()
+                .map(|(id, before, _)| {
+                    let mut undo = planned(id, None, Some(*n));
+                    undo.after = before.cloned();
+                    undo
+                })
+                .collect())
         }
     }
 }

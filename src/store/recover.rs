@@ -249,14 +249,18 @@ fn put_back_refused(
     }
     let mut changed = false;
     for e in journal.refused().iter().rev() {
-        if doc.get(e.id) == e.after.as_ref() && e.before != e.after {
+        // A change of several recipes is put back whole, or (hand-edited since) not at all.
+        let holds = e.parts().all(|(id, _, after)| doc.get(id) == after);
+        if holds && e.parts().any(|(_, before, after)| before != after) {
             tracing::warn!(
                 change = e.n,
                 "putting the recipes file back: this change was refused"
             );
-            match &e.before {
-                Some(before) => doc.put(before.clone()),
-                None => drop(doc.remove(e.id)),
+            for (id, before, _) in e.parts() {
+                match before {
+                    Some(before) => doc.put(before.clone()),
+                    None => drop(doc.remove(id)),
+                }
             }
             changed = true;
         }

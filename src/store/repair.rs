@@ -125,8 +125,10 @@ enum Line {
 /// number past [`MAX`] (a hand edit) would overflow the next one.
 fn one(text: &[u8]) -> Option<Line> {
     if let Ok(entry) = serde_json::from_slice::<Entry>(text) {
-        return (entry.n <= MAX && entry.max_id <= MAX && entry.id <= MAX)
-            .then_some(Line::Change(entry));
+        let ids = entry
+            .parts()
+            .all(|(id, _, _)| id <= MAX && id <= entry.max_id);
+        return (entry.n <= MAX && entry.max_id <= MAX && ids).then_some(Line::Change(entry));
     }
     let mark = serde_json::from_slice::<Mark>(text).ok()?;
     (mark.max_id <= MAX && mark.last_n <= MAX).then_some(Line::Mark(mark))
@@ -235,6 +237,7 @@ mod tests {
             file_before: Some(before.into()),
             before: None,
             after: Some(serde_json::Map::new()),
+            more: vec![],
         }
     }
 
@@ -278,6 +281,30 @@ mod tests {
         assert_eq!(numbers(&r), [1]);
         assert_eq!(r.unreadable, [2]);
         assert!(r.floor_n <= MAX && r.floor_id <= MAX);
+    }
+
+    #[test]
+    fn a_change_of_several_recipes_reads_back_and_its_ids_are_bounded() {
+        let mut bulk = entry(2, "b");
+        bulk.max_id = 14;
+        bulk.more = (13..=14)
+            .map(|id| crate::store::journal::Part {
+                id,
+                name: format!("Drink {id}"),
+                before: None,
+                after: Some(serde_json::Map::new()),
+            })
+            .collect();
+        let text = format!("{}{}", line(&entry(1, "a")), line(&bulk));
+        let r = read(text.as_bytes());
+        assert_eq!(numbers(&r), [1, 2]);
+        assert_eq!(r.entries[1].count(), 3);
+        // An id past what the line says was given (a hand edit) makes the line unreadable.
+        bulk.more[1].id = 99;
+        let text = format!("{}{}", line(&entry(1, "a")), line(&bulk));
+        let r = read(text.as_bytes());
+        assert_eq!(r.unreadable, [2]);
+        assert_eq!(r.floor_id, 99, "its numbers still count");
     }
 
     #[test]

@@ -12,7 +12,8 @@ use super::error;
 use super::guard::host::{self, AllowedHosts};
 use super::guard::limits;
 use super::handlers::{
-    api, bar, edit_api, edit_pages, files, household, menu, pages, shelf, whoami,
+    api, bar, edit_api, edit_pages, files, household, import, import_pages, menu, pages, shelf,
+    whoami,
 };
 use super::state::AppState;
 use super::who::access_log::access_log;
@@ -54,10 +55,17 @@ pub fn app(state: AppState) -> Router {
             get(edit_pages::edit_form).post(edit_pages::update),
         )
         .route("/recipes/{id}/delete", post(edit_pages::delete))
+        .route(
+            "/recipes/import",
+            get(import_pages::page).post(import_pages::read),
+        )
+        .route("/recipes/import/save", post(import_pages::save))
         .route("/changes", get(edit_pages::changes))
         .route("/changes/{n}/undo", post(edit_pages::undo))
         .route("/api/recipes", get(api::list).post(edit_api::create))
         .route("/api/recipes/download", get(edit_api::download))
+        .route("/api/recipes/bulk", post(edit_api::bulk))
+        .route("/api/import", post(import::api_import))
         .route(
             "/api/recipes/{id}",
             get(api::recipe)

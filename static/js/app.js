@@ -23,6 +23,8 @@
 //   shopping.js the shopping list, kept on this device
 //   bar-mine.js a person's favourites, ratings, notes and log, listed on My bar
 //   edit.js     the recipe form: rows in place, problems inline, drafts, conflicts
+//   import.js   adding recipes from a file: the list to choose from
+//   share.js    a recipe's Share (the share sheet, or the clipboard)
 import { startPage } from "./page.js";
 import { startWake } from "./wake.js";
 import { startStorage } from "./storage.js";
@@ -33,6 +35,8 @@ import { startRecipes } from "./recipe.js";
 import { startShelf } from "./shelf.js";
 import { startList } from "./list.js";
 import { startEditing } from "./edit.js";
+import { startImport } from "./import.js";
+import { startShare } from "./share.js";
 
 // In this order: the stored choices before anything shows them; recipes painted before
 // the list adds its own reactions to a change of choices.
@@ -46,3 +50,5 @@ startRecipes();
 startShelf();
 startList();
 startEditing();
+startImport();
+startShare();

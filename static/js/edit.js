@@ -274,7 +274,8 @@ async function save(form) {
 
 export function enhance(form) {
   if (!form) return;
-  restoreDraft(form);
+  // A form an import filled is what was just read: an older draft must not cover it.
+  if (!form.dataset.imported) restoreDraft(form);
   form.addEventListener("input", () => keepDraft(form));
   form.addEventListener("submit", (event) => {
     const op = event.submitter?.value ?? "save";

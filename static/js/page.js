@@ -46,7 +46,7 @@ function showWho() {
 // For someone who may edit: where to add a recipe and see what changed. Shared pages
 // cannot carry these (they are the same for everyone), so they come with whoami's answer.
 function showEditLinks(after) {
-  const links = [["/recipes/new", "New recipe"], ["/changes", "Recent changes"]];
+  const links = [["/recipes/new", "New recipe"], ["/recipes/import", "Add from a link"], ["/changes", "Recent changes"]];
   for (const [href, text] of links.reverse()) {
     const a = document.createElement("a");
     a.href = href;

@@ -32,11 +32,15 @@ export function serveLink(id, n, { units, servings }) {
 export const caption = (servings) => "Ingredients" + (servings === 1 ? "" : ", for " + servings);
 
 // <article class="single">: the heading (with `glass`, the list row's icon), the base
-// spirits, and the recipe.
+// spirits, the recipe, and Share.
 export function recipeArticle(r, glass, choices) {
   const base = r.base && r.base.length ? h("p", { class: "base" }, r.base.join(", ")) : null;
+  // Share: shown by share.js where the phone can share or copy.
+  const share = h("p", { class: "share-row" },
+    h("button", { type: "button", class: "chip share", hidden: true }, "Share"),
+    h("span", { class: "share-status", role: "status" }));
   return h("article", { class: "single" },
-    h("h1", { tabindex: "-1" }, glass, h("span", { class: "name" }, r.name)), base, recipeBody(r, choices));
+    h("h1", { tabindex: "-1" }, glass, h("span", { class: "name" }, r.name)), base, recipeBody(r, choices), share);
 }
 
 // <div class="recipe">: templates/recipe_body.html.

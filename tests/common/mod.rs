@@ -3,6 +3,7 @@
 
 pub mod faults;
 pub mod household;
+pub mod import;
 pub mod tailnet;
 
 use std::io::{BufRead, BufReader};

@@ -1,7 +1,7 @@
 //! The request guard: refuses what no page of ours can answer before any handler sees it,
 //! with the reason in plain text (under `/api/`, in the API's JSON): over-long targets
-//! (414), bodies on a GET or HEAD and bodies over the limit (413: 1 KiB, or 256 KiB for a
-//! change), bodies not sent in time (408), and paths that try to smuggle a separator or NUL
+//! (414), bodies on a GET or HEAD and bodies over the limit (413: 1 KiB, 256 KiB for a
+//! change, 8 MiB for a household backup, a bulk save or an import), bodies not sent in time (408), and paths that try to smuggle a separator or NUL
 //! past routing (400).
 
 use axum::body::Body;
@@ -110,10 +110,21 @@ fn smuggles(path: &str) -> bool {
 /// The household's backup may be up to 8 MiB (`household::BACKUP_BYTES`).
 const UPLOAD_PATH: &str = "/api/household/upload";
 
-/// A change (POST, PUT, DELETE) may carry a recipe; a household backup more; anything
-/// else gets the small limit.
+/// Many recipes at once (`POST /api/recipes/bulk`, `/recipes/import/save`) and what is
+/// imported (`POST /api/import`, `/recipes/import`: a collection, a zip of one, a page)
+/// may be up to 8 MiB too.
+const IMPORT_PATHS: [&str; 4] = [
+    "/api/recipes/bulk",
+    "/api/import",
+    "/recipes/import",
+    "/recipes/import/save",
+];
+
+/// A change (POST, PUT, DELETE) may carry a recipe; a household backup, a bulk save or an
+/// import more; anything else gets the small limit.
 fn body_limit(request: &Request, limits: &RequestLimits) -> usize {
-    if request.method() == Method::POST && request.uri().path() == UPLOAD_PATH {
+    let path = request.uri().path();
+    if request.method() == Method::POST && (path == UPLOAD_PATH || IMPORT_PATHS.contains(&path)) {
         return limits.max_write_bytes.max(8 << 20);
     }
     match *request.method() {

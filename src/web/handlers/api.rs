@@ -54,13 +54,21 @@ pub(crate) async fn list(
 /// The ETag is the recipe's version (what `If-Match` must send back to change it), so the
 /// household's ratings, which change without the recipe changing, are left out of it:
 /// with them the answer is sent whole every time (`no-cache`, no 304), as it is small.
+///
+/// `?format=jsonld|markdown|bar-assistant` answers it in that format instead
+/// ([`super::import`]).
 pub(crate) async fn recipe(
     State(site): State<Arc<Site>>,
     State(home): State<Arc<Home>>,
     Api(RecipeId(id)): Api<RecipeId>,
+    uri: axum::http::Uri,
     headers: HeaderMap,
 ) -> Result<Response, Api<WebError>> {
     let recipe = find_recipe(&site, id)?;
+    if let Some(format) = super::import::format(uri.query())? {
+        let selection = crate::import::Selection::One(recipe);
+        return Ok(super::import::export_response(selection, format)?);
+    }
     let Some(db) = home.db().cloned() else {
         return Ok(per_request(serde_json::to_vec(recipe)?, JSON, &headers));
     };

@@ -1,4 +1,5 @@
-//! The JSON API for changes: `POST /api/recipes`, `PUT` and `DELETE /api/recipes/{id}`
+//! The JSON API for changes: `POST /api/recipes` (and `/api/recipes/bulk` for many at
+//! once, one change), `PUT` and `DELETE /api/recipes/{id}`
 //! (with `If-Match`), `GET /api/changes`, `POST /api/changes/{n}/undo` and
 //! `GET /api/recipes/download`. Errors are JSON ([`Api`]), with the fields at fault
 //! (`problems`) or both versions (`conflict`).
@@ -37,6 +38,37 @@ pub(crate) async fn create(
     let draft = read_json(&headers, &body)?;
     let saved = change(&editing, &visitor, &from, Edit::Create(draft)).await?;
     saved_response(StatusCode::CREATED, &saved, None)
+}
+
+/// `POST /api/recipes/bulk` `{"recipes": […]}`: new recipes, all saved as one change (one
+/// line in the history, one undo); 201 with the recipes as saved and the change. A problem
+/// with any recipe refuses them all, each named `recipes[i].field`.
+pub(crate) async fn bulk(
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    from: Provenance,
+    headers: HeaderMap,
+    body: Bytes,
+) -> ApiResult {
+    editing.writable()?;
+    let body = read_json(&headers, &body)?;
+    let Some(Value::Array(drafts)) = body.get("recipes").cloned() else {
+        return Err(Api(WebError::Invalid(vec![crate::store::FieldError {
+            field: "recipes".into(),
+            message: "expected {\"recipes\": [recipe, …]}, a list of recipes without ids".into(),
+        }])));
+    };
+    let saved = change(&editing, &visitor, &from, Edit::CreateMany(drafts)).await?;
+    let recipes: Vec<_> = saved
+        .entry
+        .iter()
+        .flat_map(|e| e.parts().map(|(id, _, _)| id).collect::<Vec<_>>())
+        .filter_map(|id| saved.recipes.get(id))
+        .collect();
+    let body = json!({ "recipes": recipes, "change": saved.entry });
+    Ok(not_stored(
+        (StatusCode::CREATED, Json(body)).into_response(),
+    ))
 }
 
 /// `PUT /api/recipes/{id}`: replaces a recipe, if it is still at the version in `If-Match`.
@@ -98,8 +130,17 @@ pub(crate) async fn changes(State(editing): State<Arc<Editing>>) -> ApiResult {
 }
 
 /// `GET /api/recipes/download`: the recipes file as it is on disk, to take edits back into
-/// a configuration.
-pub(crate) async fn download(State(editing): State<Arc<Editing>>) -> ApiResult {
+/// a configuration. `?format=jsonld|markdown|bar-assistant`: every recipe served, in that
+/// format (editing on or off).
+pub(crate) async fn download(
+    State(editing): State<Arc<Editing>>,
+    State(site): State<Arc<crate::web::site::Site>>,
+    uri: axum::http::Uri,
+) -> ApiResult {
+    if let Some(format) = super::import::format(uri.query())? {
+        let selection = crate::import::Selection::All(site.recipes().all());
+        return Ok(super::import::export_response(selection, format)?);
+    }
     let Some(store) = editing.store().cloned() else {
         return Err(Api(WebError::NotFound(
             "Editing is off, so there is no edited file to download; /api/recipes has every recipe.".into(),

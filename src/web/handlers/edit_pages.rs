@@ -172,7 +172,7 @@ fn done(saved: &Saved) -> Response {
 }
 
 /// The form's fields, after checking who sent them and its token.
-fn checked_form(
+pub(crate) fn checked_form(
     editing: &Editing,
     visitor: &Visitor,
     form: Result<Form<Fields>, FormRejection>,
@@ -277,10 +277,12 @@ pub(crate) struct FormState {
     pub(crate) draft: Draft,
     pub(crate) problems: Vec<FieldError>,
     pub(crate) conflict: Option<ConflictView>,
+    /// What an import guessed (`/recipes/import`), to check before saving.
+    pub(crate) guesses: Vec<FieldError>,
 }
 
 impl FormState {
-    fn blank(editor: &Editor) -> FormState {
+    pub(crate) fn blank(editor: &Editor) -> FormState {
         FormState {
             id: None,
             version: String::new(),
@@ -288,6 +290,20 @@ impl FormState {
             draft: Draft::default(),
             problems: Vec::new(),
             conflict: None,
+            guesses: Vec::new(),
+        }
+    }
+
+    /// A new recipe's form filled with what an import read, its guesses marked.
+    pub(crate) fn imported(
+        editor: &Editor,
+        recipe: &serde_json::Value,
+        guesses: Vec<FieldError>,
+    ) -> FormState {
+        FormState {
+            draft: Draft::from_json(recipe),
+            guesses,
+            ..FormState::blank(editor)
         }
     }
 
@@ -311,7 +327,11 @@ impl FormState {
 }
 
 /// Renders the form page for `state`, with suggestions from the collection.
-fn render(site: &Site, mut state: FormState, status: StatusCode) -> Result<Response, WebError> {
+pub(crate) fn render(
+    site: &Site,
+    mut state: FormState,
+    status: StatusCode,
+) -> Result<Response, WebError> {
     state.draft.pad_rows();
     let values = Suggestions::from(site);
     let lists = ["base", "glass", "method", "ice", "garnish"]
@@ -331,6 +351,7 @@ fn render(site: &Site, mut state: FormState, status: StatusCode) -> Result<Respo
         })
         .collect();
     let title = match (state.id, &state.draft.name) {
+        (None, name) if !state.guesses.is_empty() && !name.is_empty() => format!("Add {name}"),
         (None, _) => "New recipe".to_owned(),
         (Some(_), name) if !name.is_empty() => format!("Edit {name}"),
         (Some(id), _) => format!("Edit recipe {id}"),
@@ -353,6 +374,7 @@ fn render(site: &Site, mut state: FormState, status: StatusCode) -> Result<Respo
         units: values.units,
         ingredient_names: values.ingredients,
         draft: state.draft,
+        guesses: state.guesses,
     };
     let html = crate::web::site::render("recipe form", &page)?;
     Ok(personal_page(html, status))
@@ -422,7 +444,7 @@ fn most_used<'a>(values: impl Iterator<Item = &'a str>, keep: usize) -> Vec<Stri
 }
 
 /// A page for one person: never cached by anyone else.
-fn personal_page(html: String, status: StatusCode) -> Response {
+pub(crate) fn personal_page(html: String, status: StatusCode) -> Response {
     (
         status,
         [

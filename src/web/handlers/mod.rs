@@ -11,6 +11,8 @@
 //! - [`shelf`], [`files`]: pages and files rendered at load (assets, service worker,
 //!   manifest).
 //! - [`edit_api`], [`edit_pages`]: changing recipes through the JSON API or the forms.
+//! - [`import`], [`import_pages`]: adding recipes from a link or a file (`POST
+//!   /api/import`, `/recipes/import`), and `?format=` exports.
 //! - [`whoami`]: `GET /api/whoami`.
 //! - [`household`]: `/api/me…`, a person's own; [`bar`]: `/api/bar…`, the household's
 //!   shelf, and `/api/household/…`, its backup; [`menu`]: `/api/menus…`, composing the
@@ -27,6 +29,8 @@ pub(crate) mod edit_api;
 pub(crate) mod edit_pages;
 pub(crate) mod files;
 pub(crate) mod household;
+pub(crate) mod import;
+pub(crate) mod import_pages;
 pub(crate) mod menu;
 pub(crate) mod pages;
 pub(crate) mod params;

@@ -172,9 +172,27 @@ pub(crate) async fn method_not_allowed(
 pub(crate) fn allowed(route: &str, writable: bool) -> &'static str {
     match (route, writable) {
         ("/api/recipes/{id}", true) => "GET, HEAD, PUT, DELETE",
-        ("/api/recipes" | "/recipes/new" | "/recipes/{id}/edit", true) => "GET, HEAD, POST",
-        ("/recipes/{id}/delete" | "/changes/{n}/undo" | "/api/changes/{n}/undo", true) => "POST",
-        ("/recipes/{id}/delete" | "/changes/{n}/undo" | "/api/changes/{n}/undo", false) => "",
+        ("/api/recipes" | "/recipes/new" | "/recipes/{id}/edit" | "/recipes/import", true) => {
+            "GET, HEAD, POST"
+        }
+        (
+            "/recipes/{id}/delete"
+            | "/changes/{n}/undo"
+            | "/api/changes/{n}/undo"
+            | "/api/recipes/bulk"
+            | "/api/import"
+            | "/recipes/import/save",
+            true,
+        ) => "POST",
+        (
+            "/recipes/{id}/delete"
+            | "/changes/{n}/undo"
+            | "/api/changes/{n}/undo"
+            | "/api/recipes/bulk"
+            | "/api/import"
+            | "/recipes/import/save",
+            false,
+        ) => "",
         // The household's routes do not depend on --allow-edits.
         ("/api/me/favourites/{id}" | "/api/me/ratings/{id}" | "/api/me/notes/{id}", _) => {
             "PUT, DELETE"

@@ -129,6 +129,43 @@ impl Draft {
         }
     }
 
+    /// A recipe object in the API's shape (an import's), whatever it lacks left blank.
+    pub(crate) fn from_json(recipe: &Value) -> Draft {
+        let text = |v: &Value| match v {
+            Value::String(s) => s.clone(),
+            Value::Null => String::new(),
+            other => other.to_string(),
+        };
+        let mut lists = BTreeMap::new();
+        for f in ["base", "glass", "method", "ice", "garnish"] {
+            let values = match &recipe[f] {
+                Value::Array(items) => items.iter().map(text).collect(),
+                Value::String(s) if !s.is_empty() => vec![s.clone()],
+                _ => Vec::new(),
+            };
+            lists.insert(f, values);
+        }
+        let rows = recipe["ingredients"]
+            .as_array()
+            .map(|rows| {
+                rows.iter()
+                    .map(|r| DraftRow {
+                        name: text(&r["name"]),
+                        measure: text(&r["measure"]),
+                        unit: text(&r["unit"]),
+                        error: None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Draft {
+            name: text(&recipe["name"]),
+            lists,
+            rows,
+            notes: text(&recipe["notes"]),
+        }
+    }
+
     /// The form as posted: list fields one entry per line, ingredient rows by position.
     pub(crate) fn posted(fields: &Fields) -> Draft {
         fn all<'f>(fields: &'f Fields, name: &'static str) -> impl Iterator<Item = String> + 'f {

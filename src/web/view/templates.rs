@@ -291,9 +291,20 @@ pub(crate) struct EditPage<'a> {
     pub(crate) caps: Caps,
     pub(crate) units: Vec<String>,
     pub(crate) ingredient_names: Vec<String>,
+    /// What an import guessed, by field: shown above the form and beside each field, to
+    /// check before saving.
+    pub(crate) guesses: Vec<crate::store::FieldError>,
 }
 
 impl EditPage<'_> {
+    /// What an import guessed for `field` (or inside it), if anything.
+    pub(crate) fn guess_for(&self, field: &str) -> Option<&str> {
+        self.guesses
+            .iter()
+            .find(|g| g.field == field || g.field.starts_with(&format!("{field}[")))
+            .map(|g| g.message.as_str())
+    }
+
     /// The first problem with `field` or anything inside it (`garnish[2]` for `garnish`).
     pub(crate) fn error_for(&self, field: &str) -> Option<&str> {
         self.problems
@@ -322,6 +333,31 @@ pub(crate) struct ListField {
 pub(crate) struct ConflictView {
     pub(crate) id: u64,
     pub(crate) current: Option<Recipe>,
+}
+
+/// Adding recipes from elsewhere: a link, a page's source or JSON-LD, or a file; and when
+/// what was read holds several recipes, the list to choose from.
+#[derive(Template)]
+#[template(path = "import.html")]
+pub(crate) struct ImportPage<'a> {
+    pub(crate) chrome: Chrome<'a>,
+    pub(crate) csrf: String,
+    /// What was pasted, kept when it could not be read.
+    pub(crate) source: String,
+    /// Why it could not be read, or why the chosen ones could not be saved.
+    pub(crate) problems: Vec<crate::store::FieldError>,
+    pub(crate) choices: Vec<ImportChoice>,
+    /// The recipes read, as JSON, posted back with the choice.
+    pub(crate) recipes_json: String,
+}
+
+/// One recipe of an import to choose or leave.
+pub(crate) struct ImportChoice {
+    pub(crate) index: usize,
+    pub(crate) name: String,
+    pub(crate) summary: String,
+    pub(crate) notes: Vec<String>,
+    pub(crate) duplicate_of: Option<u64>,
 }
 
 /// The history of changes.

@@ -29,7 +29,7 @@ pub(crate) async fn change(
     let who = editor.login.clone();
     let household = editing.ids_in_use();
     let saved = on_blocking(store, move |store| {
-        if let (Edit::Create(_), Some(household)) = (&edit, household) {
+        if let (Edit::Create(_) | Edit::CreateMany(_), Some(household)) = (&edit, household) {
             let highest = household.highest_recipe().map_err(|e| {
                 StoreError::Paused(format!("the household's recipe ids could not be read: {e}"))
             })?;

@@ -62,6 +62,8 @@ pub struct Editing {
     limiter: Limiter,
     /// The household, whose recipe ids a new recipe must not take ([`Store::keep_ids_up_to`]).
     ids_in_use: Option<Arc<crate::household::Household>>,
+    /// Fetches the pages "Add from a link" imports ([`crate::fetch`]).
+    fetcher: crate::fetch::Fetcher,
     /// The secret behind form tokens: random per start, so a restart invalidates open
     /// forms (the form then asks to reload, losing nothing: the draft is in the page).
     key: [u8; 32],
@@ -88,6 +90,7 @@ impl Editing {
             publish: None,
             limiter: Limiter::new(1),
             ids_in_use: None,
+            fetcher: crate::fetch::Fetcher::new(Vec::new()),
             key: [0; 32],
         }
     }
@@ -107,6 +110,7 @@ impl Editing {
             publish: Some(publish),
             limiter: Limiter::new(per_minute),
             ids_in_use: None,
+            fetcher: crate::fetch::Fetcher::new(Vec::new()),
             key: random_key()?,
         })
     }
@@ -118,6 +122,16 @@ impl Editing {
     ) -> Editing {
         self.ids_in_use = household;
         self
+    }
+
+    /// Lets "Add from a link" fetch from these hosts too (`--import-allow-host`).
+    pub fn with_import_hosts(mut self, hosts: Vec<String>) -> Editing {
+        self.fetcher = crate::fetch::Fetcher::new(hosts);
+        self
+    }
+
+    pub(crate) fn fetcher(&self) -> &crate::fetch::Fetcher {
+        &self.fetcher
     }
 
     pub(crate) fn ids_in_use(&self) -> Option<Arc<crate::household::Household>> {

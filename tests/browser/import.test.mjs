@@ -1,0 +1,156 @@
+// Adding recipes from elsewhere on a phone (390×844): a link to a page served on
+// 127.0.0.1 (allowed with --import-allow-host) opens the form filled in, edited and saved;
+// a file of five recipes is read into a list, two are chosen and added as one change, and
+// one Undo in Recent changes takes both back. No console errors, no CSP violations.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT, launch, phone, startServer, watch } from "./lib/browser.mjs";
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+async function axe(page) {
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+// A recipe page as recipe sites write them: schema.org Recipe in JSON-LD.
+const PAGE = `<!doctype html><html><head><title>Whiskey Sour</title>
+<script type="application/ld+json">${JSON.stringify({
+  "@context": "https://schema.org",
+  "@type": "Recipe",
+  name: "Browser Whiskey Sour",
+  recipeCategory: "Cocktail",
+  recipeIngredient: ["2 oz bourbon", "3/4 oz fresh lemon juice", "3/4 oz simple syrup", "1 egg white"],
+  recipeInstructions: [{ "@type": "HowToStep", text: "Dry shake, then shake with ice and strain." }],
+})}</script></head><body><h1>Whiskey Sour</h1></body></html>`;
+
+/** A page server on 127.0.0.1. */
+async function pages() {
+  const server = createServer((req, res) => {
+    if (req.url === "/sour.html") {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(PAGE);
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: (p) => `http://127.0.0.1:${server.address().port}${p}`, close: () => server.close() };
+}
+
+async function editable() {
+  const dir = mkdtempSync(join(tmpdir(), "libations-import-"));
+  const file = join(dir, "recipes.json");
+  copyFileSync(join(ROOT, "recipes/sample.json"), file);
+  const server = await startServer([
+    "--recipes-file", file, "--allow-edits", "--local-edit", "--import-allow-host", "127.0.0.1",
+  ]);
+  return {
+    server,
+    file,
+    async stop() {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const fits = (page) => page.evaluate(() => document.documentElement.scrollWidth <= innerWidth);
+
+test("add from a link: the form comes filled in, is edited and saved, and shared", async () => {
+  const app = await editable();
+  const site = await pages();
+  const context = await phone(browser, { permissions: ["clipboard-read", "clipboard-write"] });
+  const watcher = await watch(context);
+  try {
+    const page = await context.newPage();
+    await page.goto(app.server.url("/recipes/import"));
+    assert.ok(await fits(page), "the page fits the phone");
+    assert.deepEqual(await axe(page), [], "axe on the import page");
+    await page.fill("#source", site.url("/sour.html"));
+    await page.click("form.import-link button[type=submit]");
+    await page.locator("form.edit").waitFor({ timeout: 15_000 });
+    assert.equal(await page.inputValue("#name"), "Browser Whiskey Sour");
+    assert.ok(await page.locator(".guesses").isVisible(), "what was guessed is shown");
+    assert.match(await page.inputValue("#notes"), /Source: http:\/\/127\.0\.0\.1:\d+\/sour\.html$/);
+    const names = await page.locator("[name=ing-name]").evaluateAll((inputs) => inputs.map((i) => i.value));
+    assert.ok(names.some((n) => /bourbon/i.test(n)), `${names}`);
+    assert.ok(await fits(page), "the filled form fits the phone");
+    assert.equal((await (await fetch(app.server.url("/api/changes"))).json()).changes.length, 0, "nothing saved yet");
+    await page.fill("#name", "Browser Sour, mine");
+    await page.fill("#glass", "Coupe");
+    await page.click("button.save");
+    await page.waitForURL(/\/recipes\/\d+\?saved=\d+$/, { timeout: 10_000 });
+    assert.equal(await page.locator("h1 .name").textContent(), "Browser Sour, mine");
+    const onDisk = JSON.parse(readFileSync(app.file, "utf8"));
+    const saved = onDisk.find((r) => r.name === "Browser Sour, mine");
+    assert.ok(saved, "in the file");
+    assert.deepEqual(saved.glass, ["Coupe"]);
+    // Share: no share sheet on this desktop browser, so the card goes to the clipboard.
+    const share = page.locator(".single .share");
+    assert.ok(await share.isVisible(), "Share is offered");
+    await share.click();
+    await page.locator(".single .share-status", { hasText: "Copied." }).waitFor({ timeout: 5_000 });
+    const card = await page.evaluate(() => navigator.clipboard.readText());
+    assert.match(card, /^Browser Sour, mine\n• .*bourbon/i);
+    assert.ok(card.trimEnd().endsWith(new URL(page.url()).pathname), card);
+    assert.deepEqual(await watcher.problems(), []);
+  } finally {
+    await context.close();
+    site.close();
+    await app.stop();
+  }
+});
+
+test("upload a file: choose two of five, add them as one change, undo", async () => {
+  const app = await editable();
+  const context = await phone(browser);
+  const watcher = await watch(context);
+  try {
+    const five = [1, 2, 3, 4, 5].map((i) => ({
+      name: `Uploaded ${i}`,
+      base: ["Gin"],
+      ingredients: [{ name: "Gin", measure: "50", unit: "ml" }, { name: "Tonic", measure: "100", unit: "ml" }],
+    }));
+    const page = await context.newPage();
+    await page.goto(app.server.url("/recipes/import"));
+    await page.setInputFiles("#import-file", {
+      name: "five.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify(five)),
+    });
+    const boxes = page.locator(".import-choices input[name=pick]");
+    await boxes.first().waitFor({ timeout: 15_000 });
+    assert.equal(await boxes.count(), 5);
+    for (const i of [0, 2, 4]) await boxes.nth(i).uncheck();
+    const add = page.locator(".import-choices button.save");
+    assert.equal(await add.textContent(), "Add 2");
+    assert.ok(await fits(page), "the list fits the phone");
+    assert.deepEqual(await axe(page), [], "axe on the list");
+    await add.click();
+    await page.waitForURL(/\/changes\?done=\d+$/, { timeout: 10_000 });
+    assert.match(await page.locator(".notice").textContent(), /Uploaded 2 and 1 more/);
+    const names = () => JSON.parse(readFileSync(app.file, "utf8")).map((r) => r.name).filter((n) => n.startsWith("Uploaded"));
+    assert.deepEqual(names().sort(), ["Uploaded 2", "Uploaded 4"]);
+    const history = (await (await fetch(app.server.url("/api/changes"))).json()).changes;
+    assert.equal(history.length, 1, "one change");
+    await page.locator(".change-list li").first().locator("button").click();
+    await page.waitForURL(/\/changes\?done=\d+$/);
+    assert.deepEqual(names(), [], "one undo took both back");
+    assert.deepEqual(await watcher.problems(), []);
+  } finally {
+    await context.close();
+    await app.stop();
+  }
+});
