@@ -18,6 +18,7 @@
 //! - [`memory`]: allocator settings for start-up and for serving.
 //! - [`profile`]: CPU profiles in pprof's format, on the metrics listener.
 //! - [`household`]: the bar's shelf and each person's favourites, ratings, notes and log.
+//! - [`strength`]: how strong a recipe is: ABV, volume and standard drinks, with dilution.
 //! - [`store`]: adding, editing, deleting and undoing recipes, safely on disk.
 //! - [`tasks`]: waiting for background tasks without losing their panics.
 
@@ -36,6 +37,7 @@ pub(crate) mod reload;
 pub mod search;
 pub(crate) mod signals;
 pub mod store;
+pub mod strength;
 #[cfg(feature = "tailnet")]
 pub mod tailnet;
 /// Without the `tailnet` feature: only `--tailnet-listener`'s values, so that the flag

@@ -185,7 +185,8 @@ fn keys_differing_in_case_load_as_go_matched_them_with_a_warning() {
         [IngredientLine {
             name: "Lime".into(),
             measure: "25".into(),
-            unit: "ml".into()
+            unit: "ml".into(),
+            abv: None,
         }]
     );
     assert_eq!(w.len(), 7, "{w:#?}");

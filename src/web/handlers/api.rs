@@ -61,11 +61,12 @@ pub(crate) async fn recipe(
     headers: HeaderMap,
 ) -> Result<Response, Api<WebError>> {
     let recipe = find_recipe(&site, id)?;
+    let mut body = serde_json::to_value(recipe)?;
+    body["strength"] = serde_json::to_value(site.strengths().of_id(id))?;
     let Some(db) = home.db().cloned() else {
-        return Ok(per_request(serde_json::to_vec(recipe)?, JSON, &headers));
+        return Ok(per_request(serde_json::to_vec(&body)?, JSON, &headers));
     };
     let version = crate::store::version(recipe);
-    let mut body = serde_json::to_value(recipe)?;
     body["ratings"] = serde_json::to_value(on_blocking(db, move |db| db.ratings_of(id)).await?)?;
     let mut response = axum::Json(body).into_response();
     let etag = HeaderValue::from_str(&format!("\"{version}\""))

@@ -32,6 +32,7 @@ pub(crate) use render::render;
 
 use crate::recipes::Recipes;
 use crate::search::Index;
+use crate::strength::Strengths;
 use crate::web::http::cache_control::REVALIDATE;
 use crate::web::http::compress::Effort;
 use crate::web::http::fixed::FixedBody;
@@ -69,6 +70,8 @@ pub enum SiteError {
 pub struct Site {
     recipes: Recipes,
     index: Index,
+    /// Every recipe's strength, worked out once with the index ([`crate::strength`]).
+    strengths: Strengths,
     urls: Urls,
     footer: Footer,
     list_page: FixedBody,
@@ -113,18 +116,19 @@ impl Site {
         };
         // The index, the JSON and the shelf do not depend on the list page: build them on
         // other threads while this one renders the list (start-up for thousands of recipes).
-        let (index, all_json, shelf, list) = std::thread::scope(|scope| {
+        let (index, strengths, all_json, shelf, list) = std::thread::scope(|scope| {
             let side = scope.spawn(|| {
+                let strengths = Strengths::new(&recipes, &Default::default());
                 let index = Index::new(&recipes);
-                let json = json_array(recipes.all()).map(|(json, spans)| {
+                let json = json_array(recipes.all(), &strengths).map(|(json, spans)| {
                     (FixedBody::new(json, "application/json", REVALIDATE), spans)
                 });
-                (index, json)
+                (index, strengths, json)
             });
             let shelf_job = scope.spawn(|| shelf(&recipes, chrome));
             let list = list(&recipes, chrome);
-            let (index, json) = joined(side);
-            (index, json, joined(shelf_job), list)
+            let (index, strengths, json) = joined(side);
+            (index, strengths, json, joined(shelf_job), list)
         });
         let (list_page, list_text, list_body) = list?;
         let (shelf_page, ingredients_json) = shelf?;
@@ -145,6 +149,7 @@ impl Site {
         Ok(Site {
             recipes,
             index,
+            strengths,
             urls,
             footer,
             list_page,
@@ -190,6 +195,11 @@ impl Site {
 
     pub(crate) fn recipes(&self) -> &Recipes {
         &self.recipes
+    }
+
+    /// Every recipe's strength ([`crate::strength`]).
+    pub(crate) fn strengths(&self) -> &Strengths {
+        &self.strengths
     }
 
     /// What each recipe needs from a shelf (read once, with the index).
