@@ -81,7 +81,11 @@ pub(crate) fn checked(
         problems.extend(over_caps(recipe));
     }
     match recipe {
-        Some(recipe) if problems.is_empty() => Ok((stored(&recipe, before), recipe)),
+        Some(mut recipe) if problems.is_empty() => {
+            let object = stored(&recipe, before);
+            kept_abv(&mut recipe, &object);
+            Ok((object, recipe))
+        }
         _ => Err(invalid(at_most_shown(problems))),
     }
 }
@@ -229,11 +233,29 @@ fn stored(recipe: &Recipe, before: Option<&Object>) -> Object {
                     .is_some_and(|n| n.eq_ignore_ascii_case(name))
             });
             if let Some(old) = same_name.or(old_rows.get(i)) {
-                keep_unknown(row, old, &INGREDIENT_FIELDS);
+                // A row's `abv` is kept too when the change does not give one: the form
+                // has no field for it, and a form edit must not drop it.
+                keep_unknown(row, old, &INGREDIENT_FIELDS[..3]);
             }
         }
     }
     object
+}
+
+/// A row's `abv` that [`stored`] kept from the row it was, in the recipe too, so that the
+/// collection after the change is the file's.
+fn kept_abv(recipe: &mut Recipe, object: &Object) {
+    let Some(Value::Array(rows)) = object.get("ingredients") else {
+        return;
+    };
+    for (line, row) in recipe.ingredients.iter_mut().zip(rows) {
+        if line.abv.is_none() {
+            line.abv = row
+                .get("abv")
+                .and_then(Value::as_f64)
+                .and_then(crate::recipes::Abv::new);
+        }
+    }
 }
 
 /// Copies the keys of `old` that are not schema fields (in any case) into `new`: the Go
