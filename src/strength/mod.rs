@@ -304,4 +304,4 @@ impl Strengths {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

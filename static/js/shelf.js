@@ -166,7 +166,7 @@ function startTicks(root) {
     }
   });
   find.addEventListener("input", () => {
-    const terms = parse(find.value).filter((t) => !t.personal).map((t) => t.text);
+    const terms = parse(find.value).filter((t) => t.text !== undefined).map((t) => t.text);
     for (const box of boxes) {
       const name = fold(box.parentElement.querySelector(".name").textContent);
       box.closest("li").hidden = !terms.every((t) => startsAWord(name, t));

@@ -119,7 +119,7 @@ impl Site {
         let (index, strengths, all_json, shelf, list) = std::thread::scope(|scope| {
             let side = scope.spawn(|| {
                 let strengths = Strengths::new(&recipes, &Default::default());
-                let index = Index::new(&recipes);
+                let index = Index::with_strengths(&recipes, &strengths);
                 let json = json_array(recipes.all(), &strengths).map(|(json, spans)| {
                     (FixedBody::new(json, "application/json", REVALIDATE), spans)
                 });
