@@ -269,6 +269,11 @@ pub fn of(recipe: &Recipe, table: &Table, household: &Household) -> (Strength, W
     (strength, working(lines))
 }
 
+/// One recipe's strength against the built-in table alone.
+pub fn of_recipe(recipe: &Recipe) -> Strength {
+    of(recipe, Table::built_in(), &Household::new()).0
+}
+
 /// Every recipe's strength, in `Recipes::all()` order, worked out once per collection.
 #[derive(Debug, Clone, Default)]
 pub struct Strengths {
