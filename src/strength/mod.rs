@@ -31,6 +31,7 @@ use crate::text::fold;
 use dilution::Method;
 use serde::Serialize;
 use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
 use table::Table;
 
 /// Grams of ethanol in a millilitre.
@@ -40,6 +41,22 @@ pub const STANDARD_DRINK_G: f64 = 10.0;
 
 /// A household's own strengths: shelf name ([`key`]) → % ABV.
 pub type Household = HashMap<String, f64>;
+
+/// The household's table as last read from `household.sqlite` (at start-up and after each
+/// change through `PUT /api/bar/strengths`), which every collection is worked out with.
+static HOUSEHOLD: RwLock<Option<Arc<Household>>> = RwLock::new(None);
+
+/// Makes `table` the household's strengths for collections worked out from now on.
+pub fn set_household(table: Household) {
+    let mut held = HOUSEHOLD.write().unwrap_or_else(|p| p.into_inner());
+    *held = Some(Arc::new(table));
+}
+
+/// The household's strengths as last set (none before any is).
+pub fn household() -> Arc<Household> {
+    let held = HOUSEHOLD.read().unwrap_or_else(|p| p.into_inner());
+    held.clone().unwrap_or_default()
+}
 
 /// Where a row's strength came from.
 #[derive(Debug, Clone, PartialEq, Serialize)]

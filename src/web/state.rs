@@ -50,6 +50,14 @@ impl FromRef<AppState> for Arc<Site> {
     }
 }
 
+/// The swappable site itself, for the one handler that serves a new one (the household's
+/// strengths changed: every recipe is worked out again).
+impl FromRef<AppState> for Arc<ArcSwap<Site>> {
+    fn from_ref(state: &AppState) -> Arc<ArcSwap<Site>> {
+        state.site.clone()
+    }
+}
+
 impl FromRef<AppState> for Arc<Metrics> {
     fn from_ref(state: &AppState) -> Arc<Metrics> {
         state.metrics.clone()

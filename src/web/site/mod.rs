@@ -118,7 +118,7 @@ impl Site {
         // other threads while this one renders the list (start-up for thousands of recipes).
         let (index, strengths, all_json, shelf, list) = std::thread::scope(|scope| {
             let side = scope.spawn(|| {
-                let strengths = Strengths::new(&recipes, &Default::default());
+                let strengths = Strengths::new(&recipes, &crate::strength::household());
                 let index = Index::with_strengths(&recipes, &strengths);
                 let json = json_array(recipes.all(), &strengths).map(|(json, spans)| {
                     (FixedBody::new(json, "application/json", REVALIDATE), spans)

@@ -100,7 +100,7 @@ pub(crate) struct RecipePage<'a> {
     pub(crate) icon: &'static str,
     pub(crate) amounts: Amounts<'a>,
     /// How strong it is, and how that was worked out.
-    pub(crate) strength: super::strength::StrengthView,
+    pub(crate) strength: crate::web::view::strength::StrengthView,
     /// The notes, their addresses as links.
     pub(crate) notes: Vec<NotePart<'a>>,
     /// The whole list ([`ListBody`], already escaped), shown beside the recipe when wide.
@@ -461,7 +461,7 @@ mod tests {
             r,
             icon: glass::icon(&r.glass),
             amounts: Amounts::new(r, AmountView::default()),
-            strength: super::super::strength::StrengthView::new(
+            strength: crate::web::view::strength::StrengthView::new(
                 r,
                 &crate::strength::of_recipe(r),
                 1,
