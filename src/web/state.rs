@@ -6,7 +6,7 @@
 
 use super::guard::gate::HeavyGate;
 use super::guard::limits::RequestLimits;
-use super::site::{Assets, Site};
+use super::site::{Assets, Served, Site};
 use super::who::editing::Editing;
 use super::who::home::Home;
 use super::who::identity::Resolve;
@@ -50,11 +50,12 @@ impl FromRef<AppState> for Arc<Site> {
     }
 }
 
-/// The swappable site itself, for the one handler that serves a new one (the household's
-/// strengths changed: every recipe is worked out again).
-impl FromRef<AppState> for Arc<ArcSwap<Site>> {
-    fn from_ref(state: &AppState) -> Arc<ArcSwap<Site>> {
-        state.site.clone()
+impl FromRef<AppState> for Served {
+    fn from_ref(state: &AppState) -> Served {
+        Served {
+            site: state.site.clone(),
+            assets: state.assets.clone(),
+        }
     }
 }
 

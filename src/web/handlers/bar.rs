@@ -5,11 +5,10 @@
 use super::household::personal;
 use crate::household::{Backup, Household};
 use crate::web::error::{Api, WebError};
-use crate::web::site::{Assets, Site};
+use crate::web::site::{Served, Site};
 use crate::web::who::editing::{self, Editing, Provenance};
 use crate::web::who::home::{Home, on_blocking};
 use crate::web::who::visitor::Visitor;
-use arc_swap::ArcSwap;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
@@ -150,8 +149,7 @@ pub(crate) struct StrengthChange {
 pub(crate) async fn change_strength(
     State(home): State<Arc<Home>>,
     State(editing): State<Arc<Editing>>,
-    State(served): State<Arc<ArcSwap<Site>>>,
-    State(assets): State<Arc<Assets>>,
+    State(served): State<Served>,
     visitor: Visitor,
     from: Provenance,
     headers: HeaderMap,
@@ -176,23 +174,23 @@ pub(crate) async fn change_strength(
     })
     .await?;
     crate::strength::set_household(own.into_iter().map(|s| (s.name, s.abv)).collect());
-    rebuild(&served, &assets).await?;
+    rebuild(&served).await?;
     strengths_answer(db, true).await
 }
 
 /// Works the served collection out again with the household's strengths as they are now,
 /// and serves it. Should a reload or a saved change have swapped in another collection
 /// meanwhile, that one is worked out again instead.
-async fn rebuild(served: &ArcSwap<Site>, assets: &Arc<Assets>) -> Result<(), WebError> {
+async fn rebuild(served: &Served) -> Result<(), WebError> {
     for _ in 0..3 {
-        let current = served.load_full();
-        let (recipes, assets) = (current.recipes().clone(), assets.clone());
+        let current = served.site.load_full();
+        let (recipes, assets) = (current.recipes().clone(), served.assets.clone());
         let site = tokio::task::spawn_blocking(move || Site::new(recipes, &assets))
             .await
             .map_err(WebError::Task)?
             .map_err(WebError::from)?;
         let site = Arc::new(site);
-        let previous = served.compare_and_swap(&current, site.clone());
+        let previous = served.site.compare_and_swap(&current, site.clone());
         if Arc::ptr_eq(&previous, &current) {
             tokio::task::spawn_blocking(move || site.compress_quickly());
             return Ok(());

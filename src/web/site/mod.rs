@@ -65,6 +65,15 @@ pub enum SiteError {
     Compressing(#[from] std::io::Error),
 }
 
+/// The swappable site itself and the assets a new one is made with, for the one handler
+/// that serves a new one (the household's strengths changed: every recipe is worked out
+/// again, [`crate::web::handlers`]'s `bar::change_strength`).
+#[derive(Clone)]
+pub(crate) struct Served {
+    pub(crate) site: std::sync::Arc<arc_swap::ArcSwap<Site>>,
+    pub(crate) assets: std::sync::Arc<Assets>,
+}
+
 /// A loaded collection and everything rendered from it.
 #[derive(Debug)]
 pub struct Site {
