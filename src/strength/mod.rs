@@ -79,6 +79,7 @@ pub struct Line {
     /// Its volume in ml; `None` when it was not counted or has none.
     pub ml: Option<f64>,
     /// % ABV; `None` when not known.
+    #[serde(serialize_with = "compact")]
     pub abv: Option<f64>,
     #[serde(flatten)]
     pub source: Source,
@@ -91,12 +92,16 @@ pub struct Line {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Strength {
     /// % ABV in the glass, after dilution; `None` with `reason` when nothing could be counted.
+    #[serde(serialize_with = "compact")]
     pub abv: Option<f64>,
     /// ml in the glass, after dilution.
+    #[serde(serialize_with = "compact")]
     pub volume_ml: Option<f64>,
     /// Standard drinks of 10 g ethanol.
+    #[serde(serialize_with = "compact")]
     pub standard_drinks: Option<f64>,
     /// % ABV of the mix before ice.
+    #[serde(serialize_with = "compact")]
     pub undiluted_abv: Option<f64>,
     /// Water added, as a fraction of the mix before ice.
     pub dilution: f64,
@@ -105,12 +110,49 @@ pub struct Strength {
     pub approximate: bool,
     /// The rows not counted, or counted without a known strength, by name.
     pub not_counted: Vec<String>,
-    /// Each ingredient row, in order: `[ml, abv, from]` (ml `null`: not counted; abv `null`:
-    /// not known; from: `recipe`, `household`, `table` or `unknown`), for showing the working.
+    /// Each ingredient row, in order: `[ml, abv]` from the built-in table, else `[ml, abv,
+    /// from]` (ml `null`: not counted; abv `null`: not known; from: `recipe`, `household` or
+    /// `unknown`), for showing the working. Written compactly: the list JSON carries one
+    /// per recipe (docs/bench: thousands of recipes).
+    #[serde(serialize_with = "compact_rows")]
     pub rows: Vec<(Option<f64>, Option<f64>, &'static str)>,
     /// Why there are no figures, when there are none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<&'static str>,
+}
+
+/// A figure as JSON: a whole number without `.0` (most amounts and strengths are).
+#[derive(Clone, Copy)]
+struct Compact(Option<f64>);
+
+impl Serialize for Compact {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            None => s.serialize_none(),
+            Some(v) if v.fract() == 0.0 && v.abs() < 1e15 => s.serialize_i64(v as i64),
+            Some(v) => s.serialize_f64(v),
+        }
+    }
+}
+
+fn compact_rows<S: serde::Serializer>(
+    rows: &[(Option<f64>, Option<f64>, &'static str)],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let mut seq = s.serialize_seq(Some(rows.len()))?;
+    for &(ml, abv, from) in rows {
+        if from == "table" {
+            seq.serialize_element(&(Compact(ml), Compact(abv)))?;
+        } else {
+            seq.serialize_element(&(Compact(ml), Compact(abv), from))?;
+        }
+    }
+    seq.end()
+}
+
+fn compact<S: serde::Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    Compact(*v).serialize(s)
 }
 
 /// The working behind a [`Strength`]: each row and the dilution's source.

@@ -101,7 +101,7 @@ const WHOSE = { recipe: "this recipe's", household: "our bar's" };
 function strengthPart(r, s, choices) {
   let before = 0;
   const rows = (r.ingredients || []).map((line, i) => {
-    const [ml, abv, from] = s.rows[i] || [null, null, "unknown"];
+    const [ml, abv, from = "table"] = s.rows[i] || [null, null, "unknown"];
     if (ml === null) return line.name + ": not counted";
     before += ml;
     if (abv === null) return line.name + ": " + upToTwo(ml) + " ml, strength not known (counted as 0%)";
