@@ -217,7 +217,10 @@ async fn the_household_sets_its_own_strengths_and_every_recipe_follows() {
         "{before} {after}"
     );
     let rows = after["strength"]["rows"].as_array().unwrap();
-    assert!(rows.iter().any(|r| r == &json!([r[0], 57, "household"])), "{rows:?}");
+    assert!(
+        rows.iter().any(|r| r == &json!([r[0], 57, "household"])),
+        "{rows:?}"
+    );
     let one = get_json(&alice, &format!("/api/recipes/{}", after["id"])).await;
     assert_eq!(
         one["strength"], after["strength"],
