@@ -60,6 +60,9 @@ pub(crate) fn checked(
             }
         } else if is_recipe_field(key) {
             candidate.insert(key.clone(), value.clone());
+        } else if READ_ONLY.contains(&key.as_str()) {
+            // What `GET /api/recipes/{id}` adds, sent back with the recipe as it was read:
+            // worked out by the server, never saved.
         } else {
             problems.push(error(
                 key,
@@ -89,6 +92,10 @@ pub(crate) fn checked(
         _ => Err(invalid(at_most_shown(problems))),
     }
 }
+
+/// The keys `GET /api/recipes/{id}` adds to a recipe: a change may send them back, and
+/// they are left out.
+const READ_ONLY: [&str; 2] = ["strength", "ratings"];
 
 /// The most problems one answer lists. A recipe sent by hand can have one per key or entry
 /// (thousands in a 256 KiB body), and each would be in the answer; the first hundred say

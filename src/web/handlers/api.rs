@@ -6,6 +6,7 @@ use crate::connections::Share;
 use crate::web::error::{Api, WebError};
 use crate::web::guard::gate::HeavyGate;
 use crate::web::http::cache_control;
+use crate::web::http::fixed::per_request_as;
 use crate::web::http::recent::Kind;
 use crate::web::site::Site;
 use crate::web::who::home::{Home, on_blocking};
@@ -48,23 +49,31 @@ pub(crate) async fn list(
 
 /// `/api/recipes/{id}`: one recipe, and with a household its ratings.
 ///
-/// The ETag is the recipe's version (what `If-Match` must send back to change it), so its
-/// strength and the household's ratings, which change without the recipe changing (the
-/// household's own strengths, a rating), are left out of it: the answer is sent whole
-/// every time (`no-cache`, no 304), as it is small.
+/// The ETag is the recipe's version (what `If-Match` must send back to change it). With a
+/// household, its ratings and its own strengths change the answer without changing the
+/// recipe: the answer is then sent whole every time (`no-cache`, no 304), as it is small.
 pub(crate) async fn recipe(
     State(site): State<Arc<Site>>,
     State(home): State<Arc<Home>>,
     Api(RecipeId(id)): Api<RecipeId>,
+    headers: HeaderMap,
 ) -> Result<Response, Api<WebError>> {
     let recipe = find_recipe(&site, id)?;
     let version = crate::store::version(recipe);
     let mut body = serde_json::to_value(recipe)?;
     body["strength"] = serde_json::to_value(site.strengths().of_id(id))?;
-    if let Some(db) = home.db().cloned() {
-        body["ratings"] =
-            serde_json::to_value(on_blocking(db, move |db| db.ratings_of(id)).await?)?;
-    }
+    let Some(db) = home.db().cloned() else {
+        // Without a household its strength changes only with the recipe (and the binary's
+        // table): the answer may be kept and compressed, under the recipe's version.
+        let body = serde_json::to_vec(&body)?;
+        return Ok(per_request_as(
+            body,
+            "application/json",
+            &headers,
+            Some(version),
+        ));
+    };
+    body["ratings"] = serde_json::to_value(on_blocking(db, move |db| db.ratings_of(id)).await?)?;
     let mut response = axum::Json(body).into_response();
     let etag = HeaderValue::from_str(&format!("\"{version}\""))
         .map_err(|_| WebError::BadRequest("no ETag".into()))?;
