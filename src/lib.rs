@@ -19,6 +19,7 @@
 //! - [`profile`]: CPU profiles in pprof's format, on the metrics listener.
 //! - [`household`]: the bar's shelf and each person's favourites, ratings, notes and log.
 //! - [`import`]: reading recipes from other formats (JSON-LD, Bar Assistant, Markdown), writing ours in them.
+//! - [`strength`]: how strong a recipe is: ABV, volume and standard drinks, with dilution.
 //! - [`store`]: adding, editing, deleting and undoing recipes, safely on disk.
 //! - [`tasks`]: waiting for background tasks without losing their panics.
 
@@ -39,6 +40,7 @@ pub(crate) mod reload;
 pub mod search;
 pub(crate) mod signals;
 pub mod store;
+pub mod strength;
 #[cfg(feature = "tailnet")]
 pub mod tailnet;
 /// Without the `tailnet` feature: only `--tailnet-listener`'s values, so that the flag

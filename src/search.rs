@@ -15,6 +15,7 @@
 
 use crate::ingredients::Needs;
 use crate::recipes::{IngredientLine, Recipe, Recipes};
+use crate::strength::Strengths;
 use crate::text::{WordStart, fold};
 use compact_str::CompactString;
 use std::collections::{HashMap, HashSet};
@@ -97,6 +98,98 @@ pub struct SearchQuery {
     /// [`Index::search_for`] with a [`Mine`] matches them; `static/js/list.js` does on the
     /// phone, from what it knows.
     pub personal: Vec<Personal>,
+    /// `abv:<10`, `drinks:<=1` …: compared with each recipe's strength
+    /// ([`crate::strength`]); a recipe with no figures never matches one.
+    pub figures: Vec<Figure>,
+    /// `sort:abv` (lightest first) or `sort:-abv` (strongest first): the hits in order of
+    /// strength instead of name, recipes with no figures last.
+    pub sort: Option<Sort>,
+}
+
+/// The order `sort:` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Sort {
+    Lightest,
+    Strongest,
+}
+
+impl Sort {
+    /// `sort:abv`, `sort:-abv` (folded); anything else after `sort:` is a plain term.
+    fn parse(word: &str) -> Option<Sort> {
+        match word {
+            "sort:abv" => Some(Sort::Lightest),
+            "sort:-abv" => Some(Sort::Strongest),
+            _ => None,
+        }
+    }
+}
+
+/// Which figure a [`Figure`] term compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Measure {
+    /// `abv:`: % alcohol by volume in the glass.
+    Abv,
+    /// `drinks:`: standard drinks of 10 g.
+    Drinks,
+}
+
+/// `abv:<10`, `abv:>=25`, `abv:18`, `drinks:<=1` (a number, a decimal point allowed, `%`
+/// allowed after an ABV): the recipe's figure compared with it. Without a comparison it is
+/// the figure as shown: ABV to the whole per cent, drinks to one decimal.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Figure {
+    pub measure: Measure,
+    pub cmp: Cmp,
+    pub value: f64,
+}
+
+// A parsed value is a finite number (digits and a point), never NaN: equality is total.
+impl Eq for Figure {}
+
+impl Figure {
+    /// The figure term a folded word is, if it is one; anything else (`abv:abc`) is a
+    /// plain term. Keep in step with rules.js's `figureTerm`.
+    pub fn parse(word: &str) -> Option<Figure> {
+        let (measure, rest) = if let Some(rest) = word.strip_prefix("abv:") {
+            (Measure::Abv, rest.strip_suffix('%').unwrap_or(rest))
+        } else {
+            (Measure::Drinks, word.strip_prefix("drinks:")?)
+        };
+        let (cmp, n) = Cmp::SYMBOLS
+            .iter()
+            .find_map(|&(symbol, cmp)| rest.strip_prefix(symbol).map(|n| (cmp, n)))?;
+        let (whole, fraction) = n.split_once('.').unwrap_or((n, "0"));
+        let digits =
+            |t: &str| !t.is_empty() && t.len() <= 6 && t.bytes().all(|b| b.is_ascii_digit());
+        if !digits(whole) || !digits(fraction) {
+            return None;
+        }
+        let value = n.parse().ok()?;
+        Some(Figure {
+            measure,
+            cmp,
+            value,
+        })
+    }
+
+    /// Whether a recipe with these figures (`abv`, `drinks`) passes.
+    fn passes(&self, figures: Option<(f64, f64)>) -> bool {
+        let Some((abv, drinks)) = figures else {
+            return false;
+        };
+        let (got, shown) = match self.measure {
+            Measure::Abv => (abv, abv.round()),
+            Measure::Drinks => (drinks, (drinks * 10.0).round() / 10.0),
+        };
+        let v = self.value;
+        match self.cmp {
+            Cmp::Eq => (shown - v).abs() < 1e-9,
+            Cmp::Lt => got < v,
+            Cmp::Le => got <= v,
+            Cmp::Gt => got > v,
+            Cmp::Ge => got >= v,
+        }
+    }
 }
 
 /// A term answered from who is asking rather than from the recipe's text. Its
@@ -265,6 +358,8 @@ impl SearchQuery {
         let mut terms = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let mut personal = Vec::new();
+        let mut figures = Vec::new();
+        let mut sort = None;
         let mut i = 0;
         while i < chars.len() {
             if chars[i] == ' ' {
@@ -276,6 +371,16 @@ impl SearchQuery {
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
+            if let Some(order) = Sort::parse(&word) {
+                sort = Some(order);
+                continue;
+            }
+            if let Some(figure) = Figure::parse(&word) {
+                if !figures.contains(&figure) {
+                    figures.push(figure);
+                }
+                continue;
+            }
             if let Some(term) = Personal::parse(&word) {
                 if !personal.contains(&term) {
                     personal.push(term);
@@ -309,12 +414,17 @@ impl SearchQuery {
             }
             terms.push(term);
         }
-        SearchQuery { terms, personal }
+        SearchQuery {
+            terms,
+            personal,
+            figures,
+            sort,
+        }
     }
 
-    /// Whether there is nothing to match against recipe text (personal terms aside).
+    /// Whether there is nothing to match against recipes (personal terms aside).
     pub fn is_empty(&self) -> bool {
-        self.terms.is_empty()
+        self.terms.is_empty() && self.figures.is_empty() && self.sort.is_none()
     }
 
     /// Parses `input` and refuses a query too large to run (see [`MAX_TERMS`]).
@@ -391,14 +501,30 @@ pub struct Index {
     /// What each recipe needs from a shelf, for `can:make` and `missing:one` (and for
     /// `ingredients::analyse`, through [`Index::needs`]).
     needs: Needs,
+    /// Each recipe's ABV and standard drinks, for `abv:` and `drinks:`; `None`: no figures.
+    figures: Vec<Option<(f64, f64)>>,
 }
 
 impl Index {
+    /// The index, with each recipe's strength worked out against the built-in table.
     pub fn new(recipes: &Recipes) -> Index {
+        let strengths = Strengths::new(recipes, &Default::default());
+        Index::with_strengths(recipes, &strengths)
+    }
+
+    /// The index, with the strengths already worked out for the collection.
+    pub fn with_strengths(recipes: &Recipes, strengths: &Strengths) -> Index {
+        let figures = (0..recipes.len())
+            .map(|i| {
+                let s = strengths.at(i)?;
+                Some((s.abv?, s.standard_drinks?))
+            })
+            .collect();
         Index {
             docs: recipes.all().iter().map(Doc::new).collect(),
             ids: recipes.all().iter().map(|r| r.id).collect(),
             needs: Needs::new(recipes),
+            figures,
         }
     }
 
@@ -442,6 +568,10 @@ impl Index {
             .docs
             .iter()
             .enumerate()
+            .filter(|(i, _)| {
+                let figures = self.figures.get(*i).copied().flatten();
+                query.figures.iter().all(|f| f.passes(figures))
+            })
             .filter(|(_, doc)| terms.iter().all(|(t, needle)| doc.matches(t, needle)))
             .map(|(i, doc)| {
                 let in_name = terms
@@ -453,7 +583,17 @@ impl Index {
             })
             .collect();
         // Stable: equal scores keep name order.
-        hits.sort_by_key(|hit| std::cmp::Reverse(hit.1));
+        match query.sort {
+            None => hits.sort_by_key(|hit| std::cmp::Reverse(hit.1)),
+            Some(order) => {
+                let abv = |i: usize| self.figures.get(i).copied().flatten().map(|f| f.0);
+                hits.sort_by(|a, b| match (abv(a.0), abv(b.0)) {
+                    (Some(x), Some(y)) if order == Sort::Lightest => x.total_cmp(&y),
+                    (Some(x), Some(y)) => y.total_cmp(&x),
+                    (x, y) => y.is_some().cmp(&x.is_some()),
+                });
+            }
+        }
         hits.into_iter().map(|(i, _)| i).collect()
     }
 }
@@ -788,5 +928,53 @@ mod tests {
         assert_eq!(q.personal, [Personal::CanMake, Personal::Fav]);
         assert!(SearchQuery::parse("  ").is_empty());
         assert!(SearchQuery::parse("\"\"").is_empty());
+    }
+
+    /// `figures` in `tests/search-cases.json`: `abv:` and `drinks:` over the recipes of
+    /// `tests/strength-cases.json` (shared with `tests/js/search.test.mjs`).
+    #[test]
+    fn the_shared_figures_table() {
+        #[derive(Deserialize)]
+        struct File {
+            figures: Figures,
+        }
+        #[derive(Deserialize)]
+        struct Figures {
+            cases: Vec<FigureCase>,
+        }
+        #[derive(Deserialize)]
+        struct FigureCase {
+            query: String,
+            expect: Vec<u64>,
+        }
+        let file: File = serde_json::from_str(include_str!("../tests/search-cases.json"))
+            .expect("tests/search-cases.json parses");
+        let cases = crate::strength::tests::cases();
+        let mut household = crate::strength::Household::new();
+        let mut list = Vec::new();
+        for (_, recipe, own, _) in cases {
+            household.extend(own);
+            list.push(serde_json::to_value(&recipe).expect("serialises"));
+        }
+        let recipes = Recipes::parse(
+            &serde_json::Value::Array(list).to_string(),
+            Origin::Embedded,
+            SystemTime::UNIX_EPOCH,
+        )
+        .expect("valid");
+        let strengths = Strengths::new(&recipes, &household);
+        let index = Index::with_strengths(&recipes, &strengths);
+        assert!(file.figures.cases.len() >= 8);
+        for c in file.figures.cases {
+            let got: Vec<u64> = index
+                .search(&SearchQuery::parse(&c.query))
+                .into_iter()
+                .map(|i| recipes.all()[i].id)
+                .collect();
+            assert_eq!(got, c.expect, "query {:?}", c.query);
+        }
+        let plain = SearchQuery::parse("abv:abc abv:< drinks:-1 abv:1e3 abv:10.");
+        assert!(plain.figures.is_empty(), "{plain:?}");
+        assert_eq!(plain.terms.len(), 5);
     }
 }

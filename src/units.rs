@@ -126,6 +126,21 @@ pub fn amount(measure: &str, unit: &str, view: AmountView) -> String {
     }
 }
 
+/// What an amount comes to for counting (`crate::strength`): its number (the middle of a
+/// range) and the unit it is in, with the unit's size in ml when it is a volume unit
+/// (ml, cl, oz). `None` when the measure is not a number (`few`, blank, `top up`).
+pub(crate) fn for_counting<'a>(
+    measure: &'a str,
+    unit: &'a str,
+) -> Option<(f64, &'a str, Option<f64>)> {
+    let (number_text, unit_text) = split_unit(measure.trim(), unit.trim());
+    let middle = match parse_quantity(number_text)? {
+        Quantity::One(v) => v,
+        Quantity::Range(a, b) => (a + b) / 2.0,
+    };
+    Some((middle, unit_text, volume_unit(unit_text).map(Unit::ml)))
+}
+
 /// `measure unit` as the file has them, with one space only when both are there.
 pub fn as_written(measure: &str, unit: &str) -> String {
     let (measure, unit) = (measure.trim(), unit.trim());

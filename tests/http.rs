@@ -531,8 +531,16 @@ async fn real_collections_load_list_and_search() {
         );
 
         let server = Server::start(&["--recipes-file", path.to_str().unwrap()]);
-        let all = api(&server.url("/api/recipes")).await;
+        let mut all = api(&server.url("/api/recipes")).await;
         assert_eq!(all.len(), expected.len(), "{name}");
+        // Each recipe as the file has it, and its strength (tests/strength.rs) beside it.
+        for r in &mut all {
+            let strength = r.as_object_mut().unwrap().remove("strength");
+            assert!(
+                strength.is_some_and(|s| s.is_object()),
+                "{name}: a strength"
+            );
+        }
         let mut by_id: Vec<&Value> = all.iter().collect();
         by_id.sort_by_key(|r| r["id"].as_u64());
         let mut want: Vec<&Value> = expected.iter().collect();

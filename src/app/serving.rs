@@ -38,6 +38,16 @@ pub(super) async fn serve(
     let stopping = stop_on_signal()?;
     let metrics = Arc::new(Metrics::new());
     metrics.loaded(loaded.recipes.len());
+    let home = state::home(args)?;
+    // The household's own strengths, before the first collection is worked out with them.
+    if let Some(db) = home.db() {
+        match db.strengths() {
+            Ok(own) => {
+                crate::strength::set_household(own.into_iter().map(|s| (s.name, s.abv)).collect())
+            }
+            Err(e) => tracing::warn!("the household's strengths could not be read: {e}"),
+        }
+    }
     let site = start_site(loaded.recipes, &loaded.assets)?;
     let reloader = Reloader::new(
         args.recipes_file.clone(),
@@ -47,7 +57,6 @@ pub(super) async fn serve(
         metrics.clone(),
         args.limits.max_recipes_bytes,
     );
-    let home = state::home(args)?;
     let editing = state::editing(args, Arc::new(reloader.clone()), &home);
     let state = state::app_state(args, site, loaded.assets, metrics.clone(), editing, home)?;
     let reloading = tokio::spawn(reloader.run(stopping.clone()));

@@ -15,6 +15,7 @@
 //!   and a note is never overwritten unseen (a conflict keeps both).
 //! - [`shelf`]: the household's shelf, and the ratings every person gave a recipe.
 //! - [`menus`]: menus for guests, at most one of them on.
+//! - [`strengths`]: the household's own ingredient strengths ("our overproof rum is 63%").
 //! - [`backup`]: the whole database as a versioned JSON file, and merging one back.
 //! - [`rules`]: caps, times, names: what every write is checked against first.
 //!
@@ -28,6 +29,7 @@ mod mine;
 mod rules;
 mod schema;
 mod shelf;
+mod strengths;
 #[cfg(test)]
 mod tests;
 
@@ -39,6 +41,7 @@ pub use mine::{
 pub use rules::{Person, now_ms};
 pub use schema::check_file;
 pub use shelf::{Rater, RecipeRatings};
+pub use strengths::{OwnStrength, STRENGTH_ROWS};
 
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};

@@ -70,6 +70,14 @@ const MIGRATIONS: &[&str] = &[
         description TEXT,
         PRIMARY KEY (menu, position)
      ) STRICT, WITHOUT ROWID;",
+    // 3: the household's own ingredient strengths ("our overproof rum is 63%"), by shelf
+    // name: they win over the built-in table (src/strength). A row's `abv` NULL: taken
+    // back, kept so that an older change arriving later cannot bring it back.
+    "CREATE TABLE strengths (
+        name TEXT PRIMARY KEY,
+        abv REAL CHECK (abv BETWEEN 0 AND 100),
+        at INTEGER NOT NULL, by TEXT NOT NULL
+     ) STRICT, WITHOUT ROWID;",
 ];
 
 /// The schema version this build writes.

@@ -456,7 +456,9 @@ fn a_file_from_before_menus_is_migrated_keeping_everything() {
     h.set_favourite(&alice(), 3, true, None).unwrap();
     // As a version-1 file was: no menu tables.
     h.db()
-        .execute_batch("DROP TABLE menu_recipes; DROP TABLE menus; PRAGMA user_version = 1;")
+        .execute_batch(
+            "DROP TABLE strengths; DROP TABLE menu_recipes; DROP TABLE menus; PRAGMA user_version = 1;",
+        )
         .unwrap();
     drop(h);
     let h = Household::open_in(dir.path()).unwrap();
@@ -467,5 +469,38 @@ fn a_file_from_before_menus_is_migrated_keeping_everything() {
         .db()
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
+}
+
+#[test]
+fn the_household_s_strengths_are_kept_by_shelf_name_and_the_last_change_wins() {
+    let (dir, h) = open();
+    h.set_strength(
+        &alice(),
+        "Overproof Rum (Smith & Cross)",
+        Some(57.0),
+        Some(1_000),
+    )
+    .unwrap();
+    h.set_strength(&alice(), "overproof rum", Some(63.0), Some(2_000))
+        .unwrap();
+    // An older change arriving later changes nothing.
+    h.set_strength(&alice(), "Overproof Rum", Some(40.0), Some(1_500))
+        .unwrap();
+    let own = h.strengths().unwrap();
+    assert_eq!(own.len(), 1);
+    assert_eq!((own[0].name.as_str(), own[0].abv), ("overproof rum", 63.0));
+    for bad in [-1.0, 100.5, f64::NAN] {
+        let refused = h.set_strength(&alice(), "Gin", Some(bad), None);
+        assert!(
+            matches!(refused, Err(HouseholdError::Refused { ref field, .. }) if field == "abv"),
+            "{bad}: {refused:?}"
+        );
+    }
+    // Taken back: gone from the table, and it stays gone after reopening.
+    h.set_strength(&alice(), "Overproof Rum", None, Some(3_000))
+        .unwrap();
+    drop(h);
+    let h = Household::open_in(dir.path()).unwrap();
+    assert!(h.strengths().unwrap().is_empty());
 }

@@ -33,6 +33,29 @@ pub struct IngredientLine {
     pub name: CompactString,
     pub measure: CompactString,
     pub unit: CompactString,
+    /// The row's own strength, % alcohol by volume (0–100), when the file gives one: it
+    /// wins over the household's and the built-in table ([`crate::strength`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub abv: Option<Abv>,
+}
+
+/// A strength in % alcohol by volume, known to be a number from 0 to 100.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
+#[serde(transparent)]
+pub struct Abv(f64);
+
+// A checked `Abv` is never NaN, so equality is total.
+impl Eq for Abv {}
+
+impl Abv {
+    /// `value` if it is a strength: a number from 0 to 100.
+    pub fn new(value: f64) -> Option<Abv> {
+        (value.is_finite() && (0.0..=100.0).contains(&value)).then_some(Abv(value))
+    }
+
+    pub fn get(self) -> f64 {
+        self.0
+    }
 }
 
 /// A recipe in the file's schema. Missing or `null` lists and notes load as empty.

@@ -63,6 +63,9 @@ pub(crate) fn checked(
             }
         } else if is_recipe_field(key) {
             candidate.insert(key.clone(), value.clone());
+        } else if READ_ONLY.contains(&key.as_str()) {
+            // What `GET /api/recipes/{id}` adds, sent back with the recipe as it was read:
+            // worked out by the server, never saved.
         } else {
             problems.push(error(
                 key,
@@ -84,10 +87,18 @@ pub(crate) fn checked(
         problems.extend(over_caps(recipe));
     }
     match recipe {
-        Some(recipe) if problems.is_empty() => Ok((stored(&recipe, before), recipe)),
+        Some(mut recipe) if problems.is_empty() => {
+            let object = stored(&recipe, before);
+            kept_abv(&mut recipe, &object);
+            Ok((object, recipe))
+        }
         _ => Err(invalid(at_most_shown(problems))),
     }
 }
+
+/// The keys `GET /api/recipes/{id}` adds to a recipe: a change may send them back, and
+/// they are left out.
+const READ_ONLY: [&str; 2] = ["strength", "ratings"];
 
 /// The most problems one answer lists. A recipe sent by hand can have one per key or entry
 /// (thousands in a 256 KiB body), and each would be in the answer; the first hundred say
@@ -232,11 +243,29 @@ fn stored(recipe: &Recipe, before: Option<&Object>) -> Object {
                     .is_some_and(|n| n.eq_ignore_ascii_case(name))
             });
             if let Some(old) = same_name.or(old_rows.get(i)) {
-                keep_unknown(row, old, &INGREDIENT_FIELDS);
+                // A row's `abv` is kept too when the change does not give one: the form
+                // has no field for it, and a form edit must not drop it.
+                keep_unknown(row, old, &INGREDIENT_FIELDS[..3]);
             }
         }
     }
     object
+}
+
+/// A row's `abv` that [`stored`] kept from the row it was, in the recipe too, so that the
+/// collection after the change is the file's.
+fn kept_abv(recipe: &mut Recipe, object: &Object) {
+    let Some(Value::Array(rows)) = object.get("ingredients") else {
+        return;
+    };
+    for (line, row) in recipe.ingredients.iter_mut().zip(rows) {
+        if line.abv.is_none() {
+            line.abv = row
+                .get("abv")
+                .and_then(Value::as_f64)
+                .and_then(crate::recipes::Abv::new);
+        }
+    }
 }
 
 /// Copies the keys of `old` that are not schema fields (in any case) into `new`: the Go

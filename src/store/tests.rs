@@ -469,3 +469,42 @@ fn a_field_spelled_with_a_folding_letter_is_written_once_and_still_loads() {
     );
     assert_eq!(on_disk(&store).get(1).unwrap().base, ["Gin"]);
 }
+
+#[test]
+fn a_row_s_abv_is_saved_and_kept_by_an_edit_that_does_not_give_one() {
+    let (_dir, store) = store();
+    let v = version_of(&store, 1);
+    let mut draft = drink("Negroni");
+    draft["ingredients"] = json!([{"name": "Gin", "measure": "30", "unit": "ml", "abv": 47.3}]);
+    let edit = |expected, draft| Edit::Update {
+        id: 1,
+        expected,
+        draft,
+    };
+    store.apply(edit(v, draft), "a").unwrap();
+    let row = |s: &Store| {
+        on_disk(s).get(1).unwrap().ingredients[0]
+            .abv
+            .map(|a| a.get())
+    };
+    assert_eq!(row(&store), Some(47.3), "saved");
+    assert!(
+        std::fs::read_to_string(store.path())
+            .unwrap()
+            .contains("\"abv\": 47.3")
+    );
+    // As the form sends it: no abv. The row keeps its own.
+    let mut draft = drink("Negroni");
+    draft["ingredients"] = json!([{"name": "Gin", "measure": "40", "unit": "ml"}]);
+    store
+        .apply(edit(version_of(&store, 1), draft), "a")
+        .unwrap();
+    assert_eq!(row(&store), Some(47.3), "kept by an edit without one");
+    let mut draft = drink("Negroni");
+    draft["ingredients"] = json!([{"name": "Gin", "measure": "40", "unit": "ml", "abv": 140}]);
+    let refused = store.apply(edit(version_of(&store, 1), draft), "a");
+    assert!(
+        matches!(refused, Err(StoreError::Invalid(ref p)) if p[0].field == "ingredients[0].abv"),
+        "{refused:?}"
+    );
+}

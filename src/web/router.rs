@@ -100,6 +100,10 @@ pub fn app(state: AppState) -> Router {
         )
         .route("/api/bar", get(bar::bar))
         .route("/api/bar/shelf", put(bar::change_shelf))
+        .route(
+            "/api/bar/strengths",
+            get(bar::strengths).put(bar::change_strength),
+        )
         .route("/api/household/download", get(bar::download))
         .route("/api/household/upload", post(bar::upload))
         .route("/api/menus", get(menu::list).post(menu::create))

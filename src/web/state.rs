@@ -6,7 +6,7 @@
 
 use super::guard::gate::HeavyGate;
 use super::guard::limits::RequestLimits;
-use super::site::{Assets, Site};
+use super::site::{Assets, Served, Site};
 use super::who::editing::Editing;
 use super::who::home::Home;
 use super::who::identity::Resolve;
@@ -50,6 +50,15 @@ impl FromRef<AppState> for Arc<Home> {
 impl FromRef<AppState> for Arc<Site> {
     fn from_ref(state: &AppState) -> Arc<Site> {
         state.site.load_full()
+    }
+}
+
+impl FromRef<AppState> for Served {
+    fn from_ref(state: &AppState) -> Served {
+        Served {
+            site: state.site.clone(),
+            assets: state.assets.clone(),
+        }
     }
 }
 

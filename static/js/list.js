@@ -110,7 +110,7 @@ function startSearch() {
     event.preventDefault();
     const term = link.dataset.term;
     const words = input.value.split(/\s+/).filter(Boolean);
-    const isIt = (w) => personalTerm(fold(w)) === term;
+    const isIt = (w) => spelt(w) === term;
     input.value = (words.some(isIt) ? words.filter((w) => !isIt(w)) : [...words, term]).join(" ");
     apply();
   });
@@ -133,6 +133,18 @@ function startSearch() {
   });
 }
 
+// A word as a quick filter names it (data-term): a personal term's canonical spelling,
+// `abv:<=10`, `sort:abv`; else the word folded.
+function spelt(word) {
+  const folded = fold(word);
+  const personal = personalTerm(folded);
+  if (personal !== null) return personal;
+  const t = parse(folded)[0];
+  if (t && t.figure) return t.figure + ":" + t.cmp + t.value;
+  if (t && t.sort) return "sort:" + t.sort;
+  return folded;
+}
+
 // The matches of what is typed (their place and how many terms match the name), or null
 // for everything; the personal terms found.
 function matches(terms, refused) {
@@ -153,8 +165,9 @@ function apply() {
   const terms = parse(q);
   const refused = refusal(terms);
   const { hits, personal } = matches(terms, refused);
+  const on = new Set(q.split(/\s+/).filter(Boolean).map(spelt));
   for (const link of document.querySelectorAll(".filters a[data-term]")) {
-    if (personal.includes(link.dataset.term)) link.setAttribute("aria-current", "true");
+    if (on.has(link.dataset.term)) link.setAttribute("aria-current", "true");
     else link.removeAttribute("aria-current");
   }
   personalHint(personal);

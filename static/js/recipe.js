@@ -5,11 +5,11 @@
 // of a shared link win for its page. Every recipe on the page is painted again when a
 // choice changes.
 import { UNITS, amount } from "./rules.js";
-import { bar, changeBar, onChange } from "./storage.js";
+import { bar, changeBar, drinkGrams, onChange } from "./storage.js";
 import { household, setFavourite } from "./household.js";
 import { paintMine, startMine } from "./mine.js";
 import { toDOM } from "./markup.js";
-import { caption, recipeArticle as recipeArticleOf, recipeBody, recipeHref, serveLink, unitLink } from "./view.js";
+import { caption, recipeArticle as recipeArticleOf, recipeBody, recipeHref, serveLink, strengthLine, unitLink } from "./view.js";
 import { wakeToggle } from "./wake.js";
 
 let servings = 1;
@@ -22,7 +22,7 @@ const offered = { serves: [], max: Infinity };
 const unitsNow = () => (pageUnits !== undefined ? pageUnits : bar.units);
 
 // How a recipe is to be shown now (see view.js).
-const choices = () => ({ units: unitsNow(), servings, serves: offered.serves, max: offered.max });
+const choices = () => ({ units: unitsNow(), servings, serves: offered.serves, max: offered.max, grams: drinkGrams() });
 
 // The address of recipe `id` as shown now; the units only when the page's address chose them.
 export const addressOf = (id) => recipeHref(id, pageUnits ?? null, servings);
@@ -54,6 +54,14 @@ function paint(root) {
   };
   for (const a of root.querySelectorAll("[data-units]")) mark(a, unitLink(id, a.dataset.units, now));
   for (const a of root.querySelectorAll("[data-serves]")) mark(a, serveLink(id, Number(a.dataset.serves), now));
+  const strength = root.querySelector("details.strength[data-abv]");
+  if (strength) {
+    const d = strength.dataset;
+    const figures = { abv: Number(d.abv), volume_ml: Number(d.ml), standard_drinks: Number(d.drinks), approximate: "approximate" in d };
+    strength.querySelector("summary").textContent = strengthLine(figures, servings, now.grams);
+    const standard = strength.querySelector(".standard");
+    if (standard) standard.textContent = "1 drink = " + now.grams + " g of alcohol. An estimate, not a promise; pour responsibly.";
+  }
   const title = root.querySelector(".ingredients caption");
   if (title) title.textContent = caption(servings);
   const field = root.querySelector("input.servings");

@@ -60,6 +60,28 @@ export function personalPasses(term, mine, id, gaps) {
   return rating !== null && stars !== undefined && COMPARE[rating[1]](stars, Number(rating[2]));
 }
 
+// abv:<10, abv:>=25%, abv:18, drinks:<=1 (src/search.rs, `Figure`): a recipe's strength
+// (its list JSON's `strength`) compared with a number; without a comparison, the figure as
+// shown (ABV to the whole per cent, drinks to one decimal). Anything else after "abv:" or
+// "drinks:" is a plain term. A recipe with no figures never passes.
+const FIGURE = /^(abv|drinks):(>=|<=|>|<|)(\d{1,6}(?:\.\d{1,6})?)(%?)$/;
+
+// The figure term a folded word is ({ figure: "abv" | "drinks", cmp, value }), or null.
+export function figureTerm(word) {
+  const m = FIGURE.exec(word);
+  if (m === null || (m[4] === "%" && m[1] !== "abv")) return null;
+  return { figure: m[1], cmp: m[2], value: Number(m[3]) };
+}
+
+// Whether a recipe's `strength` ({abv, standard_drinks, …} or null) passes a figure term.
+export function figurePasses(term, strength) {
+  if (!strength || strength.abv === null || strength.abv === undefined) return false;
+  const got = term.figure === "abv" ? strength.abv : strength.standard_drinks;
+  if (term.cmp !== "") return COMPARE[term.cmp](got, term.value);
+  const shown = term.figure === "abv" ? Math.round(got) : Math.round(got * 10) / 10;
+  return Math.abs(shown - term.value) < 1e-9;
+}
+
 // Trimming as Rust's str::trim does (the Unicode White_Space set): JavaScript's own trim
 // also removes U+FEFF and keeps U+0085, and the two sides must agree.
 const trimWS = (t) => t.replace(/^\p{White_Space}+|\p{White_Space}+$/gu, "");
@@ -84,6 +106,17 @@ export function parse(input) {
     const start = i;
     while (i < chars.length && chars[i] !== " " && chars[i] !== "\"") i++;
     const word = chars.slice(start, i).join("");
+    if (word === "sort:abv" || word === "sort:-abv") {
+      const at = terms.findIndex((t) => t.sort);
+      if (at !== -1) terms.splice(at, 1);
+      terms.push({ sort: word.slice(5) });
+      continue;
+    }
+    const figure = figureTerm(word);
+    if (figure !== null) {
+      if (!terms.some((t) => t.figure === figure.figure && t.cmp === figure.cmp && t.value === figure.value)) terms.push(figure);
+      continue;
+    }
     const personal = personalTerm(word);
     if (personal !== null) {
       if (!terms.some((t) => t.personal === personal)) terms.push({ personal });
@@ -120,7 +153,7 @@ export const MAX_TERM_CHARS = 100;
 // Why parsed terms are too many or too long to run, word for word as the server says it;
 // null when they are fine.
 export function refusal(terms) {
-  const words = terms.filter((t) => !t.personal);
+  const words = terms.filter((t) => t.text !== undefined);
   if (words.length > MAX_TERMS) {
     return "A search can have at most " + MAX_TERMS + " different words; this one has " + words.length + ".";
   }
@@ -146,23 +179,29 @@ export function startsAWord(hay, needle) {
 }
 
 // A recipe as the eight folded fields the rules look at: name, base, glass, method, ice,
-// ingredient, garnish, notes (src/search.rs, `Field`).
+// ingredient, garnish, notes (src/search.rs, `Field`); its `strength` rides along for the
+// figure terms.
 export function doc(recipe) {
   const join = (values) => (values || []).map(fold).join("\n");
-  return [
+  const d = [
     fold(recipe.name), join(recipe.base), join(recipe.glass), join(recipe.method),
     join(recipe.ice), join((recipe.ingredients || []).map((i) => i.name)),
     join(recipe.garnish), fold(recipe.notes || ""),
   ];
+  d.strength = recipe.strength || null;
+  return d;
 }
 
 // [position in `docs`, terms matching the name] of every match: more terms matching the
 // name first, then in the given order.
 export function rank(docs, all) {
-  const terms = all.filter((t) => !t.personal);
+  const terms = all.filter((t) => t.text !== undefined);
+  const figures = all.filter((t) => t.figure);
+  const sort = all.find((t) => t.sort);
   const hits = [];
   for (let i = 0; i < docs.length; i++) {
     const d = docs[i];
+    if (!figures.every((f) => figurePasses(f, d.strength))) continue;
     let all = true;
     for (const t of terms) {
       if (t.field === null ? !d.some((f) => startsAWord(f, t.text)) : !startsAWord(d[t.field], t.text)) {
@@ -174,6 +213,17 @@ export function rank(docs, all) {
     let inName = 0;
     for (const t of terms) if ((t.field === null || t.field === 0) && startsAWord(d[0], t.text)) inName++;
     hits.push([i, inName]);
+  }
+  if (sort) {
+    // sort:abv lightest first, sort:-abv strongest first; no figures last; ties in order.
+    const abv = (i) => (docs[i].strength && docs[i].strength.abv !== null ? docs[i].strength.abv : null);
+    const sign = sort.sort === "abv" ? 1 : -1;
+    hits.sort((a, b) => {
+      const x = abv(a[0]), y = abv(b[0]);
+      if (x === null || y === null) return (x === null) - (y === null);
+      return sign * (x - y);
+    });
+    return hits.map(([i]) => [i, 1]); // every hit in this order, on top
   }
   hits.sort((a, b) => b[1] - a[1]);
   return hits;

@@ -134,6 +134,7 @@ function startTicks(root) {
   const listed = new Set(boxes.map((b) => b.value));
   function show() {
     for (const radio of root.querySelectorAll("input[name=units]")) radio.checked = radio.value === (bar.units || "");
+    for (const radio of root.querySelectorAll("input[name=drink]")) radio.checked = radio.value === String(bar.drink ?? "");
     const shelf = shelfNow();
     fieldset.disabled = !household.ready || (person() && (!household.mayShelf || shelf === null));
     if (!household.ready) return;
@@ -148,6 +149,8 @@ function startTicks(root) {
     const t = event.target;
     if (t.name === "units") {
       if (!changeBar((b) => { b.units = t.value || null; })) document.getElementById("bar-status").textContent = REFUSED;
+    } else if (t.name === "drink") {
+      if (!changeBar((b) => { b.drink = t.value ? Number(t.value) : null; })) document.getElementById("bar-status").textContent = REFUSED;
     } else if (t.type === "checkbox" && t.closest("#shelf") && listed.has(t.value)) {
       if (!person()) {
         if (!changeBar((b) => { if (t.checked) b.shelf.add(t.value); else b.shelf.delete(t.value); })) shown.textContent = REFUSED;
@@ -166,7 +169,7 @@ function startTicks(root) {
     }
   });
   find.addEventListener("input", () => {
-    const terms = parse(find.value).filter((t) => !t.personal).map((t) => t.text);
+    const terms = parse(find.value).filter((t) => t.text !== undefined).map((t) => t.text);
     for (const box of boxes) {
       const name = fold(box.parentElement.querySelector(".name").textContent);
       box.closest("li").hidden = !terms.every((t) => startsAWord(name, t));

@@ -1,10 +1,22 @@
-// This phone's choices: units, shelf, favourites, kept in localStorage and never sent
+// This phone's choices: units, shelf, favourites, the standard drink, kept in localStorage and never sent
 // anywhere. Every change is made on top of what is stored now (another tab or the
 // installed app may have changed it), and every page showing them is told (`onChange`).
 import { UNITS, ingredientKey } from "./rules.js";
 
 const STORE = "libations"; // the localStorage key
-export const bar = { units: null, shelf: new Set(), favourites: new Set() };
+export const bar = { units: null, shelf: new Set(), favourites: new Set(), drink: null };
+
+// The grams of alcohol in a standard drink one may choose: 10 (WHO, Australia, most of
+// Europe), 8 (a UK unit), 14 (a US standard drink).
+export const DRINK_GRAMS = [10, 8, 14];
+// The standard drink this phone counts in: its owner's choice, else its region's where the
+// browser's language says it clearly (en-GB: 8 g, en-US: 14 g), else 10 g.
+export function drinkGrams() {
+  if (bar.drink !== null) return bar.drink;
+  let region;
+  try { region = new Intl.Locale((navigator.languages && navigator.languages[0]) || navigator.language || "").region; } catch (error) { region = undefined; }
+  return region === "GB" ? 8 : region === "US" ? 14 : 10;
+}
 
 // Checks an export (or what is stored) and returns it as `bar` holds it; throws a message
 // naming the field at fault.
@@ -30,13 +42,17 @@ export function readBar(data) {
     if (!Number.isSafeInteger(v) || v < 0) throw new Error("\"favourites\"[" + i + "] is not a recipe id: " + JSON.stringify(v));
     return v;
   });
-  return { units, shelf: new Set(shelf), favourites: new Set(favourites) };
+  const drink = data.drink ?? null;
+  if (drink !== null && !DRINK_GRAMS.includes(drink)) {
+    throw new Error("\"drink\" must be 10, 8, 14 or null, not " + JSON.stringify(drink));
+  }
+  return { units, shelf: new Set(shelf), favourites: new Set(favourites), drink };
 }
 export const barJSON = () => ({
-  version: 1, units: bar.units,
+  version: 1, units: bar.units, drink: bar.drink,
   shelf: Array.from(bar.shelf).sort(), favourites: Array.from(bar.favourites).sort((a, b) => a - b),
 });
-const nothing = () => ({ units: null, shelf: new Set(), favourites: new Set() });
+const nothing = () => ({ units: null, shelf: new Set(), favourites: new Set(), drink: null });
 const onBarChange = [];
 const barChanged = () => { for (const f of onBarChange) f(); };
 // Runs `f` whenever the choices change (here, in another tab, or coming back to the page).

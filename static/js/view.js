@@ -52,6 +52,7 @@ export function recipeBody(r, choices) {
       h("td", { class: "amount", "data-measure": i.measure || "", "data-unit": i.unit || "" },
         amount(i.measure, i.unit, { unit: choices.units, servings: choices.servings })),
       h("th", { scope: "row" }, i.name)))));
+  const strength = r.strength ? strengthPart(r, r.strength, choices) : null;
   const facts = [["Method", r.method], ["Glass", r.glass], ["Ice", r.ice], ["Garnish", r.garnish]]
     .filter(([, v]) => v && v.length)
     .map(([k, v]) => h("div", null, h("dt", null, k), h("dd", null, v.join(", "))));
@@ -62,7 +63,69 @@ export function recipeBody(r, choices) {
     h("button", { type: "button", class: "wake", "aria-pressed": "false", hidden: true }, "Keep screen on"));
   const tools = ingredients.length === 0 ? [acts, mine(r.id)] : [...amountTools(r.id, choices), acts, mine(r.id)];
   return h("div", { class: "recipe", id: "recipe-" + r.id, "data-id": String(r.id) },
-    table, h("dl", { class: "facts" }, ...facts), notes, h("div", { class: "tools" }, ...tools));
+    table, h("dl", { class: "facts" }, ...facts), strength, notes, h("div", { class: "tools" }, ...tools));
+}
+
+// ---- How strong it is: keep in step with src/web/view/strength.rs ----------------------
+// Rounded as the server rounds: halves up, by whole numbers.
+const whole = (x) => Math.floor(x + 0.5);
+export const percent = (x) => (whole(x) === 0 && x > 0 ? "<1" : String(whole(x)));
+export function oneDecimal(x) {
+  const t = Math.floor(x * 10 + 0.5);
+  return Math.floor(t / 10) + "." + (t % 10);
+}
+export function upToTwo(x) {
+  const t = Math.floor(x * 100 + 0.5), w = Math.floor(t / 100), f = t % 100;
+  if (f === 0) return String(w);
+  return f % 10 === 0 ? w + "." + f / 10 : w + "." + String(f).padStart(2, "0");
+}
+
+// The line for `servings` and a standard drink of `grams` (10, 8 in the UK, 14 in the US).
+export function strengthLine(s, servings, grams) {
+  if (s.abv === null || s.volume_ml === null || s.standard_drinks === null) return "Strength not worked out";
+  const more = s.approximate ? "+" : "";
+  const count = s.standard_drinks * servings * 10 / grams;
+  const unit = oneDecimal(count) === "1.0" ? "drink" : "drinks";
+  return "≈ " + percent(s.abv) + "% ABV · " + whole(s.volume_ml * servings) + more + " ml · " + oneDecimal(count) + more + " " + unit;
+}
+
+const METHODS = {
+  shaken: (w) => "Shaken: the ice adds " + w + "% water (Dave Arnold's measurements).",
+  stirred: (w) => "Stirred: the ice adds " + w + "% water (Dave Arnold's measurements).",
+  built: (w) => "Built on ice: the ice adds " + w + "% water.",
+  blended: (w) => "Blended: taken as shaken, the ice adds " + w + "% water.",
+  swizzled: (w) => "Swizzled: taken as shaken, the ice adds " + w + "% water.",
+  thrown: (w) => "Thrown: taken as stirred, the ice adds " + w + "% water.",
+  neat: () => "No ice: no water added.",
+  unknown: () => "Method not known: counted undiluted.",
+};
+const WHOSE = { recipe: "this recipe's", household: "our bar's" };
+
+// <details class="strength">: the line, and how it was worked out (templates/recipe_body.html).
+function strengthPart(r, s, choices) {
+  let before = 0;
+  const rows = (r.ingredients || []).map((line, i) => {
+    const [ml, abv, from = "table"] = s.rows[i] || [null, null, "unknown"];
+    if (ml === null) return line.name + ": not counted";
+    before += ml;
+    if (abv === null) return line.name + ": " + upToTwo(ml) + " ml, strength not known (counted as 0%)";
+    return line.name + ": " + upToTwo(ml) + " ml at " + upToTwo(abv) + "% (" + (WHOSE[from] || "built-in") + ")";
+  });
+  const how = (METHODS[s.method] || METHODS.unknown)(percent(s.dilution * 100));
+  const method = s.undiluted_abv === null
+    ? (s.reason || "Nothing could be counted") + "."
+    : "Before ice: " + upToTwo(before) + " ml at " + percent(s.undiluted_abv) + "%. " + how;
+  const figures = s.abv !== null && s.volume_ml !== null && s.standard_drinks !== null;
+  return h("details", {
+    class: "strength",
+    "data-abv": figures ? String(s.abv) : null, "data-ml": figures ? String(s.volume_ml) : null,
+    "data-drinks": figures ? String(s.standard_drinks) : null, "data-approximate": s.approximate ? true : null,
+  },
+  h("summary", null, strengthLine(s, choices.servings, choices.grams || 10)),
+  h("ul", { class: "working" }, ...rows.map((row) => h("li", null, row))),
+  h("p", null, method),
+  s.not_counted.length ? h("p", null, "Not counted, so at least this much: " + s.not_counted.join(", ") + ".") : null,
+  h("p", { class: "standard" }, "1 drink = " + (choices.grams || 10) + " g of alcohol. An estimate, not a promise; pour responsibly."));
 }
 
 // The units and servings choices: links that work without JavaScript too.

@@ -76,13 +76,14 @@ test("keyboard only: search, open, close", async () => {
   assert.equal(await page.evaluate(() => document.activeElement.id), "q", "the search box comes first");
   await page.keyboard.type("gin");
   const want = (await (await fetch(server.url("/api/recipes?q=gin"))).json()).map((r) => r.name);
-  // Past the four filters (can make, missing one, favourites, my bar) to the first result.
+  // Past the six filters (can make, missing one, favourites, light, lightest first, my bar)
+  // to the first result.
   const filters = [];
-  for (let i = 0; i < 4; i++) {
+  for (let i = 0; i < 6; i++) {
     await page.keyboard.press("Tab");
     filters.push(await page.evaluate(() => document.activeElement.closest(".filters") && document.activeElement.textContent));
   }
-  assert.deepEqual(filters, ["Can make", "Missing one", "Favourites", "My bar"]);
+  assert.deepEqual(filters, ["Can make", "Missing one", "Favourites", "Light", "Lightest first", "My bar"]);
   await page.keyboard.press("Tab");
   const focused = () => page.evaluate(() => document.activeElement.closest("li")?.querySelector(".name").textContent);
   assert.equal(await focused(), want[0], "Tab goes to the first result");
@@ -91,7 +92,10 @@ test("keyboard only: search, open, close", async () => {
   assert.equal(await open.locator(".name").textContent(), want[0]);
   assert.equal(await page.evaluate(() => document.activeElement.getAttribute("aria-expanded")), "true");
   assert.equal(await open.locator(".ingredients").isVisible(), true);
-  // Into the recipe (its first control: the ml unit), then Escape closes and returns focus.
+  // Into the recipe (its first control: the strength line, then the ml unit), then Escape
+  // closes and returns focus.
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => document.activeElement.matches("details.strength > summary")), true);
   await page.keyboard.press("Tab");
   assert.equal(await page.evaluate(() => document.activeElement.dataset.units), "ml");
   await page.keyboard.press("Escape");

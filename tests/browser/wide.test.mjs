@@ -237,6 +237,8 @@ test("keyboard only at 1280×800: / to search, ↓ ↑ through results, Enter op
     assert.match(new URL(page.url()).pathname, /^\/recipes\/\d+$/);
     // Into the recipe's controls, then Esc closes it and the focus is back on its row.
     await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement.matches("details.strength > summary")), true, "Tab reaches the strength line");
+    await page.keyboard.press("Tab");
     assert.equal(await page.evaluate(() => document.activeElement.dataset.units), "ml", "Tab reaches the recipe's units");
     await page.keyboard.press("Escape");
     await page.waitForFunction(() => document.querySelector("#pane .single") === null);

@@ -108,3 +108,21 @@ test("limits table: identical terms count once, too many or too long is refused"
     }
   }
 });
+
+// `figures` in tests/search-cases.json: abv:, drinks: and sort: over the recipes of
+// tests/strength-cases.json, each carrying the strength its `want` gives (as the list JSON
+// carries the server's), held to the same answers as src/search.rs.
+test("figures table: abv:, drinks: and sort: over the strength cases", () => {
+  const strengths = JSON.parse(readFileSync(new URL("tests/strength-cases.json", root), "utf8"));
+  const recipes = sorted(strengths.cases.map((c) => ({ ...c.recipe, strength: c.want })));
+  const docs = recipes.map(S.doc);
+  assert.ok(table.figures.cases.length >= 8);
+  for (const c of table.figures.cases) {
+    const got = S.search(docs, S.parse(c.query)).map((i) => recipes[i].id);
+    assert.deepEqual(got, c.expect, `query ${JSON.stringify(c.query)}`);
+  }
+  const plain = S.parse("abv:abc abv:< drinks:-1 abv:1e3 abv:10. drinks:1%");
+  assert.equal(plain.filter((t) => t.figure).length, 0);
+  assert.equal(plain.length, 6);
+  assert.equal(S.refusal(S.parse("abv:<10 sort:abv")), null, "figures and sort are not words");
+});

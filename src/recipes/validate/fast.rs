@@ -42,6 +42,7 @@ struct FastIngredient {
     name: CompactString,
     measure: Option<CompactString>,
     unit: Option<CompactString>,
+    abv: Option<f64>,
 }
 
 /// The recipes of `text`, if it is valid and exact. With `characters`, text the validator
@@ -65,6 +66,10 @@ pub(crate) fn parse(text: &str, characters: bool) -> Option<Vec<Recipe>> {
                 name: i.name,
                 measure: i.measure.unwrap_or_default(),
                 unit: i.unit.unwrap_or_default(),
+                abv: match i.abv {
+                    None => None,
+                    Some(v) => Some(crate::recipes::Abv::new(v)?),
+                },
             });
         }
         let recipe = Recipe {

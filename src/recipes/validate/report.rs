@@ -489,10 +489,28 @@ impl Context<'_> {
                 false,
             );
             let unit = self.text(fields.get("unit").copied(), &format!("{path}.unit"), false);
+            let abv = match fields.get("abv").copied() {
+                None | Some(Json::Null) => None,
+                Some(Json::Number(n)) => {
+                    let abv = n.as_f64().and_then(crate::recipes::Abv::new);
+                    if abv.is_none() {
+                        self.push(Some(&format!("{path}.abv")), rules::ABV_RANGE.into());
+                    }
+                    abv
+                }
+                Some(other) => {
+                    self.push(
+                        Some(&format!("{path}.abv")),
+                        format!("{}, found {}", rules::ABV_RANGE, other.kind()),
+                    );
+                    None
+                }
+            };
             out.push(IngredientLine {
                 name,
                 measure,
                 unit,
+                abv,
             });
         }
         out

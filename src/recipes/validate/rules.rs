@@ -33,7 +33,10 @@ pub(crate) const RECIPE_FIELDS: [&str; 9] = [
     "notes",
 ];
 /// The keys an ingredient may have.
-pub(crate) const INGREDIENT_FIELDS: [&str; 3] = ["name", "measure", "unit"];
+pub(crate) const INGREDIENT_FIELDS: [&str; 4] = ["name", "measure", "unit", "abv"];
+
+/// Why an ingredient's `abv` is refused.
+pub(super) const ABV_RANGE: &str = "must be a number from 0 to 100 (% alcohol by volume)";
 
 /// The fields that are lists of strings.
 pub(crate) const LIST_FIELDS: [&str; 5] = ["base", "glass", "method", "ice", "garnish"];

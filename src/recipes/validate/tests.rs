@@ -185,7 +185,8 @@ fn keys_differing_in_case_load_as_go_matched_them_with_a_warning() {
         [IngredientLine {
             name: "Lime".into(),
             measure: "25".into(),
-            unit: "ml".into()
+            unit: "ml".into(),
+            abv: None,
         }]
     );
     assert_eq!(w.len(), 7, "{w:#?}");
@@ -440,4 +441,28 @@ fn a_submitted_recipe_is_checked_as_its_text_would_be() {
         check_one(&objects[1]).is_ok(),
         "characters are the store's to check"
     );
+}
+
+#[test]
+fn an_ingredient_may_give_its_strength_from_0_to_100() {
+    let text = r#"[{"id": 4, "name": "Strong", "ingredients": [
+        {"name": "Rum", "measure": "60", "unit": "ml", "abv": 63},
+        {"name": "Lime", "measure": "20", "unit": "ml", "abv": 0}]}]"#;
+    let fast = fast::parse(text, true).expect("the fast path takes it");
+    let full = parse_reporting(text, &origin(), true).expect("valid");
+    assert_eq!(fast, full.recipes);
+    assert_eq!(
+        fast[0].ingredients[0].abv.map(crate::recipes::Abv::get),
+        Some(63.0)
+    );
+    for bad in ["101", "-1", "\"40\"", "true"] {
+        let text = format!(
+            r#"[{{"id": 4, "name": "Strong", "ingredients": [{{"name": "Rum", "abv": {bad}}}]}}]"#
+        );
+        assert!(fast::parse(&text, true).is_none(), "{bad}");
+        let problem = one(&text);
+        for part in ["bar.json", "Strong", "ingredients[0].abv", "0 to 100"] {
+            assert!(problem.contains(part), "{bad}: {problem}");
+        }
+    }
 }

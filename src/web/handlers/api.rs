@@ -6,7 +6,7 @@ use crate::connections::Share;
 use crate::web::error::{Api, WebError};
 use crate::web::guard::gate::HeavyGate;
 use crate::web::http::cache_control;
-use crate::web::http::fixed::per_request;
+use crate::web::http::fixed::per_request_as;
 use crate::web::http::recent::Kind;
 use crate::web::site::Site;
 use crate::web::who::home::{Home, on_blocking};
@@ -16,8 +16,6 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::IntoResponse;
 use axum::response::Response;
 use std::sync::Arc;
-
-const JSON: &str = "application/json";
 
 /// `/api/recipes`: every recipe, encoded at load; `?q=…`: a search's, encoded per request
 /// (personal terms answered for a person, as [`super::pages::index`] does).
@@ -51,9 +49,9 @@ pub(crate) async fn list(
 
 /// `/api/recipes/{id}`: one recipe, and with a household its ratings.
 ///
-/// The ETag is the recipe's version (what `If-Match` must send back to change it), so the
-/// household's ratings, which change without the recipe changing, are left out of it:
-/// with them the answer is sent whole every time (`no-cache`, no 304), as it is small.
+/// The ETag is the recipe's version (what `If-Match` must send back to change it). With a
+/// household, its ratings and its own strengths change the answer without changing the
+/// recipe: the answer is then sent whole every time (`no-cache`, no 304), as it is small.
 ///
 /// `?format=jsonld|markdown|bar-assistant` answers it in that format instead
 /// ([`super::import`]).
@@ -69,11 +67,20 @@ pub(crate) async fn recipe(
         let selection = crate::import::Selection::One(recipe);
         return Ok(super::import::export_response(selection, format)?);
     }
-    let Some(db) = home.db().cloned() else {
-        return Ok(per_request(serde_json::to_vec(recipe)?, JSON, &headers));
-    };
     let version = crate::store::version(recipe);
     let mut body = serde_json::to_value(recipe)?;
+    body["strength"] = serde_json::to_value(site.strengths().of_id(id))?;
+    let Some(db) = home.db().cloned() else {
+        // Without a household its strength changes only with the recipe (and the binary's
+        // table): the answer may be kept and compressed, under the recipe's version.
+        let body = serde_json::to_vec(&body)?;
+        return Ok(per_request_as(
+            body,
+            "application/json",
+            &headers,
+            Some(version),
+        ));
+    };
     body["ratings"] = serde_json::to_value(on_blocking(db, move |db| db.ratings_of(id)).await?)?;
     let mut response = axum::Json(body).into_response();
     let etag = HeaderValue::from_str(&format!("\"{version}\""))

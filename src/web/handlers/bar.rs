@@ -5,7 +5,7 @@
 use super::household::personal;
 use crate::household::{Backup, Household};
 use crate::web::error::{Api, WebError};
-use crate::web::site::Site;
+use crate::web::site::{Served, Site};
 use crate::web::who::editing::{self, Editing, Provenance};
 use crate::web::who::home::{Home, on_blocking};
 use crate::web::who::visitor::Visitor;
@@ -113,4 +113,88 @@ pub(crate) async fn upload(
     let backup = Backup::from_slice(&bytes).map_err(WebError::from)?;
     let taken = on_blocking(db, move |db| db.import(&backup)).await?;
     Ok(personal(serde_json::to_value(&taken)?).into_response())
+}
+
+/// `GET /api/bar/strengths`: the household's own ingredient strengths, which win over the
+/// built-in table (README, "How strong is it?"), and whether this visitor may change them.
+pub(crate) async fn strengths(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+) -> ApiResult {
+    let db = home.required()?;
+    let may_change = home.may_shelf(&visitor, &editing);
+    strengths_answer(db, may_change).await
+}
+
+async fn strengths_answer(db: Arc<Household>, may_change: bool) -> ApiResult {
+    let own = on_blocking(db, |db| db.strengths()).await?;
+    Ok(personal(
+        json!({"strengths": own, "may_change": may_change}),
+    ))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StrengthChange {
+    name: String,
+    /// % ABV; `null` takes the household's figure back.
+    abv: Option<f64>,
+    at: Option<i64>,
+}
+
+/// `PUT /api/bar/strengths` `{"name": "Overproof Rum", "abv": 63}` (`"abv": null` takes it
+/// back): by those who keep the shelf. Every recipe's strength is worked out again with it
+/// (once, a new site), then answered as the GET.
+pub(crate) async fn change_strength(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    State(served): State<Served>,
+    visitor: Visitor,
+    from: Provenance,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> ApiResult {
+    let (db, person) = home.shelf_keeper(&visitor, &editing)?;
+    from.check()?;
+    home.take_write(&person)?;
+    editing::json_body(&headers)?;
+    let change: StrengthChange =
+        serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(&bytes))
+            .map_err(|e| {
+                WebError::Refused(crate::store::FieldError {
+                    field: e.path().to_string(),
+                    message: e.into_inner().to_string(),
+                })
+            })?;
+    let writer = db.clone();
+    let own = on_blocking(writer, move |db| {
+        db.set_strength(&person, &change.name, change.abv, change.at)?;
+        db.strengths()
+    })
+    .await?;
+    crate::strength::set_household(own.into_iter().map(|s| (s.name, s.abv)).collect());
+    rebuild(&served).await?;
+    strengths_answer(db, true).await
+}
+
+/// Works the served collection out again with the household's strengths as they are now,
+/// and serves it. Should a reload or a saved change have swapped in another collection
+/// meanwhile, that one is worked out again instead.
+async fn rebuild(served: &Served) -> Result<(), WebError> {
+    for _ in 0..3 {
+        let current = served.site.load_full();
+        let (recipes, assets) = (current.recipes().clone(), served.assets.clone());
+        let site = tokio::task::spawn_blocking(move || Site::new(recipes, &assets))
+            .await
+            .map_err(WebError::Task)?
+            .map_err(WebError::from)?;
+        let site = Arc::new(site);
+        let previous = served.site.compare_and_swap(&current, site.clone());
+        if Arc::ptr_eq(&previous, &current) {
+            tokio::task::spawn_blocking(move || site.compress_quickly());
+            return Ok(());
+        }
+    }
+    Ok(())
 }

@@ -199,6 +199,7 @@ pub(crate) fn allowed(route: &str, writable: bool) -> &'static str {
         }
         ("/api/me/made/{id}", _) => "POST, DELETE",
         ("/api/bar/shelf", _) => "PUT",
+        ("/api/bar/strengths", _) => "GET, HEAD, PUT",
         ("/api/household/upload", _) => "POST",
         ("/api/menus", _) => "GET, HEAD, POST",
         ("/api/menus/{id}", _) => "PUT, DELETE",

@@ -50,6 +50,13 @@ impl FixedBody {
         }
     }
 
+    /// The same content under the ETag of what it stands for (`hash`, e.g. a recipe's
+    /// version, when the body carries more that only changes with it).
+    pub(crate) fn with_hash(mut self, hash: String) -> FixedBody {
+        self.hash = hash;
+        self
+    }
+
     /// The same content under another caching policy, sharing the bytes and the
     /// compressed variants, whenever they are made (so they are computed once).
     pub(crate) fn with_cache_control(&self, cache_control: &'static str) -> FixedBody {
@@ -145,7 +152,20 @@ pub(crate) fn per_request(
     content_type: &str,
     request: &HeaderMap,
 ) -> Response<Body> {
-    let body = FixedBody::new(body, content_type, cache_control::REVALIDATE);
+    per_request_as(body, content_type, request, None)
+}
+
+/// [`per_request`], under the ETag `hash` when given instead of the body's own.
+pub(crate) fn per_request_as(
+    body: impl Into<Bytes>,
+    content_type: &str,
+    request: &HeaderMap,
+    hash: Option<String>,
+) -> Response<Body> {
+    let mut body = FixedBody::new(body, content_type, cache_control::REVALIDATE);
+    if let Some(hash) = hash {
+        body = body.with_hash(hash);
+    }
     body.compress_for(request, Effort::Fast);
     let mut response = body.respond(request);
     response

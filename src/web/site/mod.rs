@@ -32,6 +32,7 @@ pub(crate) use render::render;
 
 use crate::recipes::Recipes;
 use crate::search::Index;
+use crate::strength::Strengths;
 use crate::web::http::cache_control::REVALIDATE;
 use crate::web::http::compress::Effort;
 use crate::web::http::fixed::FixedBody;
@@ -64,11 +65,22 @@ pub enum SiteError {
     Compressing(#[from] std::io::Error),
 }
 
+/// The swappable site itself and the assets a new one is made with, for the one handler
+/// that serves a new one (the household's strengths changed: every recipe is worked out
+/// again, [`crate::web::handlers`]'s `bar::change_strength`).
+#[derive(Clone)]
+pub(crate) struct Served {
+    pub(crate) site: std::sync::Arc<arc_swap::ArcSwap<Site>>,
+    pub(crate) assets: std::sync::Arc<Assets>,
+}
+
 /// A loaded collection and everything rendered from it.
 #[derive(Debug)]
 pub struct Site {
     recipes: Recipes,
     index: Index,
+    /// Every recipe's strength, worked out once with the index ([`crate::strength`]).
+    strengths: Strengths,
     urls: Urls,
     footer: Footer,
     list_page: FixedBody,
@@ -113,18 +125,19 @@ impl Site {
         };
         // The index, the JSON and the shelf do not depend on the list page: build them on
         // other threads while this one renders the list (start-up for thousands of recipes).
-        let (index, all_json, shelf, list) = std::thread::scope(|scope| {
+        let (index, strengths, all_json, shelf, list) = std::thread::scope(|scope| {
             let side = scope.spawn(|| {
-                let index = Index::new(&recipes);
-                let json = json_array(recipes.all()).map(|(json, spans)| {
+                let strengths = Strengths::new(&recipes, &crate::strength::household());
+                let index = Index::with_strengths(&recipes, &strengths);
+                let json = json_array(recipes.all(), &strengths).map(|(json, spans)| {
                     (FixedBody::new(json, "application/json", REVALIDATE), spans)
                 });
-                (index, json)
+                (index, strengths, json)
             });
             let shelf_job = scope.spawn(|| shelf(&recipes, chrome));
             let list = list(&recipes, chrome);
-            let (index, json) = joined(side);
-            (index, json, joined(shelf_job), list)
+            let (index, strengths, json) = joined(side);
+            (index, strengths, json, joined(shelf_job), list)
         });
         let (list_page, list_text, list_body) = list?;
         let (shelf_page, ingredients_json) = shelf?;
@@ -145,6 +158,7 @@ impl Site {
         Ok(Site {
             recipes,
             index,
+            strengths,
             urls,
             footer,
             list_page,
@@ -190,6 +204,11 @@ impl Site {
 
     pub(crate) fn recipes(&self) -> &Recipes {
         &self.recipes
+    }
+
+    /// Every recipe's strength ([`crate::strength`]).
+    pub(crate) fn strengths(&self) -> &Strengths {
+        &self.strengths
     }
 
     /// What each recipe needs from a shelf (read once, with the index).

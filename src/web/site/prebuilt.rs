@@ -83,8 +83,20 @@ pub(super) fn shelf(
     ))
 }
 
-/// `serde_json::to_vec(recipes)`, and where each recipe's object is in it.
-pub(super) fn json_array(recipes: &[Recipe]) -> Result<(Vec<u8>, Vec<Range<usize>>), SiteError> {
+/// A recipe as the list JSON has it: its fields and its `strength`.
+#[derive(serde::Serialize)]
+pub(super) struct Listed<'a> {
+    #[serde(flatten)]
+    pub(super) recipe: &'a Recipe,
+    pub(super) strength: Option<&'a crate::strength::Strength>,
+}
+
+/// The recipes as a JSON list (each with its `strength`), and where each recipe's object
+/// is in it.
+pub(super) fn json_array(
+    recipes: &[Recipe],
+    strengths: &crate::strength::Strengths,
+) -> Result<(Vec<u8>, Vec<Range<usize>>), SiteError> {
     let mut out = vec![b'['];
     let mut spans = Vec::with_capacity(recipes.len());
     for (n, recipe) in recipes.iter().enumerate() {
@@ -92,7 +104,11 @@ pub(super) fn json_array(recipes: &[Recipe]) -> Result<(Vec<u8>, Vec<Range<usize
             out.push(b',');
         }
         let start = out.len();
-        serde_json::to_writer(&mut out, recipe)?;
+        let listed = Listed {
+            recipe,
+            strength: strengths.at(n),
+        };
+        serde_json::to_writer(&mut out, &listed)?;
         spans.push(start..out.len());
     }
     out.push(b']');

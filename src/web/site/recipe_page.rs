@@ -9,6 +9,7 @@ use crate::web::http::cache_control::REVALIDATE;
 use crate::web::http::negotiate::{Encoding, negotiate};
 use crate::web::http::representation::{ContentHasher, Representation};
 use crate::web::http::spliced;
+use crate::web::view::strength::StrengthView;
 use crate::web::view::templates::{Amounts, EditControls, RecipePage};
 use crate::web::view::{glass, links};
 use axum::body::Body;
@@ -95,6 +96,19 @@ impl Site {
             r,
             icon: glass::icon(&r.glass),
             amounts: Amounts::new(r, display),
+            strength: match self.strengths.of_id(r.id) {
+                Some(s) => StrengthView::new(r, s, display.servings),
+                None => StrengthView::new(
+                    r,
+                    &crate::strength::of(
+                        r,
+                        crate::strength::table::Table::built_in(),
+                        &Default::default(),
+                    )
+                    .0,
+                    display.servings,
+                ),
+            },
             notes: links::note_parts(&r.notes),
             list: self.list_body()?,
         })

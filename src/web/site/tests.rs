@@ -16,15 +16,27 @@ use axum::http::header;
 use axum::http::{HeaderMap, HeaderValue, Response};
 use std::io::Read;
 
+/// Recipes as the list JSON writes them: each with its strength.
+fn listed<'a>(site: &Site, hits: impl IntoIterator<Item = &'a Recipe>) -> Vec<u8> {
+    let all: Vec<prebuilt::Listed> = hits
+        .into_iter()
+        .map(|recipe| prebuilt::Listed {
+            recipe,
+            strength: site.strengths().of_id(recipe.id),
+        })
+        .collect();
+    serde_json::to_vec(&all).expect("recipes serialise")
+}
+
 #[test]
 fn search_json_is_the_serialised_hits() {
     let recipes = Recipes::sample().expect("the sample is valid");
     let site = Site::new(recipes.clone(), &Assets::load()).expect("the site builds");
-    let all = serde_json::to_vec(recipes.all()).expect("recipes serialise");
+    let all = listed(&site, recipes.all());
     assert_eq!(site.all_json().bytes().as_ref(), all.as_slice());
     for q in ["", "gin", "lime juice", "base:rum", "zzz", "e"] {
         let query = SearchQuery::parse(q);
-        let hits = serde_json::to_vec(&site.search(&query)).expect("hits serialise");
+        let hits = listed(&site, site.search(&query));
         let (found, len) = site.json_hits(&query, None);
         let mut copied = Vec::new();
         site.write_json_hits(&found, &mut copied)
@@ -96,7 +108,7 @@ async fn search_answers_are_kept_per_search_and_coding_and_sent_again_unchanged(
         assert_eq!(made, kept);
         let whole = match kind {
             Kind::Page => site.render_search(q, query).expect("renders").into_bytes(),
-            Kind::Json => serde_json::to_vec(&site.search(&query)).expect("serialises"),
+            Kind::Json => listed(&site, site.search(&query)),
         };
         assert!(
             whole.len() > crate::web::http::compressing::STREAM_FROM,

@@ -10,8 +10,10 @@
 //! - [`draft`]: the recipe form as posted: its fields, the [`draft::Draft`] they make, row
 //!   buttons, and the size caps the form shows.
 //! - [`glass`]: a recipe's glass icon. [`links`]: addresses in notes, as links.
+//! - [`strength`]: a recipe's strength line and its working.
 
 pub(crate) mod draft;
 pub(crate) mod glass;
 pub(crate) mod links;
+pub(crate) mod strength;
 pub(crate) mod templates;

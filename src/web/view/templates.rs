@@ -99,6 +99,8 @@ pub(crate) struct RecipePage<'a> {
     pub(crate) r: &'a Recipe,
     pub(crate) icon: &'static str,
     pub(crate) amounts: Amounts<'a>,
+    /// How strong it is, and how that was worked out.
+    pub(crate) strength: crate::web::view::strength::StrengthView,
     /// The notes, their addresses as links.
     pub(crate) notes: Vec<NotePart<'a>>,
     /// The whole list ([`ListBody`], already escaped), shown beside the recipe when wide.
@@ -495,6 +497,11 @@ mod tests {
             r,
             icon: glass::icon(&r.glass),
             amounts: Amounts::new(r, AmountView::default()),
+            strength: crate::web::view::strength::StrengthView::new(
+                r,
+                &crate::strength::of_recipe(r),
+                1,
+            ),
             notes: crate::web::view::links::note_parts(&r.notes),
             list: "<ol id=\"recipes\"></ol>",
         }
