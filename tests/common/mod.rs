@@ -158,13 +158,13 @@ pub fn client() -> reqwest::Client {
         .expect("client")
 }
 
-/// `../shared/data/<name>`: the real collections. Outside this workplace they are absent;
+/// `../shared/data/<name>` (a file or a folder): the real collections. Outside this workplace they are absent;
 /// then the test is skipped with a message, unless LIBATIONS_REQUIRE_SHARED_DATA=1 (as in CI).
 pub fn shared_data(name: &str) -> Option<PathBuf> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/data")
         .join(name);
-    if path.is_file() {
+    if path.exists() {
         return Some(path);
     }
     let required = std::env::var("LIBATIONS_REQUIRE_SHARED_DATA").is_ok_and(|v| v == "1");
