@@ -36,6 +36,9 @@ pub(super) fn app_state(
         access_log: args.access_log,
         editing,
         home,
+        // The Funnel's address, when it serves the guests' menu.
+        guest_url: None,
+        https: !args.local,
     })
 }
 

@@ -9,7 +9,7 @@ use super::error;
 use super::guard::host::{self, AllowedHosts};
 use super::guard::limits;
 use super::handlers::{
-    api, bar, edit_api, edit_pages, files, household, menu, pages, shelf, whoami,
+    api, bar, edit_api, edit_pages, files, guest, household, menu, pages, shelf, whoami,
 };
 use super::state::AppState;
 use super::who::access_log::access_log;
@@ -36,13 +36,9 @@ pub(crate) fn for_hosts(router: Router, allowed: AllowedHosts) -> Router {
     ))
 }
 
-/// The application router, shared by every way of serving it.
+/// The application router, shared by every way of serving it: the app's own routes and
+/// [`guests`]'.
 pub fn app(state: AppState) -> Router {
-    let header =
-        |name, value| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
-    let access_log = state
-        .access_log
-        .then(|| axum::middleware::from_fn_with_state(state.who.clone(), access_log));
     let router = Router::new()
         .route("/", get(pages::index))
         .route("/recipes/{id}", get(pages::recipe))
@@ -95,7 +91,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/bar/shelf", put(bar::change_shelf))
         .route("/api/household/download", get(bar::download))
         .route("/api/household/upload", post(bar::upload))
-        .route("/menu", get(menu::page))
+        .route("/menu/print", get(guest::print))
         .route("/api/menus", get(menu::list).post(menu::create))
         .route("/api/menus/off", post(menu::switch_off))
         .route("/api/menus/{id}", put(menu::update).delete(menu::delete))
@@ -109,7 +105,31 @@ pub fn app(state: AppState) -> Router {
         .route_layer(axum::middleware::from_fn_with_state(
             state.editing.clone(),
             allow,
-        ))
+        ));
+    layered(router, &state)
+        .with_state(state.clone())
+        .merge(guests(state))
+}
+
+/// What guests outside the household reach (issue #27, docs/MENU.md): `/menu`, its
+/// change feed `/menu/feed` and the files it needs under `/menu/assets/`, and nothing
+/// else: no API, no other page, no write. [`app`] merges it; the Funnel's listener
+/// serves it alone. The same layers as the app's (error pages, request limits, metrics,
+/// security headers); no fallback of its own, so that [`app`]'s answers every other path.
+pub fn guests(state: AppState) -> Router {
+    let router = Router::new()
+        .route("/menu", get(guest::page))
+        .route("/menu/feed", get(guest::feed))
+        .route("/menu/assets/{*file}", get(guest::asset));
+    layered(router, &state).with_state(state)
+}
+
+/// The layers around every route: error pages, the request guard, metrics, security
+/// headers and (`--access-log`) the access log.
+fn layered(router: Router<AppState>, state: &AppState) -> Router<AppState> {
+    let header =
+        |name, value| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
+    let router = router
         .layer(axum::middleware::from_fn_with_state(
             state.site.clone(),
             error::render_page,
@@ -129,11 +149,13 @@ pub fn app(state: AppState) -> Router {
             header::HeaderName::from_static("permissions-policy"),
             "camera=(), microphone=(), geolocation=(), payment=(), usb=(), screen-wake-lock=(self)",
         ));
-    let router = match access_log {
-        Some(layer) => router.layer(layer),
-        None => router,
-    };
-    router.with_state(state)
+    match state.access_log {
+        true => router.layer(axum::middleware::from_fn_with_state(
+            state.who.clone(),
+            access_log,
+        )),
+        false => router,
+    }
 }
 
 /// Route middleware: a 405 says in `Allow` what the route does take ([`pages::allowed`]), whether

@@ -14,7 +14,8 @@
 //! - [`whoami`]: `GET /api/whoami`.
 //! - [`household`]: `/api/me…`, a person's own; [`bar`]: `/api/bar…`, the household's
 //!   shelf, and `/api/household/…`, its backup; [`menu`]: `/api/menus…`, composing the
-//!   guests' menus, and `/menu`, the guest view.
+//!   guests' menus; [`guest`]: `/menu`, the guests' page, its change feed and assets
+//!   (what the Funnel serves), and `/menu/print`, the card with its QR code.
 //! - [`params`]: what an address asks for; [`body`]: the API's JSON bodies, repeated keys
 //!   found.
 //!
@@ -26,6 +27,7 @@ pub(crate) mod body;
 pub(crate) mod edit_api;
 pub(crate) mod edit_pages;
 pub(crate) mod files;
+pub(crate) mod guest;
 pub(crate) mod household;
 pub(crate) mod menu;
 pub(crate) mod pages;

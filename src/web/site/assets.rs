@@ -31,6 +31,19 @@ use std::collections::HashMap;
 #[folder = "static/"]
 struct Static;
 
+/// Where the guests' page finds its files (the Funnel listener serves nothing else).
+pub(crate) const GUEST_PREFIX: &str = "/menu/assets/";
+
+/// The only files the guests' page needs: its styles, icons and its two modules.
+const GUEST_ASSETS: [&str; 6] = [
+    "app.css",
+    "menu.css",
+    "glasses.svg",
+    "icon.svg",
+    "js/menu.js",
+    "js/wake.js",
+];
+
 /// Where the ES modules are, in `static/`.
 const MODULES: &str = "js/";
 
@@ -95,6 +108,27 @@ impl Assets {
             .get(name)
             .cloned()
             .unwrap_or_else(|| format!("/static/{name}"))
+    }
+
+    /// The URL of an asset the guests' page needs, under `/menu/assets/` (see
+    /// [`Assets::guest_respond`]).
+    pub(crate) fn guest_url(&self, name: &str) -> String {
+        let url = self.url(name);
+        let file = url.strip_prefix("/static/").unwrap_or(&url);
+        format!("{GUEST_PREFIX}{file}")
+    }
+
+    /// Serves `/menu/assets/<file>`: as [`Assets::respond`], but only the few files the
+    /// guests' page needs ([`GUEST_ASSETS`]); the rest of the app's files are not there.
+    pub(crate) fn guest_respond(&self, file: &str, request: &HeaderMap) -> Option<Response<Body>> {
+        let name = match self.hashed.get(file) {
+            Some((name, _)) => name.as_str(),
+            None => self.plain.get_key_value(file)?.0.as_str(),
+        };
+        if !GUEST_ASSETS.contains(&name) {
+            return None;
+        }
+        self.respond(file, request)
     }
 
     /// The URLs of every ES module (`static/js/`), for the service worker to keep together.

@@ -14,4 +14,5 @@
 pub(crate) mod draft;
 pub(crate) mod glass;
 pub(crate) mod links;
+pub(crate) mod qr;
 pub(crate) mod templates;
