@@ -715,7 +715,7 @@ async fn the_printed_card_has_the_drinks_print_css_and_a_qr_code_of_the_guests_a
         "@page card-a5 { size: A5",
         "@page card-a4 { size: A4",
         "@page card-letter { size: letter",
-        ".card-a5 { page: card-a5; }",
+        ".card-on-a5 { page: card-a5; }",
         ".card-columns-2 .menu-drinks { columns: 2;",
         "@media print",
     ] {

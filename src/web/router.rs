@@ -9,7 +9,7 @@ use super::error;
 use super::guard::host::{self, AllowedHosts};
 use super::guard::limits;
 use super::handlers::{
-    api, bar, edit_api, edit_pages, files, guest, household, menu, pages, shelf, whoami,
+    api, bar, edit_api, edit_pages, files, guest, household, menu, menus_page, pages, shelf, whoami,
 };
 use super::state::AppState;
 use super::who::access_log::access_log;
@@ -92,6 +92,9 @@ pub fn app(state: AppState) -> Router {
         .route("/api/household/download", get(bar::download))
         .route("/api/household/upload", post(bar::upload))
         .route("/menu/print", get(guest::print))
+        .route("/menus", get(menus_page::page))
+        .route("/menus/off", post(menus_page::switch_off))
+        .route("/menus/{id}/on", post(menus_page::switch_on))
         .route("/api/menus", get(menu::list).post(menu::create))
         .route("/api/menus/off", post(menu::switch_off))
         .route("/api/menus/{id}", put(menu::update).delete(menu::delete))

@@ -23,6 +23,7 @@
 //   shopping.js the shopping list, kept on this device
 //   bar-mine.js a person's favourites, ratings, notes and log, listed on My bar
 //   edit.js     the recipe form: rows in place, problems inline, drafts, conflicts
+//   menus.js    /menus: composing the guests' menus (menu.js is the guests' page's own)
 import { startPage } from "./page.js";
 import { startWake } from "./wake.js";
 import { startStorage } from "./storage.js";
@@ -33,6 +34,7 @@ import { startRecipes } from "./recipe.js";
 import { startShelf } from "./shelf.js";
 import { startList } from "./list.js";
 import { startEditing } from "./edit.js";
+import { startMenus } from "./menus.js";
 
 // In this order: the stored choices before anything shows them; recipes painted before
 // the list adds its own reactions to a change of choices.
@@ -46,3 +48,4 @@ startRecipes();
 startShelf();
 startList();
 startEditing();
+startMenus();

@@ -41,7 +41,7 @@ pub(crate) async fn list(
 /// where (our own pages), how often (the per-person rate). One extractor, so that no
 /// route can skip a check another makes.
 pub(crate) struct Composer {
-    db: Arc<Household>,
+    pub(crate) db: Arc<Household>,
     person: Person,
 }
 

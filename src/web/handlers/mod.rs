@@ -15,7 +15,8 @@
 //! - [`household`]: `/api/me…`, a person's own; [`bar`]: `/api/bar…`, the household's
 //!   shelf, and `/api/household/…`, its backup; [`menu`]: `/api/menus…`, composing the
 //!   guests' menus; [`guest`]: `/menu`, the guests' page, its change feed and assets
-//!   (what the Funnel serves), and `/menu/print`, the card with its QR code.
+//!   (what the Funnel serves), and `/menu/print`, the card with its QR code;
+//!   [`menus_page`]: `/menus`, the host's page for composing them.
 //! - [`params`]: what an address asks for; [`body`]: the API's JSON bodies, repeated keys
 //!   found.
 //!
@@ -30,6 +31,7 @@ pub(crate) mod files;
 pub(crate) mod guest;
 pub(crate) mod household;
 pub(crate) mod menu;
+pub(crate) mod menus_page;
 pub(crate) mod pages;
 pub(crate) mod params;
 pub(crate) mod shelf;

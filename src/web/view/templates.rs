@@ -247,6 +247,30 @@ pub(crate) struct MenuCard<'a> {
     pub(crate) guest_url: &'a str,
 }
 
+/// `/menus`, composing the guests' menus: each menu as the server shows it without
+/// JavaScript (its drinks by name, switch on or off, print); the editor is filled in by
+/// `static/js/menus.js`.
+#[derive(Template)]
+#[template(path = "menus.html")]
+pub(crate) struct MenusPage<'a> {
+    pub(crate) chrome: Chrome<'a>,
+    pub(crate) menus: Vec<MenuSummary<'a>>,
+    /// Whether the visitor may compose and switch menus.
+    pub(crate) may_change: bool,
+    /// Why not, or why there are none (no household).
+    pub(crate) why: Option<String>,
+}
+
+/// One menu on `/menus`.
+pub(crate) struct MenuSummary<'a> {
+    pub(crate) id: i64,
+    pub(crate) title: String,
+    pub(crate) on: bool,
+    /// "3 drinks · can make now · ingredients hidden".
+    pub(crate) facts: String,
+    pub(crate) drinks: Vec<&'a str>,
+}
+
 /// One drink on the guests' menu: its ingredients by name only (no measures), or none
 /// when the menu hides them.
 pub(crate) struct MenuDrink<'a> {
