@@ -52,6 +52,8 @@ test("a host composes a menu on a phone: search, reorder by keyboard, describe, 
   await page.goto(server.url("/menus"));
   await page.locator("#menu-new").click();
   await page.locator("#menu-title").fill("Friday");
+  assert.equal(await page.locator("#menu-new").isVisible(), false, "no New while editing");
+  assert.equal(await page.locator("#menu-delete").isVisible(), false, "nothing to delete yet");
   const find = page.locator("#menu-find");
   await find.pressSequentially("negr");
   await page.getByRole("button", { name: "Add Negroni" }).click();
@@ -104,6 +106,8 @@ test("a host composes a menu on a phone: search, reorder by keyboard, describe, 
   // Delete, after a confirm.
   await page.reload();
   await page.getByRole("button", { name: "Edit" }).click();
+  assert.equal(await page.locator("#menu-title").inputValue(), "Friday");
+  assert.deepEqual(await rows.allTextContents(), ["Daiquiri", "Negroni", "Martini"]);
   page.once("dialog", (dialog) => { assert.match(dialog.message(), /Delete the menu “Friday”\? It is on/); dialog.accept(); });
   await page.locator("#menu-delete").click();
   await page.locator("#menus-status", { hasText: "is deleted" }).waitFor();
