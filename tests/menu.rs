@@ -723,3 +723,93 @@ async fn the_printed_card_has_the_drinks_print_css_and_a_qr_code_of_the_guests_a
     }
     alice.stop();
 }
+
+/// A form's POST from the app's own page (no body), and its status and `Location`.
+async fn post_form(server: &Server, path: &str, origin: Option<&str>) -> (StatusCode, String) {
+    let mut request = client().post(server.url(path));
+    request = match origin {
+        None => request.headers(same_origin(server)),
+        Some(other) => request.header("origin", other),
+    };
+    let response = request.send().await.unwrap();
+    let location = response
+        .headers()
+        .get("location")
+        .map(|l| l.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    (response.status(), location)
+}
+
+async fn menus_page(server: &Server) -> String {
+    let response = client().get(server.url("/menus")).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["cache-control"], "private, no-store");
+    response.text().await.unwrap()
+}
+
+#[tokio::test]
+async fn the_composing_page_lists_the_menus_and_switches_them_by_form_for_composers_only() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &["--local-edit"]);
+    let id = ok(
+        &alice,
+        "POST",
+        "/api/menus",
+        Some(json!({"title": "Friday", "recipes": [{"id": 6}, {"id": 1}]})),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let html = menus_page(&alice).await;
+    assert!(html.contains("Friday"), "{html}");
+    assert!(
+        html.contains("<li>Martini</li><li>Negroni</li>"),
+        "the drinks in order: {html}"
+    );
+    assert!(html.contains(&format!(r#"action="/menus/{id}/on""#)));
+    assert!(html.contains(&format!(r#"href="/menu/print?menu={id}""#)));
+    assert!(html.contains(r#"id="menu-editor""#), "the editor, for JS");
+
+    // Switched on and off by the forms: a redirect back, and the menu as the API says.
+    let (status, location) = post_form(&alice, &format!("/menus/{id}/on"), None).await;
+    assert_eq!(
+        (status, location.as_str()),
+        (StatusCode::SEE_OTHER, "/menus")
+    );
+    assert_eq!(menus(&alice).await["menus"][0]["on"], true);
+    assert!(menus_page(&alice).await.contains(r#"action="/menus/off""#));
+    // From another site: refused, nothing changed.
+    let (status, _) = post_form(&alice, "/menus/off", Some("http://evil.example")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(menus(&alice).await["menus"][0]["on"], true);
+    let (status, _) = post_form(&alice, "/menus/off", None).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(menus(&alice).await["menus"][0]["on"], false);
+    let (status, _) = post_form(&alice, "/menus/999/on", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    alice.stop();
+
+    // Someone without the grant sees the menus and why they may not change them; the
+    // forms are not there and refuse if sent anyway.
+    let bob = person(state.path(), "bob@example.com", &[]);
+    let html = menus_page(&bob).await;
+    assert!(html.contains("Friday") && html.contains("<li>Martini</li>"));
+    assert!(!html.contains(r#"method="post""#), "{html}");
+    assert!(!html.contains(r#"id="menu-editor""#));
+    assert!(html.contains("may not compose"), "{html}");
+    let (status, _) = post_form(&bob, &format!("/menus/{id}/on"), None).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(menus(&bob).await["menus"][0]["on"], false);
+    // The card has nothing private: anyone who reaches the app may print it.
+    let response = client()
+        .get(bob.url(&format!("/menu/print?menu={id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        drinks(&response.text().await.unwrap()),
+        ["Martini", "Negroni"]
+    );
+    bob.stop();
+}
