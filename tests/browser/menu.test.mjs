@@ -218,3 +218,33 @@ test("the printed card is one page of A5, A4 and Letter, in one and two columns"
   assert.deepEqual(await watcher.problems(), []);
   await context.close();
 });
+
+test("offline, the tablet keeps showing the last menu (the service worker's copy), never the app", async () => {
+  await clear();
+  const { id } = await api("POST", "/api/menus", { title: "Sunday", recipes: [{ id: 9 }, { id: 2 }] });
+  await api("POST", `/api/menus/${id}/on`);
+  const context = await wideContext(browser, TABLET);
+  const watcher = await watch(context);
+  const page = await context.newPage();
+  // The host opened the app on this tablet once: its service worker is there.
+  await page.goto(server.url("/"));
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) {
+      await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+    }
+  });
+  await page.goto(server.url("/menu"));
+  const names = () => page.locator(".menu-drinks h2 span").allTextContents();
+  assert.deepEqual(await names(), ["Mojito", "Daiquiri"]);
+  await context.setOffline(true);
+  await page.reload();
+  assert.deepEqual(await names(), ["Mojito", "Daiquiri"], "the last copy");
+  assert.equal(await page.locator("h1").textContent(), "Sunday");
+  // Its own files came from the copy too: styled, with its script.
+  assert.equal(await page.locator(".menu-drinks").evaluate((e) => getComputedStyle(e).listStyleType), "none");
+  await context.setOffline(false);
+  // Failed polls while offline are the browser's own network errors, nothing else.
+  assert.deepEqual(await watcher.problems([/menu\/feed|ERR_INTERNET_DISCONNECTED|Failed to fetch|network error/i]), []);
+  await context.close();
+});
