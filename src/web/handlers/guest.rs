@@ -245,22 +245,30 @@ fn guest_address(guests: &GuestAddress, request: &HeaderMap, uri: &Uri) -> Optio
 
 /// How tightly to set the drinks so that the card stays one page: the first of the four
 /// type sizes (1 roomy … 4 small) at which the drinks' estimated lines fit the paper's
-/// column height, and whether even the smallest may not.
+/// columns, and whether even the smallest may not.
+///
+/// In millimetres, as `static/menu.css` sets the card: the paper less its margins; the QR
+/// code and its gap (35 mm) and the title (3.5 em) above the drinks; a line of 1.35 em,
+/// 1 em being 11 pt (3.88 mm) times the size's scale; a character about half an em; two
+/// columns 8 mm apart. A tenth of the height is kept for the columns' uneven ends.
+/// Checked against printed cards (tests/browser/menu.test.mjs: a card that does not warn
+/// has every drink on it).
 fn fit(size: &str, columns: u8, drinks: &[MenuDrink<'_>]) -> (u8, bool) {
-    // Lines and characters a line at the roomiest size, one column, below the title and
-    // beside or above the QR code (measured on the printed cards, with some room kept).
-    let (lines, chars) = match size {
-        "a4" => (40.0, 80.0),
-        "letter" => (36.0, 84.0),
-        _ => (24.0, 56.0),
+    const EM_MM: f64 = 3.88;
+    let (width, height) = match size {
+        "a4" => (182.0, 269.0),
+        "letter" => (190.5, 253.6),
+        _ => (128.0, 190.0),
     };
-    let (lines, chars) = if columns == 2 {
-        (lines * 2.0, chars / 2.0 - 2.0)
-    } else {
-        (lines, chars)
+    let columns = f64::from(columns.clamp(1, 2));
+    let column_width = (width - 8.0 * (columns - 1.0)) / columns;
+    let lines_at = |scale: f64| -> f64 {
+        let em = EM_MM * scale;
+        let area = height - 35.0 - 3.5 * em;
+        area / (1.35 * em) * columns * 0.9
     };
     let need = |scale: f64| -> f64 {
-        let per_line = chars / scale;
+        let per_line = column_width / (0.5 * EM_MM * scale);
         drinks
             .iter()
             .map(|d| {
@@ -268,12 +276,13 @@ fn fit(size: &str, columns: u8, drinks: &[MenuDrink<'_>]) -> (u8, bool) {
                     .description
                     .map_or(0.0, |t| (t.chars().count() as f64 / per_line).ceil());
                 let ingredients: usize = d.ingredients.iter().map(|i| i.chars().count() + 3).sum();
-                1.5 + description + (ingredients as f64 / per_line).ceil() + 0.4
+                // The name (1.35 em), the ingredients (0.9 em: more a line), the padding.
+                1.4 + description + (ingredients as f64 * 0.9 / per_line).ceil() * 0.9 + 0.65
             })
             .sum()
     };
     for (n, scale) in [(1, 1.0), (2, 0.85), (3, 0.72), (4, 0.6)] {
-        if need(scale) <= lines / scale {
+        if need(scale) <= lines_at(scale) {
             return (n, false);
         }
     }
