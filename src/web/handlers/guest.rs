@@ -314,3 +314,84 @@ fn drinks<'a>(site: &'a Site, menu: &'a Menu, makes: Option<&[u64]>) -> Vec<Menu
     }
     drinks
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(host: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_str(host).unwrap());
+        headers
+    }
+
+    #[test]
+    fn the_guests_address_is_the_funnels_else_this_app_as_reached() {
+        let uri: Uri = "/menu/print".parse().unwrap();
+        let tailnet = GuestAddress {
+            url: None,
+            https: true,
+        };
+        assert_eq!(
+            guest_address(&tailnet, &request("bar.tail1234.ts.net"), &uri).as_deref(),
+            Some("https://bar.tail1234.ts.net/menu")
+        );
+        let local = GuestAddress {
+            url: None,
+            https: false,
+        };
+        assert_eq!(
+            guest_address(&local, &request("127.0.0.1:8080"), &uri).as_deref(),
+            Some("http://127.0.0.1:8080/menu")
+        );
+        // HTTP/2: the authority of the request's target.
+        let h2: Uri = "https://bar.tail1234.ts.net/menu/print".parse().unwrap();
+        assert_eq!(
+            guest_address(&tailnet, &HeaderMap::new(), &h2).as_deref(),
+            Some("https://bar.tail1234.ts.net/menu")
+        );
+        // Not a host name: no address, so no QR code.
+        for bad in ["evil.example/x?", "a b", "x@y", ""] {
+            assert_eq!(guest_address(&local, &request(bad), &uri), None, "{bad}");
+        }
+        let funnel = GuestAddress {
+            url: Some("https://bar.tail1234.ts.net:8443/menu".into()),
+            https: true,
+        };
+        assert_eq!(
+            guest_address(&funnel, &request("localhost"), &uri).as_deref(),
+            Some("https://bar.tail1234.ts.net:8443/menu")
+        );
+    }
+
+    fn drinks(n: usize, description: Option<&'static str>) -> Vec<MenuDrink<'static>> {
+        (0..n).map(|_| drink(description)).collect()
+    }
+
+    fn drink(description: Option<&'static str>) -> MenuDrink<'static> {
+        MenuDrink {
+            name: "Negroni",
+            icon: "rocks",
+            description,
+            ingredients: vec!["Gin", "Campari", "Sweet Vermouth"],
+        }
+    }
+
+    #[test]
+    fn a_long_menu_is_set_smaller_and_a_too_long_one_says_so() {
+        let few = drinks(5, None);
+        assert_eq!(fit("a5", 1, &few), (1, false));
+        let line = Some("A long line that tells the guests what this drink tastes like");
+        let many = drinks(28, line);
+        assert_eq!(fit("a5", 1, &many), (4, true));
+        assert!(!fit("a4", 2, &many).1, "two columns of A4 hold it");
+        // Smaller type for more drinks, never larger.
+        let mut last = 1;
+        for n in 1..40 {
+            let (size, _) = fit("a4", 1, &drinks(n, line));
+            assert!(size >= last, "{n} drinks");
+            last = size;
+        }
+        assert_eq!(fit("a3", 1, &few), fit("a5", 1, &few), "unknown paper: A5");
+    }
+}
