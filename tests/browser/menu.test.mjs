@@ -11,10 +11,12 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { getDocument } from "pdfjs-dist/legacy/build/pdf.mjs";
-import { SIZES, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
+import { ROOT, SIZES, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const TABLET = SIZES.find((s) => s.name === "tablet");
+// Screenshots for the README's Guests section.
+const SHOTS = ROOT + "docs/screenshots/";
 
 let browser, server;
 before(async () => {
@@ -73,7 +75,8 @@ test("a host composes a menu on a phone: search, reorder by keyboard, describe, 
   await page.getByRole("textbox", { name: "Description of Martini" }).fill("very cold, very dry");
   await page.locator("#menu-ingredients").uncheck();
   assert.deepEqual(await axe(page), [], "axe: the editor");
-  await page.screenshot({ path: tmpdir() + "/menu-compose-390.png", fullPage: true });
+  await page.locator("#menu-editor h2").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: SHOTS + "menu-compose-dark.png" });
   await page.locator("#menu-save").click();
   await page.locator("#menus-status", { hasText: "is saved" }).waitFor();
   assert.equal(await page.locator("#menu-editor").isHidden(), true);
@@ -146,7 +149,7 @@ test("the guests' page on the bar's tablet follows the host's changes within sec
   assert.ok(took < 8_000, `followed in ${took} ms`);
   assert.equal(await page.evaluate(() => window.__sameDocument), true, "no reload");
   assert.equal(await page.title(), "Friday late");
-  await page.screenshot({ path: tmpdir() + "/menu-guest-820.png" });
+  await page.screenshot({ path: SHOTS + "menu-tablet-light.png" });
 
   await api("POST", "/api/menus/off");
   await page.locator("h1", { hasText: "No menu tonight" }).waitFor({ timeout: 10_000 });
@@ -209,9 +212,8 @@ test("the printed card is one page of A5, A4 and Letter, in one and two columns"
           }
         }
         cards++;
-        if (size === "a5" && title === "Saturday") {
-          await page.emulateMedia({ media: "print" });
-          await page.screenshot({ path: `${tmpdir()}/menu-card-a5-${columns}.png`, fullPage: true });
+        if (size === "a5" && columns === 1 && title === "Saturday") {
+          await page.screenshot({ path: SHOTS + "menu-card-light.png", fullPage: true });
         }
         await page.close();
       }
@@ -243,6 +245,15 @@ test("offline, the tablet keeps showing the last menu (the service worker's copy
   await page.goto(server.url("/menu"));
   const names = () => page.locator(".menu-drinks h2 span").allTextContents();
   assert.deepEqual(await names(), ["Mojito", "Daiquiri"]);
+  // The worker keeps its copy after answering: wait until it is there.
+  const kept = await page.evaluate(async () => {
+    for (let i = 0; i < 100; i++) {
+      for (const key of await caches.keys()) if (await (await caches.open(key)).match("/menu")) return true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return false;
+  });
+  assert.equal(kept, true, "the service worker kept /menu");
   await context.setOffline(true);
   await page.reload();
   assert.deepEqual(await names(), ["Mojito", "Daiquiri"], "the last copy");
@@ -250,7 +261,8 @@ test("offline, the tablet keeps showing the last menu (the service worker's copy
   // Its own files came from the copy too: styled, with its script.
   assert.equal(await page.locator(".menu-drinks").evaluate((e) => getComputedStyle(e).listStyleType), "none");
   await context.setOffline(false);
-  // Failed polls while offline are the browser's own network errors, nothing else.
-  assert.deepEqual(await watcher.problems([/menu\/feed|ERR_INTERNET_DISCONNECTED|Failed to fetch|network error/i]), []);
+  // Offline, the service worker's own tries of the network fail first (as in pwa.test.mjs):
+  // the browser's network errors, and nothing else.
+  assert.deepEqual(await watcher.problems([/net::ERR_INTERNET_DISCONNECTED/, /Failed to load resource/, /Failed to fetch/]), []);
   await context.close();
 });
