@@ -117,26 +117,36 @@ pub fn app(state: AppState) -> Router {
 /// What guests outside the household reach (issue #27, docs/MENU.md): `/menu`, its
 /// change feed `/menu/feed` and the files it needs under `/menu/assets/`, and nothing
 /// else: no API, no other page, no write. [`app`] merges it; the Funnel's listener
-/// serves it alone. The same layers as the app's (error pages, request limits, metrics,
-/// security headers); no fallback of its own, so that [`app`]'s answers every other path.
+/// serves it alone. The app's layers (request limits, metrics, security headers) but not
+/// its error pages: an error here is a short plain page, never the app's header and
+/// footer with their search box and links. No fallback of its own, so that [`app`]'s
+/// answers every other path.
 pub fn guests(state: AppState) -> Router {
     let router = Router::new()
         .route("/menu", get(guest::page))
         .route("/menu/feed", get(guest::feed))
         .route("/menu/assets/{*file}", get(guest::asset));
-    layered(router, &state).with_state(state)
+    guarded(router, &state).with_state(state)
 }
 
-/// The layers around every route: error pages, the request guard, metrics, security
-/// headers and (`--access-log`) the access log.
+/// The app's layers: its error pages (in the site's header and footer) around
+/// [`guarded`]'s.
 fn layered(router: Router<AppState>, state: &AppState) -> Router<AppState> {
+    guarded(
+        router.layer(axum::middleware::from_fn_with_state(
+            state.site.clone(),
+            error::render_page,
+        )),
+        state,
+    )
+}
+
+/// The layers around every route: the request guard, metrics, security headers and
+/// (`--access-log`) the access log.
+fn guarded(router: Router<AppState>, state: &AppState) -> Router<AppState> {
     let header =
         |name, value| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
     let router = router
-        .layer(axum::middleware::from_fn_with_state(
-            state.site.clone(),
-            error::render_page,
-        ))
         .layer(axum::middleware::from_fn_with_state(
             state.limits,
             limits::guard,

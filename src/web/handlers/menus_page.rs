@@ -79,10 +79,10 @@ fn composer(composer: Result<Composer, Api<WebError>>) -> Result<Composer, WebEr
 
 /// `POST /menus/{id}/on` (a form on `/menus`): as `POST /api/menus/{id}/on`.
 pub(crate) async fn switch_on(
-    composer_: Result<Composer, Api<WebError>>,
+    asked: Result<Composer, Api<WebError>>,
     MenuId(id): MenuId,
 ) -> Result<Response, WebError> {
-    let db = composer(composer_)?.db;
+    let db = composer(asked)?.db;
     let key =
         i64::try_from(id).map_err(|_| WebError::NotFound(format!("There is no menu {id}.")))?;
     if !on_blocking(db, move |db| db.switch_menu_on(key)).await? {
@@ -93,9 +93,9 @@ pub(crate) async fn switch_on(
 
 /// `POST /menus/off` (a form on `/menus`): as `POST /api/menus/off`.
 pub(crate) async fn switch_off(
-    composer_: Result<Composer, Api<WebError>>,
+    asked: Result<Composer, Api<WebError>>,
 ) -> Result<Response, WebError> {
-    let db = composer(composer_)?.db;
+    let db = composer(asked)?.db;
     on_blocking(db, |db| db.switch_menus_off()).await?;
     Ok(Redirect::to("/menus").into_response())
 }
