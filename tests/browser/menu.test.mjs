@@ -15,7 +15,8 @@ import { ROOT, SIZES, launch, phone, startServer, watch, wideContext } from "./l
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const TABLET = SIZES.find((s) => s.name === "tablet");
-// Screenshots for the README's Guests section (the card's is taken once by hand: its QR code holds a test server's port).
+// Screenshots for the README's Guests section (the card's was taken once: its QR code
+// holds a test server's port, which changes every run).
 const SHOTS = ROOT + "docs/screenshots/";
 
 let browser, server;
