@@ -221,6 +221,36 @@ mod tests {
     }
 
     #[test]
+    fn the_guests_page_reaches_its_own_files_and_no_other() {
+        let assets = Assets::load();
+        for name in GUEST_ASSETS {
+            let url = assets.guest_url(name);
+            let file = url.strip_prefix(GUEST_PREFIX).expect("under /menu/assets/");
+            assert_eq!(file, assets.url(name).trim_start_matches("/static/"));
+            assert!(
+                assets.guest_respond(file, &HeaderMap::new()).is_some(),
+                "{url}"
+            );
+            assert!(
+                assets.guest_respond(name, &HeaderMap::new()).is_some(),
+                "{name}"
+            );
+        }
+        for name in ["js/app.js", "sw.js", "icon-512.png", "manifest.webmanifest"] {
+            let file = assets.url(name);
+            let file = file.trim_start_matches("/static/");
+            assert!(
+                assets.guest_respond(file, &HeaderMap::new()).is_none(),
+                "{file}"
+            );
+            assert!(
+                assets.guest_respond(name, &HeaderMap::new()).is_none(),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
     fn every_asset_has_a_hashed_url() {
         let assets = Assets::load();
         for name in ["app.css", "js/app.js", "glasses.svg"] {
