@@ -102,6 +102,7 @@ fn main() {
         editing: Arc::new(web::Editing::read_only()),
         home: Arc::new(web::Home::off("no household in the bench")),
         guest_url: None,
+        https: false,
     };
     let app = web::app(state);
     let runtime = tokio::runtime::Builder::new_current_thread()

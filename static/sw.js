@@ -25,21 +25,26 @@ self.addEventListener("activate", (event) => {
 // What is worth keeping: the list, recipe pages, all recipes' JSON, the shelf page and its
 // ingredients, assets, and who is asking with what is theirs and the household's shelf
 // (/api/me, /api/bar: asked afresh whenever the network answers, the last answer kept
-// for offline; changes made offline wait in static/js/pending.js, not here). Not
-// searches: offline, the list page filters by itself.
+// for offline; changes made offline wait in static/js/pending.js, not here), and the
+// guests' menu (/menu and its files: the bar's tablet keeps showing the last one). Not
+// searches: offline, the list page filters by itself. Not the menu's change feed: its
+// script asks again when the network is back.
 function keep(url) {
   const p = url.pathname;
   if (url.search) return false;
   return p === "/" || p === "/api/recipes" || p === "/shelf" || p === "/api/ingredients" ||
     p === "/api/me" || p === "/api/bar" ||
-    p === "/manifest.webmanifest" ||
-    p.startsWith("/static/") || /^\/(api\/)?recipes\/\d+$/.test(p);
+    p === "/manifest.webmanifest" || p === "/menu" || p === "/menu/print" ||
+    p.startsWith("/static/") || p.startsWith("/menu/assets/") || /^\/(api\/)?recipes\/\d+$/.test(p);
 }
 
 async function fromCache(request, url) {
   const cache = await caches.open(CACHE);
   let hit = await cache.match(request, { ignoreVary: true });
-  if (!hit && request.mode === "navigate") hit = await cache.match("/", { ignoreVary: true });
+  // A page never kept falls back to the list; the guests' menu never does (not theirs).
+  if (!hit && request.mode === "navigate" && !url.pathname.startsWith("/menu")) {
+    hit = await cache.match("/", { ignoreVary: true });
+  }
   if (!hit) return null;
   // Tells the page that what it shows may be old (static/js/list.js shows the offline hint).
   const headers = new Headers(hit.headers);

@@ -278,21 +278,38 @@ fn drinks(html: &str) -> Vec<String> {
         .collect()
 }
 
-/// Nothing on the guest page leads into the rest of the app: no link, form or script,
-/// and every address it names is one of the site's static assets.
+/// Nothing on the guest page leads into the rest of the app: no link, form or field; one
+/// script, the change feed's module; one button, "Keep screen on"; and every address it
+/// names is one of its own files under `/menu/assets/`.
 fn nothing_leads_into_the_app(html: &str) {
-    for bad in ["<a ", "<a\n", "<form", "<script", "<input", "<button"] {
+    for bad in [
+        "<a ", "<a\n", "<form", "<input", "<iframe", "<object", "<embed",
+    ] {
         assert!(!html.contains(bad), "{bad} in {html}");
     }
-    for (i, _) in html.match_indices("href=\"") {
-        let target = &html[i + 6..];
-        assert!(
-            target.starts_with("/static/"),
-            "{}",
-            &target[..40.min(target.len())]
-        );
+    let scripts: Vec<&str> = html
+        .match_indices("<script")
+        .map(|(i, _)| &html[i..])
+        .collect();
+    assert_eq!(scripts.len(), 1, "one script: {html}");
+    let script = scripts[0].split('>').next().unwrap();
+    assert!(
+        script.starts_with(r#"<script type="module" src="/menu/assets/js."#)
+            && script.ends_with(r#"/menu.js""#),
+        "{script}"
+    );
+    assert_eq!(html.matches("<button").count(), 1, "{html}");
+    assert!(html.contains(r#"<button type="button" class="wake" aria-pressed="false" hidden>"#));
+    for attr in ["href=\"", "src=\"", "action=\"", "formaction=\""] {
+        for (i, _) in html.match_indices(attr) {
+            let target = &html[i + attr.len()..];
+            assert!(
+                target.starts_with("/menu/assets/"),
+                "{attr}{}",
+                &target[..40.min(target.len())]
+            );
+        }
     }
-    assert!(!html.contains("src=\""), "{html}");
 }
 
 #[tokio::test]
@@ -460,4 +477,349 @@ async fn names(server: &Server, ids: Vec<u64>) -> Vec<String> {
         names.push(recipe["name"].as_str().unwrap().to_owned());
     }
     names
+}
+
+/// A menu of `recipes` switched on; its id.
+async fn menu_on(server: &Server, body: Value) -> i64 {
+    let id = ok(server, "POST", "/api/menus", Some(body)).await["id"]
+        .as_i64()
+        .unwrap();
+    ok(server, "POST", &format!("/api/menus/{id}/on"), None).await;
+    id
+}
+
+/// `/menu/feed` as the page's script asks it: with the version it shows, if any.
+async fn feed(server: &Server, shown: Option<&str>) -> (StatusCode, Option<String>) {
+    let mut request = client().get(server.url("/menu/feed"));
+    if let Some(v) = shown {
+        request = request.header("if-none-match", format!("\"{v}\""));
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    if status == StatusCode::NOT_MODIFIED {
+        assert_eq!(response.bytes().await.unwrap().len(), 0);
+        return (status, None);
+    }
+    assert_eq!(status, StatusCode::OK);
+    let etag = response.headers()["etag"].to_str().unwrap().to_owned();
+    let body: Value = response.json().await.unwrap();
+    let version = body["version"].as_str().unwrap().to_owned();
+    assert_eq!(etag, format!("\"{version}\""));
+    (status, Some(version))
+}
+
+/// The version the guest page says it shows (`data-version` on its `<main>`).
+fn page_version(html: &str) -> String {
+    let at = html.find("data-version=\"").unwrap() + 14;
+    html[at..].split('"').next().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn the_change_feed_says_not_modified_until_what_guests_see_changes() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &["--local-edit"]);
+    // No menu: a version all the same, and the page shows it.
+    let (_, none) = feed(&alice, None).await;
+    let none = none.unwrap();
+    assert_eq!(page_version(&guest_page(&alice).await), none);
+    assert_eq!(feed(&alice, Some(&none)).await.0, StatusCode::NOT_MODIFIED);
+
+    let id = menu_on(
+        &alice,
+        json!({"title": "Friday", "recipes": [{"id": 1}, {"id": 6}]}),
+    )
+    .await;
+    let (status, friday) = feed(&alice, Some(&none)).await;
+    assert_eq!(status, StatusCode::OK, "switched on: changed");
+    let friday = friday.unwrap();
+    assert_ne!(friday, none);
+    assert_eq!(page_version(&guest_page(&alice).await), friday);
+    assert_eq!(
+        feed(&alice, Some(&friday)).await.0,
+        StatusCode::NOT_MODIFIED
+    );
+
+    // Saved unchanged: still the same; a description added: changed.
+    let path = format!("/api/menus/{id}");
+    let put = |body: Value| ok(&alice, "PUT", &path, Some(body));
+    put(json!({"title": "Friday", "recipes": [{"id": 1}, {"id": 6}]})).await;
+    assert_eq!(
+        feed(&alice, Some(&friday)).await.0,
+        StatusCode::NOT_MODIFIED
+    );
+    put(json!({"title": "Friday", "recipes": [{"id": 1}, {"id": 6, "description": "dry"}]})).await;
+    let (_, described) = feed(&alice, Some(&friday)).await;
+    let described = described.unwrap();
+    // Reordered: changed.
+    put(json!({"title": "Friday", "recipes": [{"id": 6, "description": "dry"}, {"id": 1}]})).await;
+    let (_, reordered) = feed(&alice, Some(&described)).await;
+    let reordered = reordered.unwrap();
+    // A "can make now" menu: the shelf changing is a change.
+    put(json!({"title": "Friday", "can_make_now": true, "recipes": [{"id": 1}]})).await;
+    let (_, can_make) = feed(&alice, Some(&reordered)).await;
+    let can_make = can_make.unwrap();
+    ok(
+        &alice,
+        "PUT",
+        "/api/bar/shelf",
+        Some(json!({"have": ["Gin", "Campari", "Sweet Vermouth"]})),
+    )
+    .await;
+    let (status, stocked) = feed(&alice, Some(&can_make)).await;
+    assert_eq!(status, StatusCode::OK, "the shelf now makes a Negroni");
+    assert_eq!(page_version(&guest_page(&alice).await), stocked.unwrap());
+    // Switched off: changed, and back to the version of no menu.
+    ok(&alice, "POST", "/api/menus/off", None).await;
+    assert_eq!(feed(&alice, None).await.1.unwrap(), none);
+    alice.stop();
+}
+
+#[tokio::test]
+async fn the_guests_routes_serve_only_the_menus_own_files() {
+    let server = Server::start(&[]);
+    let html = guest_page(&server).await;
+    let linked: Vec<String> = html
+        .split("\"/menu/assets/")
+        .skip(1)
+        .map(|s| format!("/menu/assets/{}", s.split(['"', '#']).next().unwrap()))
+        .collect();
+    assert_eq!(linked.len(), 4, "{linked:?}");
+    let mut linked = linked;
+    // The glass sprite, which a menu with drinks links (by plain name here).
+    linked.push("/menu/assets/glasses.svg".into());
+    for url in &linked {
+        let response = client().get(server.url(url)).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{url}");
+    }
+    // The module the page loads imports its neighbour, served beside it.
+    let js = linked.iter().find(|u| u.ends_with("/menu.js")).unwrap();
+    let wake = js.replace("/menu.js", "/wake.js");
+    let status = client()
+        .get(server.url(&wake))
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status, StatusCode::OK, "{wake}");
+    // The app's other files are not there, by hashed or plain name, nor anything above.
+    let app_js = js.replace("/menu.js", "/app.js");
+    for url in [
+        app_js.as_str(),
+        "/menu/assets/js/app.js",
+        "/menu/assets/sw.js",
+        "/menu/assets/icon-512.png",
+        "/menu/assets/../api/recipes",
+        "/menu/assets/%2e%2e/sw.js",
+    ] {
+        let response = client().get(server.url(url)).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{url}");
+        // The guests' route answers a short page, never the app's with its search box and
+        // links (a path with `..`, or `%2e%2e`, is made `/menu/…` by the client: the
+        // app's own 404).
+        let body = response.text().await.unwrap();
+        if !url.contains("..") && !url.contains("%2e") {
+            assert!(
+                !body.contains("<form") && !body.contains("href="),
+                "{url}: {body}"
+            );
+        }
+    }
+    let status = client()
+        .post(server.url("/menu"))
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    server.stop();
+}
+
+/// The card's QR code, drawn to pixels (resvg) and read back (rqrr) as a phone would.
+fn read_qr(html: &str) -> String {
+    let start = html.find("<svg class=\"qr\"").expect("a QR code");
+    let end = start + html[start..].find("</svg>").unwrap() + 6;
+    let tree = resvg::usvg::Tree::from_str(&html[start..end], &resvg::usvg::Options::default())
+        .expect("the QR code is SVG");
+    let scale = 8.0;
+    let size = tree.size();
+    let (w, h) = (
+        (size.width() * scale).ceil() as u32,
+        (size.height() * scale).ceil() as u32,
+    );
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(w, h).unwrap();
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::from_scale(scale, scale),
+        &mut pixmap.as_mut(),
+    );
+    let mut image = rqrr::PreparedImage::prepare_from_greyscale(w as usize, h as usize, |x, y| {
+        let p = pixmap.pixel(x as u32, y as u32).unwrap();
+        ((u16::from(p.red()) + u16::from(p.green()) + u16::from(p.blue())) / 3) as u8
+    });
+    let grids = image.detect_grids();
+    assert_eq!(grids.len(), 1, "one QR code");
+    grids[0].decode().expect("the QR code reads").1
+}
+
+#[tokio::test]
+async fn the_printed_card_has_the_drinks_print_css_and_a_qr_code_of_the_guests_address() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &["--local-edit"]);
+    menu_on(
+        &alice,
+        json!({"title": "Friday", "recipes": [{"id": 6, "description": "very cold"}, {"id": 1}]}),
+    )
+    .await;
+    let card = |query: &'static str, host: Option<String>| {
+        let mut request = client().get(alice.url(&format!("/menu/print{query}")));
+        if let Some(host) = host {
+            request = request.header("host", host);
+        }
+        async move {
+            let response = request.send().await.unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+            response.text().await.unwrap()
+        }
+    };
+    let html = card("", None).await;
+    assert_eq!(drinks(&html), ["Martini", "Negroni"]);
+    assert!(html.contains("very cold"));
+    assert!(
+        html.contains(r#"class="card card-a5 card-columns-1"#),
+        "{html}"
+    );
+    // The guests' address: this app as the host reached it, over plain HTTP (--local).
+    assert_eq!(read_qr(&html), alice.url("/menu"));
+    let port = alice.base.rsplit(':').next().unwrap().to_owned();
+    let other = card(
+        "?size=letter&columns=2",
+        Some(format!("bar.localhost:{port}")),
+    )
+    .await;
+    assert_eq!(read_qr(&other), format!("http://bar.localhost:{port}/menu"));
+    assert!(other.contains(r#"class="card card-letter card-columns-2"#));
+    // Nonsense asks for the defaults.
+    let odd = card("?size=a3&columns=9&menu=x", None).await;
+    assert!(odd.contains(r#"class="card card-a5 card-columns-1"#));
+    // No inline style or script: the strict CSP holds.
+    for page in [&html, &other] {
+        assert!(!page.contains("style="), "no style attribute");
+        assert!(!page.contains("<style"), "no style element");
+        assert!(!page.contains("<script"), "no script");
+    }
+    // The print CSS: one page of each paper size, named pages chosen by the card's class.
+    let css_url = html
+        .split("href=\"")
+        .map(|s| s.split('"').next().unwrap())
+        .find(|u| u.contains("/menu.") && u.ends_with(".css"))
+        .unwrap();
+    let css = client()
+        .get(alice.url(css_url))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for rule in [
+        "@page card-a5 { size: A5",
+        "@page card-a4 { size: A4",
+        "@page card-letter { size: letter",
+        ".card-on-a5 { page: card-a5; }",
+        ".card-columns-2 .menu-drinks { columns: 2;",
+        "@media print",
+    ] {
+        assert!(css.contains(rule), "{rule} in menu.css");
+    }
+    alice.stop();
+}
+
+/// A form's POST from the app's own page (no body), and its status and `Location`.
+async fn post_form(server: &Server, path: &str, origin: Option<&str>) -> (StatusCode, String) {
+    let mut request = client().post(server.url(path));
+    request = match origin {
+        None => request.headers(same_origin(server)),
+        Some(other) => request.header("origin", other),
+    };
+    let response = request.send().await.unwrap();
+    let location = response
+        .headers()
+        .get("location")
+        .map(|l| l.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    (response.status(), location)
+}
+
+async fn menus_page(server: &Server) -> String {
+    let response = client().get(server.url("/menus")).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["cache-control"], "private, no-store");
+    response.text().await.unwrap()
+}
+
+#[tokio::test]
+async fn the_composing_page_lists_the_menus_and_switches_them_by_form_for_composers_only() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &["--local-edit"]);
+    let id = ok(
+        &alice,
+        "POST",
+        "/api/menus",
+        Some(json!({"title": "Friday", "recipes": [{"id": 6}, {"id": 1}]})),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let html = menus_page(&alice).await;
+    assert!(html.contains("Friday"), "{html}");
+    assert!(
+        html.contains("<li>Martini</li><li>Negroni</li>"),
+        "the drinks in order: {html}"
+    );
+    assert!(html.contains(&format!(r#"action="/menus/{id}/on""#)));
+    assert!(html.contains(&format!(r#"href="/menu/print?menu={id}""#)));
+    assert!(html.contains(r#"id="menu-editor""#), "the editor, for JS");
+
+    // Switched on and off by the forms: a redirect back, and the menu as the API says.
+    let (status, location) = post_form(&alice, &format!("/menus/{id}/on"), None).await;
+    assert_eq!(
+        (status, location.as_str()),
+        (StatusCode::SEE_OTHER, "/menus")
+    );
+    assert_eq!(menus(&alice).await["menus"][0]["on"], true);
+    assert!(menus_page(&alice).await.contains(r#"action="/menus/off""#));
+    // From another site: refused, nothing changed.
+    let (status, _) = post_form(&alice, "/menus/off", Some("http://evil.example")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(menus(&alice).await["menus"][0]["on"], true);
+    let (status, _) = post_form(&alice, "/menus/off", None).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(menus(&alice).await["menus"][0]["on"], false);
+    let (status, _) = post_form(&alice, "/menus/999/on", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    alice.stop();
+
+    // Someone without the grant sees the menus and why they may not change them; the
+    // forms are not there and refuse if sent anyway.
+    let bob = person(state.path(), "bob@example.com", &[]);
+    let html = menus_page(&bob).await;
+    assert!(html.contains("Friday") && html.contains("<li>Martini</li>"));
+    assert!(!html.contains(r#"method="post""#), "{html}");
+    assert!(!html.contains(r#"id="menu-editor""#));
+    assert!(html.contains("may not compose"), "{html}");
+    let (status, _) = post_form(&bob, &format!("/menus/{id}/on"), None).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(menus(&bob).await["menus"][0]["on"], false);
+    // The card has nothing private: anyone who reaches the app may print it.
+    let response = client()
+        .get(bob.url(&format!("/menu/print?menu={id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        drinks(&response.text().await.unwrap()),
+        ["Martini", "Negroni"]
+    );
+    bob.stop();
 }

@@ -40,7 +40,7 @@ pub(super) fn import_household(file: &Path, state_dir: Option<&Path>) -> ExitCod
             .import(&backup)
             .map_err(|e| format!("{e}; nothing was changed"))?;
         Ok(format!(
-            "{}: merged into {}: {} people, {} shelf rows, {} favourites, {} ratings, {} notes, {} made",
+            "{}: merged into {}: {} people, {} shelf rows, {} favourites, {} ratings, {} notes, {} made, {} menus",
             file.display(),
             db.path().display(),
             taken.people,
@@ -48,7 +48,8 @@ pub(super) fn import_household(file: &Path, state_dir: Option<&Path>) -> ExitCod
             taken.favourites,
             taken.ratings,
             taken.notes,
-            taken.made
+            taken.made,
+            taken.menus
         ))
     };
     match run() {

@@ -36,8 +36,9 @@ pub(super) fn app_state(
         access_log: args.access_log,
         editing,
         home,
-        // Set once the tailnet names this node, when Funnel is on (`app::tailnet`).
+        // The Funnel's address, when it serves the guests' menu.
         guest_url: None,
+        https: !args.local,
     })
 }
 

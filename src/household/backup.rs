@@ -1,5 +1,6 @@
-//! The whole household as one JSON file (`format: "libations-household"`, version 1;
-//! docs/HOUSEHOLD.md describes it), and merging such a file back.
+//! The whole household as one JSON file (`format: "libations-household"`, version 2:
+//! version 1 and the guests' menus; docs/HOUSEHOLD.md describes it), and merging such a
+//! file back. Version 1 files (no menus) still load.
 //!
 //! Loading never drops what is stored: it merges by the same rules as the app's own
 //! changes (the change made last wins; log entries are joined; a note that differs from
@@ -7,6 +8,7 @@
 //! problem named by its path (`people[2].ratings[0].stars`), and merged in one
 //! transaction: a refused or failed load changes nothing.
 
+use super::menus::{self, MenuRow};
 use super::mine::{self, NoteChange};
 use super::rules::{self, Person};
 use super::{Household, HouseholdError, Result, shelf};
@@ -14,7 +16,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 pub const FORMAT: &str = "libations-household";
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
+/// The oldest version this build still loads (version 1: before menus).
+pub const OLDEST: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -24,6 +28,9 @@ pub struct Backup {
     pub exported_at: i64,
     pub shelf: Vec<ShelfRow>,
     pub people: Vec<PersonRows>,
+    /// The guests' menus (version 2 on; none in a version 1 file).
+    #[serde(default)]
+    pub menus: Vec<MenuRow>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -92,6 +99,7 @@ pub struct Taken {
     pub ratings: usize,
     pub notes: usize,
     pub made: usize,
+    pub menus: usize,
 }
 
 impl Backup {
@@ -132,11 +140,27 @@ impl Backup {
                 format!("must be {FORMAT:?}, not {:?}", self.format),
             ));
         }
-        if self.version != VERSION {
+        if !(OLDEST..=VERSION).contains(&self.version) {
             return Err(HouseholdError::refused(
                 "version",
-                format!("must be {VERSION}; this Libations reads version {VERSION} only"),
+                format!(
+                    "must be {OLDEST} to {VERSION}; this Libations reads versions {OLDEST} to {VERSION} only"
+                ),
             ));
+        }
+        if self.menus.len() > menus::MENUS {
+            return Err(HouseholdError::refused(
+                "menus",
+                format!(
+                    "at most {} menus are kept; this lists {}",
+                    menus::MENUS,
+                    self.menus.len()
+                ),
+            ));
+        }
+        for (i, menu) in self.menus.iter().enumerate() {
+            menu.check(&format!("menus[{i}]"))?;
+            time(menu.at, &format!("menus[{i}].at"))?;
         }
         for (i, row) in self.shelf.iter().enumerate() {
             rules::shelf_name(&row.name, &format!("shelf[{i}].name"))?;
@@ -222,6 +246,7 @@ impl Household {
             exported_at: rules::now_ms(),
             shelf: Vec::new(),
             people: Vec::new(),
+            menus: Vec::new(),
         };
         let mut stmt = db.prepare("SELECT name, have, at, by FROM shelf ORDER BY name")?;
         for row in stmt.query_map([], |r| {
@@ -244,6 +269,7 @@ impl Household {
         for (login, name) in people {
             backup.people.push(person_rows(&db, login, name)?);
         }
+        backup.menus = menus::export(&db)?;
         Ok(backup)
     }
 
@@ -329,6 +355,7 @@ fn merge(tx: &Connection, backup: &Backup) -> Result<Taken> {
         taken.people += 1;
         merge_person(tx, &who.login, person, &mut taken)?;
     }
+    taken.menus = menus::merge(tx, &backup.menus)?;
     Ok(taken)
 }
 

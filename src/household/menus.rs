@@ -316,3 +316,124 @@ fn read(db: &Connection, id: i64) -> Result<Option<Menu>> {
         on,
     }))
 }
+
+/// A menu as the household's backup file keeps it (`menus`, from version 2 on).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MenuRow {
+    pub title: String,
+    #[serde(default)]
+    pub recipes: Vec<MenuRecipe>,
+    #[serde(default)]
+    pub can_make_now: bool,
+    #[serde(default = "shown")]
+    pub show_ingredients: bool,
+    #[serde(default)]
+    pub on: bool,
+    pub at: i64,
+    pub by: String,
+}
+
+impl MenuRow {
+    fn draft(&self) -> MenuDraft {
+        MenuDraft {
+            title: self.title.clone(),
+            recipes: self.recipes.clone(),
+            can_make_now: self.can_make_now,
+            show_ingredients: self.show_ingredients,
+        }
+    }
+
+    /// The row by the rules of a menu sent to be saved, each problem named under `at`
+    /// (`menus[1].recipes[0].description`).
+    pub(super) fn check(&self, at: &str) -> Result<()> {
+        match self.draft().checked() {
+            Ok(_) => Ok(()),
+            Err(HouseholdError::Refused { field, message }) => {
+                Err(HouseholdError::refused(format!("{at}.{field}"), message))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Every menu as the backup file keeps it, oldest first.
+pub(super) fn export(db: &Connection) -> Result<Vec<MenuRow>> {
+    let heads: Vec<(i64, i64, String)> = db
+        .prepare("SELECT id, at, by FROM menus ORDER BY id")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut rows = Vec::with_capacity(heads.len());
+    for (id, at, by) in heads {
+        if let Some(menu) = read(db, id)? {
+            rows.push(MenuRow {
+                title: menu.title,
+                recipes: menu.recipes,
+                can_make_now: menu.can_make_now,
+                show_ingredients: menu.show_ingredients,
+                on: menu.on,
+                at,
+                by,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// Merges a backup's menus: one the household keeps already (the same title, drinks,
+/// descriptions and switches) is taken as it is; any other is added, off, so that no
+/// menu is ever replaced or dropped. The file's "on" menu is switched on only if no menu
+/// is on: loading a backup does not change what guests are shown. More than [`MENUS`]
+/// menus in all refuses the load (nothing is kept). Says how many rows were taken.
+pub(super) fn merge(tx: &Connection, rows: &[MenuRow]) -> Result<usize> {
+    let stored = (export(tx)?).into_iter().map(|m| (m.draft(), m.on));
+    let stored: Vec<(MenuDraft, bool)> = stored.collect();
+    let mut ids: Vec<i64> = tx
+        .prepare("SELECT id FROM menus ORDER BY id")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let any_on = stored.iter().any(|(_, on)| *on);
+    let mut switch_on = None;
+    for (i, row) in rows.iter().enumerate() {
+        let draft = row.draft().checked()?;
+        let same = stored
+            .iter()
+            .position(|(kept, _)| kept.checked().is_ok_and(|kept| kept == draft));
+        let id = match same {
+            Some(n) => ids[n],
+            None => {
+                if ids.len() >= MENUS {
+                    return Err(HouseholdError::refused(
+                        format!("menus[{i}]"),
+                        format!(
+                            "the household would keep more than {MENUS} menus, the most the app keeps; nothing was loaded"
+                        ),
+                    ));
+                }
+                tx.prepare_cached(
+                    "INSERT INTO menus (title, can_make_now, show_ingredients, at, by)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )?
+                .execute(params![
+                    draft.title,
+                    draft.can_make_now,
+                    draft.show_ingredients,
+                    row.at.min(rules::now_ms()),
+                    row.by
+                ])?;
+                let id = tx.last_insert_rowid();
+                put_recipes(tx, id, &draft.recipes)?;
+                ids.push(id);
+                id
+            }
+        };
+        if row.on && !any_on {
+            switch_on = Some(id);
+        }
+    }
+    if let Some(id) = switch_on {
+        tx.prepare_cached("UPDATE menus SET on_ = 1 WHERE id = ?1")?
+            .execute([id])?;
+    }
+    Ok(rows.len())
+}

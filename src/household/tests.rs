@@ -275,7 +275,7 @@ fn a_file_that_is_not_a_backup_is_refused_naming_the_field() {
     };
     assert_eq!(refused(good), "people[0].ratings[1].stars");
     assert_eq!(
-        refused(&good.replace("\"version\":1", "\"version\":2")),
+        refused(&good.replace("\"version\":1", "\"version\":3")),
         "version"
     );
     assert_eq!(
@@ -503,4 +503,81 @@ fn the_household_s_strengths_are_kept_by_shelf_name_and_the_last_change_wins() {
     drop(h);
     let h = Household::open_in(dir.path()).unwrap();
     assert!(h.strengths().unwrap().is_empty());
+}
+
+#[test]
+fn a_backup_keeps_the_menus_and_merging_it_never_drops_one() {
+    let (_dir, h) = open();
+    let mut friday = draft("Friday", &[6, 1]);
+    friday.recipes[0].description = Some("very cold".into());
+    let friday_id = h.add_menu(&alice(), &friday).unwrap();
+    h.add_menu(&alice(), &draft("Brunch", &[9])).unwrap();
+    h.switch_menu_on(friday_id).unwrap();
+    let backup = h.export().unwrap();
+    assert_eq!(backup.version, 2);
+    assert_eq!(backup.menus.len(), 2);
+    assert!(backup.menus[0].on && !backup.menus[1].on);
+    let text = serde_json::to_vec(&backup).unwrap();
+    assert_eq!(Backup::from_slice(&text).unwrap(), backup);
+
+    // Another household with a menu of its own, one of the same title but other drinks,
+    // and another on: all kept, the file's added beside them, and what is on stays on.
+    let (_dir2, other) = open();
+    let theirs = other.add_menu(&bob(), &draft("Friday", &[2])).unwrap();
+    other.switch_menu_on(theirs).unwrap();
+    let taken = other.import(&backup).unwrap();
+    assert_eq!(taken.menus, 2);
+    let menus = other.menus().unwrap();
+    let titles: Vec<&str> = menus.iter().map(|m| m.title.as_str()).collect();
+    assert_eq!(titles, ["Friday", "Friday", "Brunch"]);
+    assert_eq!(menus[0].recipes.len(), 1, "theirs, untouched");
+    assert_eq!(
+        menus[1].recipes[0].description.as_deref(),
+        Some("very cold")
+    );
+    assert_eq!(other.menu_on().unwrap().unwrap().id, theirs);
+    // Loading it again adds nothing: the same menus are there.
+    other.import(&backup).unwrap();
+    assert_eq!(other.menus().unwrap(), menus);
+
+    // An empty household takes the file's "on" menu as on.
+    let (_dir3, fresh) = open();
+    fresh.import(&backup).unwrap();
+    assert_eq!(fresh.menu_on().unwrap().unwrap().title, "Friday");
+
+    // A menu the rules refuse is named by its path, and nothing is loaded.
+    let mut bad = backup.clone();
+    bad.menus[1].recipes[0].description = Some("two\nlines".into());
+    let (_dir4, empty) = open();
+    match empty.import(&bad) {
+        Err(HouseholdError::Refused { field, .. }) => {
+            assert_eq!(field, "menus[1].recipes[0].description")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(empty.menus().unwrap().is_empty());
+    // More menus than a household keeps: refused whole rather than any dropped.
+    for i in 0..49 {
+        empty
+            .add_menu(&bob(), &draft(&format!("M{i}"), &[1]))
+            .unwrap();
+    }
+    assert!(matches!(
+        empty.import(&backup),
+        Err(HouseholdError::Refused { .. })
+    ));
+    assert_eq!(empty.menus().unwrap().len(), 49);
+}
+
+#[test]
+fn a_version_1_file_from_before_menus_still_loads() {
+    let v1 = r#"{"format":"libations-household","version":1,"exported_at":0,
+        "shelf":[{"name":"gin","have":true,"at":1,"by":"a@b"}],"people":[]}"#;
+    let backup = Backup::from_slice(v1.as_bytes()).unwrap();
+    assert!(backup.menus.is_empty());
+    let (_dir, h) = open();
+    h.add_menu(&alice(), &draft("Friday", &[1])).unwrap();
+    let taken = h.import(&backup).unwrap();
+    assert_eq!((taken.shelf, taken.menus), (1, 0));
+    assert_eq!(h.menus().unwrap().len(), 1, "the menu stays");
 }

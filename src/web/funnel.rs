@@ -7,7 +7,6 @@
 //! ([`super::guard::rate`]), then taken out of the request, and every address that is not
 //! the guests' is a bare 404, with nothing of the app's pages in it.
 
-use super::guard::limits;
 use super::guard::rate::{self, PerSource, Rates};
 use super::handlers::files;
 use super::router::guests;
@@ -15,7 +14,6 @@ use super::state::AppState;
 use super::who::identity::Fixed;
 use axum::Router;
 use axum::http::{HeaderValue, header};
-use axum::routing::get;
 use std::sync::Arc;
 use tower_http::set_header::SetResponseHeaderLayer;
 
@@ -31,22 +29,9 @@ pub fn funnel(state: AppState) -> Router {
         access_log: false,
         ..state
     };
-    // The files the menu page names under /static/, and no other (GUEST_ASSETS).
-    let files = Router::new()
-        .route("/static/{*file}", get(files::guest_asset))
-        .layer(axum::middleware::from_fn_with_state(
-            state.limits,
-            limits::guard,
-        ))
-        .layer(axum::middleware::from_fn_with_state(
-            state.metrics.clone(),
-            crate::metrics::track,
-        ))
-        .with_state(state.clone());
     let header =
         |name, value| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
     guests(state)
-        .merge(files)
         .fallback(files::guest_not_found)
         .layer(axum::middleware::from_fn_with_state(
             PerSource::new(Rates::GUESTS, access_log),

@@ -12,8 +12,8 @@ use super::error;
 use super::guard::host::{self, AllowedHosts};
 use super::guard::limits;
 use super::handlers::{
-    api, bar, edit_api, edit_pages, files, household, import, import_pages, menu, pages, shelf,
-    whoami,
+    api, bar, edit_api, edit_pages, files, guest, household, import, import_pages, menu,
+    menus_page, pages, shelf, whoami,
 };
 use super::state::AppState;
 use super::who::access_log::access_log;
@@ -106,6 +106,10 @@ pub fn app(state: AppState) -> Router {
         )
         .route("/api/household/download", get(bar::download))
         .route("/api/household/upload", post(bar::upload))
+        .route("/menu/print", get(guest::print))
+        .route("/menus", get(menus_page::page))
+        .route("/menus/off", post(menus_page::switch_off))
+        .route("/menus/{id}/on", post(menus_page::switch_on))
         .route("/api/menus", get(menu::list).post(menu::create))
         .route("/api/menus/off", post(menu::switch_off))
         .route("/api/menus/{id}", put(menu::update).delete(menu::delete))
@@ -125,23 +129,39 @@ pub fn app(state: AppState) -> Router {
         .merge(guests(state))
 }
 
-/// What guests reach (issue #27, docs/MENU.md): the page of the menu that is on, and
-/// nothing else: no API, no other page, no write, nobody known. [`app`] merges it; the
-/// Funnel's listener serves it alone ([`super::funnel`]). The same layers as the app's; no
-/// fallback of its own, so that [`app`]'s answers every other path.
+/// What guests outside the household reach (issue #27, docs/MENU.md): `/menu`, its
+/// change feed `/menu/feed` and the files it needs under `/menu/assets/`, and nothing
+/// else: no API, no other page, no write. [`app`] merges it; the Funnel's listener
+/// serves it alone. The app's layers (request limits, metrics, security headers) but not
+/// its error pages: an error here is a short plain page, never the app's header and
+/// footer with their search box and links. No fallback of its own, so that [`app`]'s
+/// answers every other path.
 pub fn guests(state: AppState) -> Router {
-    let router = Router::new().route("/menu", get(menu::page));
-    layered(router, &state).with_state(state)
+    let router = Router::new()
+        .route("/menu", get(guest::page))
+        .route("/menu/feed", get(guest::feed))
+        .route("/menu/assets/{*file}", get(guest::asset));
+    guarded(router, &state).with_state(state)
 }
 
-/// The layers around every route: error pages, the request guard, metrics, security
-/// headers and (`--access-log`) the access log.
+/// The app's layers: its error pages (in the site's header and footer) around
+/// [`guarded`]'s.
 fn layered(router: Router<AppState>, state: &AppState) -> Router<AppState> {
-    let router = router
-        .layer(axum::middleware::from_fn_with_state(
+    guarded(
+        router.layer(axum::middleware::from_fn_with_state(
             state.site.clone(),
             error::render_page,
-        ))
+        )),
+        state,
+    )
+}
+
+/// The layers around every route: the request guard, metrics, security headers and
+/// (`--access-log`) the access log.
+fn guarded(router: Router<AppState>, state: &AppState) -> Router<AppState> {
+    let header =
+        |name, value| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
+    let router = router
         .layer(axum::middleware::from_fn_with_state(
             state.limits,
             limits::guard,
@@ -149,8 +169,14 @@ fn layered(router: Router<AppState>, state: &AppState) -> Router<AppState> {
         .layer(axum::middleware::from_fn_with_state(
             state.metrics.clone(),
             crate::metrics::track,
+        ))
+        .layer(header(header::CONTENT_SECURITY_POLICY, CSP))
+        .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .layer(header(header::REFERRER_POLICY, "no-referrer"))
+        .layer(header(
+            header::HeaderName::from_static("permissions-policy"),
+            "camera=(), microphone=(), geolocation=(), payment=(), usb=(), screen-wake-lock=(self)",
         ));
-    let router = security_headers(router);
     match state.access_log {
         true => router.layer(axum::middleware::from_fn_with_state(
             state.who.clone(),
@@ -158,21 +184,6 @@ fn layered(router: Router<AppState>, state: &AppState) -> Router<AppState> {
         )),
         false => router,
     }
-}
-
-/// The headers every answer carries: the strict CSP, no sniffing, no referrer, and only
-/// the wake lock among the powerful features.
-fn security_headers(router: Router<AppState>) -> Router<AppState> {
-    let header =
-        |name, value| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
-    router
-        .layer(header(header::CONTENT_SECURITY_POLICY, CSP))
-        .layer(header(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .layer(header(header::REFERRER_POLICY, "no-referrer"))
-        .layer(header(
-            header::HeaderName::from_static("permissions-policy"),
-            "camera=(), microphone=(), geolocation=(), payment=(), usb=(), screen-wake-lock=(self)",
-        ))
 }
 
 /// Route middleware: a 405 says in `Allow` what the route does take ([`pages::allowed`]), whether

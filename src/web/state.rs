@@ -36,9 +36,30 @@ pub struct AppState {
     pub editing: Arc<Editing>,
     /// The household's shelf and each person's own, or why there is none.
     pub home: Arc<Home>,
-    /// The guests' public address (`https://<name>:8443/menu`) when the menu is served to
-    /// the internet through Funnel (`--guest-menu-funnel`); `None` otherwise.
+    /// The address guests are sent to (the printed menu's QR code) when it is not this
+    /// app's own: the Funnel's public `https://<fqdn>:8443/menu`. None: the address the
+    /// host reached the app at.
     pub guest_url: Option<String>,
+    /// Whether this app is served over HTTPS (the tailnet) or plain HTTP (`--local`): the
+    /// scheme of a guest address made from the request's `Host`.
+    pub https: bool,
+}
+
+/// Where guests find the menu: [`AppState::guest_url`], else this app at the `Host` a
+/// request came to, with the scheme the app serves.
+#[derive(Debug, Clone)]
+pub struct GuestAddress {
+    pub url: Option<String>,
+    pub https: bool,
+}
+
+impl FromRef<AppState> for GuestAddress {
+    fn from_ref(state: &AppState) -> GuestAddress {
+        GuestAddress {
+            url: state.guest_url.clone(),
+            https: state.https,
+        }
+    }
 }
 
 impl FromRef<AppState> for Arc<Home> {

@@ -25,6 +25,7 @@
 //   edit.js     the recipe form: rows in place, problems inline, drafts, conflicts
 //   import.js   adding recipes from a file: the list to choose from
 //   share.js    a recipe's Share (the share sheet, or the clipboard)
+//   menus.js    /menus: composing the guests' menus (menu.js is the guests' page's own)
 import { startPage } from "./page.js";
 import { startWake } from "./wake.js";
 import { startStorage } from "./storage.js";
@@ -37,6 +38,7 @@ import { startList } from "./list.js";
 import { startEditing } from "./edit.js";
 import { startImport } from "./import.js";
 import { startShare } from "./share.js";
+import { startMenus } from "./menus.js";
 
 // In this order: the stored choices before anything shows them; recipes painted before
 // the list adds its own reactions to a change of choices.
@@ -52,3 +54,4 @@ startList();
 startEditing();
 startImport();
 startShare();
+startMenus();

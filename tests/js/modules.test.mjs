@@ -19,8 +19,12 @@ test("every module comes from the page's hashed directory, cached like the other
   assert.match(entry ?? html, /^\/static\/js\.[0-9a-f]{16}\/app\.js$/);
   const dir = entry.slice(0, entry.lastIndexOf("/") + 1);
   const css = await fetch(server.url(/href="(\/static\/app\.[0-9a-f]+\.css)"/.exec(html)[1]));
+  // The guests' menu has an entry of its own (static/js/menu.js), in the same directory
+  // under /menu/assets/, the only files the guests' routes serve.
+  const menu = /<script type="module" src="([^"]+)"><\/script>/.exec(await text("/menu"))?.[1];
+  assert.equal(menu, "/menu/assets/" + dir.slice("/static/".length) + "menu.js");
   const seen = new Set();
-  const queue = ["app.js"];
+  const queue = ["app.js", "menu.js"];
   while (queue.length > 0) {
     const name = queue.shift();
     if (seen.has(name)) continue;

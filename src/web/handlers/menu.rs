@@ -1,6 +1,6 @@
 //! `/api/menus…`: composing the guests' menus and switching one on (people granted
-//! `{"menu": true}` or `{"edit": true}`, and `--editor` logins); `/menu`: the guest view
-//! of the menu that is on. Writes pass the same checks as every household write (a
+//! `{"menu": true}` or `{"edit": true}`, and `--editor` logins); the guests' side is
+//! [`super::guest`]. Writes pass the same checks as every household write (a
 //! person with the grant, our own origin, the per-person rate, JSON) before the body is
 //! read, and a refusal names the field. docs/MENU.md has the API.
 
@@ -10,7 +10,6 @@ use crate::store::FieldError;
 use crate::web::error::{Api, WebError};
 use crate::web::handlers::params::MenuId;
 use crate::web::site::Site;
-use crate::web::view::templates::{MenuDrink, MenuPage};
 use crate::web::who::editing::{self, Editing, Provenance};
 use crate::web::who::home::{Home, on_blocking};
 use crate::web::who::identity::Resolve;
@@ -42,7 +41,7 @@ pub(crate) async fn list(
 /// where (our own pages), how often (the per-person rate). One extractor, so that no
 /// route can skip a check another makes.
 pub(crate) struct Composer {
-    db: Arc<Household>,
+    pub(crate) db: Arc<Household>,
     person: Person,
 }
 
@@ -166,91 +165,4 @@ pub(crate) async fn switch_on(Composer { db, .. }: Composer, MenuId(id): MenuId)
 pub(crate) async fn switch_off(Composer { db, .. }: Composer) -> ApiResult {
     on_blocking(db, |db| db.switch_menus_off()).await?;
     Ok(personal(json!({ "on": null })).into_response())
-}
-
-/// `GET /menu`: the guests' view of the menu that is on, or "No menu tonight". Its drinks
-/// in the menu's order; a "can make now" menu shows what the household's shelf makes (as
-/// `/api/bar` says), the menu's own drinks first, in its order, with their descriptions.
-/// Not cached: the host switches menus during the evening.
-pub(crate) async fn page(
-    State(home): State<Arc<Home>>,
-    State(site): State<Arc<Site>>,
-) -> Result<Response, WebError> {
-    let (menu, makes) = match home.db() {
-        None => (None, None),
-        Some(db) => {
-            on_blocking(db.clone(), |db| {
-                let Some(menu) = db.menu_on()? else {
-                    return Ok((None, None));
-                };
-                let shelf = if menu.can_make_now {
-                    Some(db.shelf()?)
-                } else {
-                    None
-                };
-                Ok((Some(menu), shelf))
-            })
-            .await?
-        }
-    };
-    let makes = makes.map(|shelf| {
-        let shelf = shelf.into_iter().collect();
-        crate::ingredients::analyse(site.needs(), &shelf).can_make
-    });
-    let html = match &menu {
-        None => render(&site, "No menu tonight", false, Vec::new())?,
-        Some(menu) => render(
-            &site,
-            &menu.title,
-            true,
-            drinks(&site, menu, makes.as_deref()),
-        )?,
-    };
-    let mut response = axum::response::Html(html).into_response();
-    response.headers_mut().insert(
-        axum::http::header::CACHE_CONTROL,
-        axum::http::HeaderValue::from_static(crate::web::http::cache_control::REVALIDATE),
-    );
-    Ok(response)
-}
-
-fn render(
-    site: &Site,
-    title: &str,
-    on: bool,
-    drinks: Vec<MenuDrink<'_>>,
-) -> Result<String, WebError> {
-    let page = MenuPage {
-        urls: site.urls(),
-        title,
-        on,
-        drinks,
-    };
-    Ok(crate::web::site::render("menu page", &page)?)
-}
-
-/// The menu's drinks as guests see them: recipes since deleted are left out; with
-/// `makes` (a "can make now" menu), only what the shelf makes, the rest of it after the
-/// menu's own in the collection's order.
-fn drinks<'a>(site: &'a Site, menu: &'a Menu, makes: Option<&[u64]>) -> Vec<MenuDrink<'a>> {
-    let recipes = site.recipes();
-    let show = menu.show_ingredients;
-    let listed = menu
-        .recipes
-        .iter()
-        .filter(|r| makes.is_none_or(|m| m.contains(&r.id)));
-    let mut drinks: Vec<MenuDrink<'a>> = listed
-        .filter_map(|r| {
-            let recipe = recipes.get(r.id)?;
-            Some(MenuDrink::new(recipe, r.description.as_deref(), show))
-        })
-        .collect();
-    if let Some(makes) = makes {
-        let rest = makes
-            .iter()
-            .filter(|id| !menu.recipes.iter().any(|r| r.id == **id))
-            .filter_map(|&id| recipes.get(id));
-        drinks.extend(rest.map(|recipe| MenuDrink::new(recipe, None, show)));
-    }
-    drinks
 }

@@ -16,7 +16,9 @@
 //! - [`whoami`]: `GET /api/whoami`.
 //! - [`household`]: `/api/me…`, a person's own; [`bar`]: `/api/bar…`, the household's
 //!   shelf, and `/api/household/…`, its backup; [`menu`]: `/api/menus…`, composing the
-//!   guests' menus, and `/menu`, the guest view.
+//!   guests' menus; [`guest`]: `/menu`, the guests' page, its change feed and assets
+//!   (what the Funnel serves), and `/menu/print`, the card with its QR code;
+//!   [`menus_page`]: `/menus`, the host's page for composing them.
 //! - [`params`]: what an address asks for; [`body`]: the API's JSON bodies, repeated keys
 //!   found.
 //!
@@ -28,10 +30,12 @@ pub(crate) mod body;
 pub(crate) mod edit_api;
 pub(crate) mod edit_pages;
 pub(crate) mod files;
+pub(crate) mod guest;
 pub(crate) mod household;
 pub(crate) mod import;
 pub(crate) mod import_pages;
 pub(crate) mod menu;
+pub(crate) mod menus_page;
 pub(crate) mod pages;
 pub(crate) mod params;
 pub(crate) mod shelf;

@@ -203,7 +203,7 @@ pub(crate) fn allowed(route: &str, writable: bool) -> &'static str {
         ("/api/household/upload", _) => "POST",
         ("/api/menus", _) => "GET, HEAD, POST",
         ("/api/menus/{id}", _) => "PUT, DELETE",
-        ("/api/menus/{id}/on" | "/api/menus/off", _) => "POST",
+        ("/api/menus/{id}/on" | "/api/menus/off" | "/menus/{id}/on" | "/menus/off", _) => "POST",
         _ => "GET, HEAD",
     }
 }

@@ -31,6 +31,19 @@ use std::collections::HashMap;
 #[folder = "static/"]
 struct Static;
 
+/// Where the guests' page finds its files (the Funnel listener serves nothing else).
+pub(crate) const GUEST_PREFIX: &str = "/menu/assets/";
+
+/// The only files the guests' page needs: its styles, icons and its two modules.
+const GUEST_ASSETS: [&str; 6] = [
+    "app.css",
+    "menu.css",
+    "glasses.svg",
+    "icon.svg",
+    "js/menu.js",
+    "js/wake.js",
+];
+
 /// Where the ES modules are, in `static/`.
 const MODULES: &str = "js/";
 
@@ -97,6 +110,27 @@ impl Assets {
             .unwrap_or_else(|| format!("/static/{name}"))
     }
 
+    /// The URL of an asset the guests' page needs, under `/menu/assets/` (see
+    /// [`Assets::guest_respond`]).
+    pub(crate) fn guest_url(&self, name: &str) -> String {
+        let url = self.url(name);
+        let file = url.strip_prefix("/static/").unwrap_or(&url);
+        format!("{GUEST_PREFIX}{file}")
+    }
+
+    /// Serves `/menu/assets/<file>`: as [`Assets::respond`], but only the few files the
+    /// guests' page needs ([`GUEST_ASSETS`]); the rest of the app's files are not there.
+    pub(crate) fn guest_respond(&self, file: &str, request: &HeaderMap) -> Option<Response<Body>> {
+        let name = match self.hashed.get(file) {
+            Some((name, _)) => name.as_str(),
+            None => self.plain.get_key_value(file)?.0.as_str(),
+        };
+        if !GUEST_ASSETS.contains(&name) {
+            return None;
+        }
+        self.respond(file, request)
+    }
+
     /// The URLs of every ES module (`static/js/`), for the service worker to keep together.
     pub fn module_urls(&self) -> Vec<String> {
         let mut urls: Vec<String> = self
@@ -112,18 +146,6 @@ impl Assets {
     /// The bytes of an asset by its plain name, e.g. `source("sw.js")`.
     pub(crate) fn source(&self, name: &str) -> Option<bytes::Bytes> {
         self.plain.get(name).map(|c| c.bytes().clone())
-    }
-
-    /// The plain name of `/static/<file>` (`app.<hash>.css` or `app.css` → `app.css`), if
-    /// there is such an asset.
-    pub(crate) fn name_of(&self, file: &str) -> Option<&str> {
-        match self.hashed.get(file) {
-            Some((name, _)) => Some(name.as_str()),
-            None => self
-                .plain
-                .get_key_value(file)
-                .map(|(name, _)| name.as_str()),
-        }
     }
 
     /// Serves `/static/<file>` (`app.<hash>.css`, `js.<hash>/app.js`, or a plain name);
@@ -196,6 +218,36 @@ mod tests {
         );
         assets.compress();
         assert_eq!(plain.respond(&accept).headers()["content-encoding"], "br");
+    }
+
+    #[test]
+    fn the_guests_page_reaches_its_own_files_and_no_other() {
+        let assets = Assets::load();
+        for name in GUEST_ASSETS {
+            let url = assets.guest_url(name);
+            let file = url.strip_prefix(GUEST_PREFIX).expect("under /menu/assets/");
+            assert_eq!(file, assets.url(name).trim_start_matches("/static/"));
+            assert!(
+                assets.guest_respond(file, &HeaderMap::new()).is_some(),
+                "{url}"
+            );
+            assert!(
+                assets.guest_respond(name, &HeaderMap::new()).is_some(),
+                "{name}"
+            );
+        }
+        for name in ["js/app.js", "sw.js", "icon-512.png", "manifest.webmanifest"] {
+            let file = assets.url(name);
+            let file = file.trim_start_matches("/static/");
+            assert!(
+                assets.guest_respond(file, &HeaderMap::new()).is_none(),
+                "{file}"
+            );
+            assert!(
+                assets.guest_respond(name, &HeaderMap::new()).is_none(),
+                "{name}"
+            );
+        }
     }
 
     #[test]

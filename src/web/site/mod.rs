@@ -38,7 +38,7 @@ use crate::web::http::compress::Effort;
 use crate::web::http::fixed::FixedBody;
 use crate::web::http::recent::Recent;
 use crate::web::http::spliced::Middle;
-use crate::web::view::templates::{Chrome, Footer, Urls};
+use crate::web::view::templates::{Chrome, Footer, GuestUrls, Urls};
 use prebuilt::{SharedText, joined, json_array, list, shelf};
 use pwa::{manifest, service_worker};
 use std::ops::Range;
@@ -116,6 +116,14 @@ impl Site {
             glasses: assets.url("glasses.svg"),
             icon: assets.url("icon.svg"),
             apple_touch: assets.url("apple-touch-icon.png"),
+            menu_css: assets.url("menu.css"),
+            guest: GuestUrls {
+                css: assets.guest_url("app.css"),
+                menu_css: assets.guest_url("menu.css"),
+                js: assets.guest_url("js/menu.js"),
+                glasses: assets.guest_url("glasses.svg"),
+                icon: assets.guest_url("icon.svg"),
+            },
         };
         let footer = Footer::new(&recipes);
         let chrome = Chrome {

@@ -52,6 +52,7 @@ pub(super) fn service_worker(
         "/api/ingredients".to_owned(),
         "/manifest.webmanifest".to_owned(),
         urls.css.clone(),
+        urls.menu_css.clone(),
         urls.glasses.clone(),
         urls.icon.clone(),
         urls.apple_touch.clone(),

@@ -15,5 +15,6 @@
 pub(crate) mod draft;
 pub(crate) mod glass;
 pub(crate) mod links;
+pub(crate) mod qr;
 pub(crate) mod strength;
 pub(crate) mod templates;

@@ -20,6 +20,21 @@ pub(crate) struct Urls {
     pub(crate) glasses: String,
     pub(crate) icon: String,
     pub(crate) apple_touch: String,
+    /// The menu's own stylesheet (the guests' page, the printed card, composing).
+    pub(crate) menu_css: String,
+    /// What the guests' page links to, under `/menu/assets/` (the one place
+    /// [`crate::web::router::guests`] serves files from).
+    pub(crate) guest: GuestUrls,
+}
+
+/// The guests' page's assets, under `/menu/assets/`: the same files as under `/static/`.
+#[derive(Debug, Clone)]
+pub(crate) struct GuestUrls {
+    pub(crate) css: String,
+    pub(crate) menu_css: String,
+    pub(crate) js: String,
+    pub(crate) glasses: String,
+    pub(crate) icon: String,
 }
 
 /// The footer line: how many recipes and when the file last changed.
@@ -192,16 +207,70 @@ pub(crate) struct ShelfPage<'a> {
     pub(crate) ingredients: Vec<&'a ShelfIngredient>,
 }
 
-/// `/menu`: the guests' view of the menu that is on. A page of its own, not `base.html`:
-/// no search box, no footer, no script, no link into the rest of the app.
+/// The guests' page (`/menu`): the menu that is on, big type for a tablet or a phone;
+/// no search box, no footer, no link or form into the rest of the app; one script, the
+/// change feed (`static/js/menu.js`), and its assets under `/menu/assets/`.
 #[derive(Template)]
 #[template(path = "menu.html")]
 pub(crate) struct MenuPage<'a> {
     pub(crate) urls: &'a Urls,
+    /// The glass sprite, as this page links it.
+    pub(crate) glasses: &'a str,
     pub(crate) title: &'a str,
     /// Whether a menu is on (if not, the page says there is none tonight).
     pub(crate) on: bool,
     pub(crate) drinks: Vec<MenuDrink<'a>>,
+    /// What the change feed says while the menu stays as shown.
+    pub(crate) version: &'a str,
+}
+
+/// The printed menu (`/menu/print`): one page of the given paper, the drinks in one or
+/// two columns, and a QR code of the guests' address.
+#[derive(Template)]
+#[template(path = "menu_print.html")]
+pub(crate) struct MenuCard<'a> {
+    pub(crate) urls: &'a Urls,
+    pub(crate) glasses: &'a str,
+    pub(crate) title: &'a str,
+    pub(crate) on: bool,
+    pub(crate) drinks: Vec<MenuDrink<'a>>,
+    /// The menu asked for by id (`?menu=`), kept by the size form.
+    pub(crate) menu_id: Option<i64>,
+    /// `a5`, `a4` or `letter`, and every choice with its label.
+    pub(crate) size: &'a str,
+    pub(crate) sizes: &'static [(&'static str, &'static str)],
+    pub(crate) columns: u8,
+    /// 1 (roomy) to 4 (small type): how tightly the drinks are set to stay on one page.
+    pub(crate) fit: u8,
+    /// Whether even the smallest type may not hold it all.
+    pub(crate) crowded: bool,
+    /// The QR code (inline SVG, see [`super::qr`]) and the address it holds.
+    pub(crate) qr: Option<String>,
+    pub(crate) guest_url: &'a str,
+}
+
+/// `/menus`, composing the guests' menus: each menu as the server shows it without
+/// JavaScript (its drinks by name, switch on or off, print); the editor is filled in by
+/// `static/js/menus.js`.
+#[derive(Template)]
+#[template(path = "menus.html")]
+pub(crate) struct MenusPage<'a> {
+    pub(crate) chrome: Chrome<'a>,
+    pub(crate) menus: Vec<MenuSummary<'a>>,
+    /// Whether the visitor may compose and switch menus.
+    pub(crate) may_change: bool,
+    /// Why not, or why there are none (no household).
+    pub(crate) why: Option<String>,
+}
+
+/// One menu on `/menus`.
+pub(crate) struct MenuSummary<'a> {
+    pub(crate) id: i64,
+    pub(crate) title: String,
+    pub(crate) on: bool,
+    /// "3 drinks · can make now · ingredients hidden".
+    pub(crate) facts: String,
+    pub(crate) drinks: Vec<&'a str>,
 }
 
 /// One drink on the guests' menu: its ingredients by name only (no measures), or none
@@ -434,6 +503,14 @@ mod tests {
             glasses: "/static/glasses.1.svg".into(),
             icon: "/static/icon.1.svg".into(),
             apple_touch: "/static/apple-touch-icon.1.png".into(),
+            menu_css: "/static/menu.1.css".into(),
+            guest: GuestUrls {
+                css: "/menu/assets/app.1.css".into(),
+                menu_css: "/menu/assets/menu.1.css".into(),
+                js: "/menu/assets/js.1/menu.js".into(),
+                glasses: "/menu/assets/glasses.1.svg".into(),
+                icon: "/menu/assets/icon.1.svg".into(),
+            },
         }
     }
 
