@@ -353,6 +353,12 @@ async fn the_guest_page_shows_exactly_the_menu_that_is_on_and_nothing_else() {
     ok(&alice, "POST", &format!("/api/menus/{friday}/on"), None).await;
     let html = guest_page(&alice).await;
     assert_eq!(drinks(&html), ["Martini", "Negroni"]);
+    // How strong each is, as the recipe's own line says it (issue #29's figures).
+    assert_eq!(
+        html.matches(r#"<small class="menu-strength">≈ "#).count(),
+        2,
+        "{html}"
+    );
     assert!(
         html.contains("<h1>Friday &#60;night&#62;</h1>")
             || html.contains("<h1>Friday &lt;night&gt;</h1>"),

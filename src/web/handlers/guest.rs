@@ -84,8 +84,8 @@ impl Shown {
     }
 }
 
-/// The version of what guests see: changes when the title, a drink, its description or
-/// ingredients, or whether a menu is on does, and only then.
+/// The version of what guests see: changes when the title, a drink, its description,
+/// ingredients or strength, or whether a menu is on does, and only then.
 fn version(title: &str, on: bool, drinks: &[MenuDrink<'_>]) -> String {
     let mut text = format!("{title}\u{1e}{on}");
     for d in drinks {
@@ -95,6 +95,8 @@ fn version(title: &str, on: bool, drinks: &[MenuDrink<'_>]) -> String {
             text.push('\u{1f}');
         }
         text.push_str(&d.ingredients.join("\u{1d}"));
+        text.push('\u{1f}');
+        text.push_str(d.strength.as_deref().unwrap_or("\u{1}"));
     }
     content_hash(text.as_bytes())
 }
@@ -302,7 +304,13 @@ fn drinks<'a>(site: &'a Site, menu: &'a Menu, makes: Option<&[u64]>) -> Vec<Menu
     let mut drinks: Vec<MenuDrink<'a>> = listed
         .filter_map(|r| {
             let recipe = recipes.get(r.id)?;
-            Some(MenuDrink::new(recipe, r.description.as_deref(), show))
+            let strength = site.strengths().of_id(recipe.id);
+            Some(MenuDrink::new(
+                recipe,
+                r.description.as_deref(),
+                show,
+                strength,
+            ))
         })
         .collect();
     if let Some(makes) = makes {
@@ -310,7 +318,11 @@ fn drinks<'a>(site: &'a Site, menu: &'a Menu, makes: Option<&[u64]>) -> Vec<Menu
             .iter()
             .filter(|id| !menu.recipes.iter().any(|r| r.id == **id))
             .filter_map(|&id| recipes.get(id));
-        drinks.extend(rest.map(|recipe| MenuDrink::new(recipe, None, show)));
+        drinks.extend(
+            rest.map(|recipe| {
+                MenuDrink::new(recipe, None, show, site.strengths().of_id(recipe.id))
+            }),
+        );
     }
     drinks
 }
@@ -374,6 +386,7 @@ mod tests {
             icon: "rocks",
             description,
             ingredients: vec!["Gin", "Campari", "Sweet Vermouth"],
+            strength: None,
         }
     }
 

@@ -274,12 +274,13 @@ pub(crate) struct MenuSummary<'a> {
 }
 
 /// One drink on the guests' menu: its ingredients by name only (no measures), or none
-/// when the menu hides them.
+/// when the menu hides them, and how strong it is where the app knows (`≈ 18% ABV`).
 pub(crate) struct MenuDrink<'a> {
     pub(crate) name: &'a str,
     pub(crate) icon: &'static str,
     pub(crate) description: Option<&'a str>,
     pub(crate) ingredients: Vec<&'a str>,
+    pub(crate) strength: Option<String>,
 }
 
 impl<'a> MenuDrink<'a> {
@@ -287,6 +288,7 @@ impl<'a> MenuDrink<'a> {
         recipe: &'a Recipe,
         description: Option<&'a str>,
         ingredients: bool,
+        strength: Option<&crate::strength::Strength>,
     ) -> MenuDrink<'a> {
         MenuDrink {
             name: &recipe.name,
@@ -297,6 +299,9 @@ impl<'a> MenuDrink<'a> {
             } else {
                 Vec::new()
             },
+            strength: strength
+                .and_then(|s| s.abv)
+                .map(|abv| format!("≈ {}% ABV", super::strength::percent(abv))),
         }
     }
 }
