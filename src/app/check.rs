@@ -40,7 +40,7 @@ pub(super) fn import_household(file: &Path, state_dir: Option<&Path>) -> ExitCod
             .import(&backup)
             .map_err(|e| format!("{e}; nothing was changed"))?;
         Ok(format!(
-            "{}: merged into {}: {} people, {} shelf rows, {} favourites, {} ratings, {} notes, {} made, {} menus",
+            "{}: merged into {}: {} people, {} shelf rows, {} favourites, {} ratings, {} notes, {} made, {} menus, {} strengths",
             file.display(),
             db.path().display(),
             taken.people,
@@ -49,7 +49,8 @@ pub(super) fn import_household(file: &Path, state_dir: Option<&Path>) -> ExitCod
             taken.ratings,
             taken.notes,
             taken.made,
-            taken.menus
+            taken.menus,
+            taken.strengths
         ))
     };
     match run() {

@@ -11,6 +11,7 @@
 use super::menus::{self, MenuRow};
 use super::mine::{self, NoteChange};
 use super::rules::{self, Person};
+use super::strengths::{self, STRENGTH_ROWS, StrengthRow};
 use super::{Household, HouseholdError, Result, shelf};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
@@ -31,6 +32,9 @@ pub struct Backup {
     /// The guests' menus (version 2 on; none in a version 1 file).
     #[serde(default)]
     pub menus: Vec<MenuRow>,
+    /// The household's own ingredient strengths (version 2 on), taken-back ones too.
+    #[serde(default)]
+    pub strengths: Vec<StrengthRow>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -100,6 +104,7 @@ pub struct Taken {
     pub notes: usize,
     pub made: usize,
     pub menus: usize,
+    pub strengths: usize,
 }
 
 impl Backup {
@@ -161,6 +166,19 @@ impl Backup {
         for (i, menu) in self.menus.iter().enumerate() {
             menu.check(&format!("menus[{i}]"))?;
             time(menu.at, &format!("menus[{i}].at"))?;
+        }
+        if self.strengths.len() > STRENGTH_ROWS {
+            return Err(HouseholdError::refused(
+                "strengths",
+                format!(
+                    "at most {STRENGTH_ROWS} strengths are kept; this lists {}",
+                    self.strengths.len()
+                ),
+            ));
+        }
+        for (i, row) in self.strengths.iter().enumerate() {
+            row.check(&format!("strengths[{i}]"))?;
+            time(row.at, &format!("strengths[{i}].at"))?;
         }
         for (i, row) in self.shelf.iter().enumerate() {
             rules::shelf_name(&row.name, &format!("shelf[{i}].name"))?;
@@ -247,6 +265,7 @@ impl Household {
             shelf: Vec::new(),
             people: Vec::new(),
             menus: Vec::new(),
+            strengths: Vec::new(),
         };
         let mut stmt = db.prepare("SELECT name, have, at, by FROM shelf ORDER BY name")?;
         for row in stmt.query_map([], |r| {
@@ -270,6 +289,7 @@ impl Household {
             backup.people.push(person_rows(&db, login, name)?);
         }
         backup.menus = menus::export(&db)?;
+        backup.strengths = strengths::export(&db)?;
         Ok(backup)
     }
 
@@ -356,6 +376,12 @@ fn merge(tx: &Connection, backup: &Backup) -> Result<Taken> {
         merge_person(tx, &who.login, person, &mut taken)?;
     }
     taken.menus = menus::merge(tx, &backup.menus)?;
+    for (i, row) in backup.strengths.iter().enumerate() {
+        let key = rules::shelf_name(&row.name, &format!("strengths[{i}].name"))?;
+        let at = row.at.min(rules::now_ms());
+        strengths::put(tx, &key, row.abv, at, &row.by, &format!("strengths[{i}]"))?;
+        taken.strengths += 1;
+    }
     Ok(taken)
 }
 

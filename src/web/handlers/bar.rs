@@ -102,6 +102,7 @@ pub(crate) async fn download(
 pub(crate) async fn upload(
     State(home): State<Arc<Home>>,
     State(editing): State<Arc<Editing>>,
+    State(served): State<Served>,
     visitor: Visitor,
     from: Provenance,
     headers: HeaderMap,
@@ -111,7 +112,13 @@ pub(crate) async fn upload(
     from.check()?;
     editing::json_body(&headers)?;
     let backup = Backup::from_slice(&bytes).map_err(WebError::from)?;
-    let taken = on_blocking(db, move |db| db.import(&backup)).await?;
+    let (taken, own) =
+        on_blocking(db, move |db| Ok((db.import(&backup)?, db.strengths()?))).await?;
+    if taken.strengths > 0 {
+        // The household's strengths may have changed: every figure is worked out again.
+        crate::strength::set_household(own.into_iter().map(|s| (s.name, s.abv)).collect());
+        rebuild(&served).await?;
+    }
     Ok(personal(serde_json::to_value(&taken)?).into_response())
 }
 

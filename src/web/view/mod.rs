@@ -15,6 +15,7 @@
 pub(crate) mod draft;
 pub(crate) mod glass;
 pub(crate) mod links;
+pub(crate) mod menu;
 pub(crate) mod qr;
 pub(crate) mod strength;
 pub(crate) mod templates;

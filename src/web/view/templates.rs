@@ -6,6 +6,7 @@
 use super::draft::{Caps, Draft};
 use super::glass;
 pub(crate) use super::links::NotePart;
+pub(crate) use super::menu::MenuDrink;
 use crate::ingredients::ShelfIngredient;
 use crate::recipes::{IngredientLine, Recipe, Recipes};
 use crate::units::{self, AmountView, Unit};
@@ -271,39 +272,6 @@ pub(crate) struct MenuSummary<'a> {
     /// "3 drinks · can make now · ingredients hidden".
     pub(crate) facts: String,
     pub(crate) drinks: Vec<&'a str>,
-}
-
-/// One drink on the guests' menu: its ingredients by name only (no measures), or none
-/// when the menu hides them, and how strong it is where the app knows (`≈ 18% ABV`).
-pub(crate) struct MenuDrink<'a> {
-    pub(crate) name: &'a str,
-    pub(crate) icon: &'static str,
-    pub(crate) description: Option<&'a str>,
-    pub(crate) ingredients: Vec<&'a str>,
-    pub(crate) strength: Option<String>,
-}
-
-impl<'a> MenuDrink<'a> {
-    pub(crate) fn new(
-        recipe: &'a Recipe,
-        description: Option<&'a str>,
-        ingredients: bool,
-        strength: Option<&crate::strength::Strength>,
-    ) -> MenuDrink<'a> {
-        MenuDrink {
-            name: &recipe.name,
-            icon: glass::icon(&recipe.glass),
-            description,
-            ingredients: if ingredients {
-                recipe.ingredients.iter().map(|i| i.name.as_str()).collect()
-            } else {
-                Vec::new()
-            },
-            strength: strength
-                .and_then(|s| s.abv)
-                .map(|abv| format!("≈ {}% ABV", super::strength::percent(abv))),
-        }
-    }
 }
 
 #[derive(Template)]
