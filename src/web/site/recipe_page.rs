@@ -112,6 +112,21 @@ impl Site {
         hash.finish()
     }
 
+    /// The kept page of recipe `id` for `display` without edit controls, if a brotli
+    /// client asks and one is kept: sent without rendering anything, so the handler asks
+    /// before the heavy-work gate (as for searches).
+    pub(crate) fn kept_recipe_page(
+        &self,
+        id: u64,
+        display: AmountView,
+        request: &HeaderMap,
+    ) -> Option<Response<Body>> {
+        if negotiate(request) != Encoding::Brotli {
+            return None;
+        }
+        Some(self.recipe_pages.get(&(id, display))?.respond(request))
+    }
+
     fn recipe_view<'a>(
         &'a self,
         r: &'a Recipe,

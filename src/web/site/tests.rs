@@ -464,6 +464,25 @@ async fn a_recipe_pages_etag_changes_with_everything_on_it() {
     }
     let other_token = etags(&site, &r(&site), plain, token("b"));
     assert_ne!(other_token, changed[4].1, "another editor's token");
-    // Only brotli pages without edit controls are kept: one per display asked for.
+    // Only brotli pages without edit controls are kept: one per display asked for, sent
+    // as they were made; none for other codings.
     assert_eq!(site.recipe_pages.len(), 3);
+    let id = r(&site).id;
+    let kept = site
+        .kept_recipe_page(id, plain, &accept("br"))
+        .expect("kept");
+    assert_eq!(kept.headers()[header::ETAG], base[0].as_str());
+    assert!(site.kept_recipe_page(id, plain, &accept("gzip")).is_none());
+    let unasked = AmountView {
+        unit: None,
+        servings: 5,
+    };
+    assert!(site.kept_recipe_page(id, unasked, &accept("br")).is_none());
+    assert!(other.kept_recipe_page(id, plain, &accept("br")).is_some());
+    assert!(
+        json(None)
+            .kept_recipe_page(id, plain, &accept("br"))
+            .is_none(),
+        "a new collection keeps none"
+    );
 }
