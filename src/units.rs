@@ -19,7 +19,7 @@
 use std::fmt::Write;
 
 /// A unit the reader can ask for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Unit {
     Ml,
     Cl,
@@ -86,7 +86,7 @@ impl Unit {
 pub const MAX_SERVINGS: u32 = 100;
 
 /// How an amount is shown: in which unit (`None`: the file's own) and for how many servings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AmountView {
     pub unit: Option<Unit>,
     pub servings: u32,

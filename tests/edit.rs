@@ -668,3 +668,78 @@ fn every_recipe_of_the_real_collections_fits_the_caps() {
         }
     }
 }
+
+/// A recipe page for `coding`, with `If-None-Match: tag` when given.
+async fn page_in(
+    server: &Server,
+    path: &str,
+    coding: &str,
+    tag: Option<&str>,
+) -> reqwest::Response {
+    let mut request = client()
+        .get(server.url(path))
+        .header("accept-encoding", coding);
+    if let Some(tag) = tag {
+        request = request.header("if-none-match", tag);
+    }
+    request.send().await.unwrap()
+}
+
+/// A recipe page's ETag is made of its parts' hashes (the list's once per collection), not
+/// of its whole text: it must still change with everything on the page. In every coding:
+/// a 304 for the page as it is; a new ETag (and a 200) once another recipe is saved (the
+/// list beside it changes), once the recipe itself is, and for other units and servings.
+#[tokio::test]
+async fn a_recipe_pages_etag_changes_when_the_list_or_the_recipe_is_saved() {
+    let (_dir, path) = collection();
+    let server = editor(&path, &[]);
+    let all: Vec<Value> = get(&server, "/api/recipes").await.json().await.unwrap();
+    let (mine, other) = (
+        all[0]["id"].as_u64().unwrap(),
+        all[1]["id"].as_u64().unwrap(),
+    );
+    let page = format!("/recipes/{mine}");
+    let codings = ["br", "gzip", "identity"];
+    let mut tags = Vec::new();
+    for coding in codings {
+        let r = page_in(&server, &page, coding, None).await;
+        assert_eq!(r.status(), StatusCode::OK);
+        let tag = etag(&r);
+        let again = page_in(&server, &page, coding, Some(&tag)).await;
+        assert_eq!(again.status(), StatusCode::NOT_MODIFIED, "{coding}");
+        let scaled = page_in(&server, &format!("{page}?units=oz&serves=2"), coding, None).await;
+        assert_ne!(etag(&scaled), tag, "{coding}: units and servings");
+        let servings = page_in(&server, &format!("{page}?serves=3"), coding, None).await;
+        assert_ne!(etag(&servings), tag, "{coding}: servings");
+        tags.push(tag);
+    }
+
+    // Another recipe renamed: the list beside this recipe shows the new name.
+    let r = get(&server, &format!("/api/recipes/{other}")).await;
+    let version = etag(&r);
+    let mut renamed: Value = r.json().await.unwrap();
+    renamed["name"] = json!("Renamed Elsewhere");
+    let r = put(&server, other, &version, &renamed).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    for (coding, tag) in codings.iter().zip(&mut tags) {
+        let r = page_in(&server, &page, coding, Some(tag)).await;
+        assert_eq!(r.status(), StatusCode::OK, "{coding}: the list changed");
+        assert_ne!(&etag(&r), tag, "{coding}");
+        *tag = etag(&r);
+    }
+    let text = get(&server, &page).await.text().await.unwrap();
+    assert!(text.contains("Renamed Elsewhere"));
+
+    // The recipe itself changed.
+    let r = get(&server, &format!("/api/recipes/{mine}")).await;
+    let version = etag(&r);
+    let mut changed: Value = r.json().await.unwrap();
+    changed["notes"] = json!("Stirred, never shaken.");
+    let r = put(&server, mine, &version, &changed).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    for (coding, tag) in codings.iter().zip(&tags) {
+        let r = page_in(&server, &page, coding, Some(tag)).await;
+        assert_eq!(r.status(), StatusCode::OK, "{coding}: the recipe changed");
+        assert_ne!(&etag(&r), tag, "{coding}");
+    }
+}

@@ -70,6 +70,9 @@ pub(crate) async fn recipe(
     let cost = site.recipes().len();
     let editor = editing.editor(&visitor).ok();
     let personal = editor.is_some();
+    if !personal && let Some(kept) = site.kept_recipe_page(id, display, &headers) {
+        return Ok(kept);
+    }
     let saved = after.ok().and_then(|Query(a)| a.saved);
     let mut page = gated_page(&heavy, cost, share, site, headers, move |site, headers| {
         let r = find_recipe(site, id)?;

@@ -7,15 +7,15 @@
 //! every core running a search, and left glibc's heaps holding the largest such moment for
 //! good. A [`Compressing`] passes the text to the compressor in slices of [`SLICE`] bytes as it
 //! is written, so the text is never held whole. Its ETag is still the hash of the text,
-//! taken on the way through: the same ETag as [`per_request`] gives the same text.
+//! taken on the way through: the same ETag as [`super::fixed::per_request_as`] gives the same text.
 //!
 //! Small answers ([`STREAM_FROM`]), and any answer for a client that takes no compression,
-//! are kept whole and sent through [`per_request`], which compresses only when that makes
+//! are kept whole and sent through [`super::fixed::per_request_as`], which compresses only when that makes
 //! them smaller.
 
 use super::cache_control;
 use super::compress::{Effort, FAST_BROTLI_QUALITY, window_bits};
-use super::fixed::per_request;
+use super::fixed::{FixedBody, per_request_body, per_request_hashed, per_request_response};
 use super::negotiate::{Encoding, negotiate};
 use super::representation::{ContentHasher, Representation};
 use axum::body::Body;
@@ -48,8 +48,11 @@ const FLUSH_EVERY: usize = 128 << 10;
 pub(crate) struct Compressing {
     sink: Sink,
     /// The hash of the text written so far (only while compressing: a whole text is
-    /// hashed by [`per_request`]).
+    /// hashed by [`per_request_body`]).
     hash: ContentHasher,
+    /// The text's hash when the caller already knows it ([`Compressing::with_hash`]):
+    /// then nothing is hashed on the way.
+    given: Option<String>,
     /// Text not yet passed on; at most [`SLICE`] bytes.
     slice: Vec<u8>,
     /// Text given to brotli since its last flush.
@@ -68,7 +71,7 @@ enum Sink {
 impl Compressing {
     /// An answer for `request` of about `size_hint` bytes of text: the hint decides whether
     /// it is compressed as it is written, and the brotli window (the smallest that holds
-    /// it, as for [`per_request`]'s whole bodies).
+    /// it, as for [`super::fixed::per_request_as`]'s whole bodies).
     pub(crate) fn new(request: &HeaderMap, size_hint: usize) -> Compressing {
         let sink = match negotiate(request) {
             _ if size_hint < STREAM_FROM => Sink::Whole(Vec::with_capacity(size_hint)),
@@ -94,9 +97,19 @@ impl Compressing {
         Compressing {
             sink,
             hash: ContentHasher::new(),
+            given: None,
             slice: Vec::new(),
             unflushed: 0,
             failed: None,
+        }
+    }
+
+    /// [`Compressing::new`] for a text whose hash the caller has made already, of its
+    /// parts (a recipe page: see `site::recipe_page`): the answer's ETag is `hash`.
+    pub(crate) fn with_hash(request: &HeaderMap, size_hint: usize, hash: String) -> Compressing {
+        Compressing {
+            given: Some(hash),
+            ..Compressing::new(request, size_hint)
         }
     }
 
@@ -117,7 +130,7 @@ impl Compressing {
     }
 
     /// The finished answer: its compressed bytes with the text's hash, or the whole text
-    /// as a response through [`per_request`].
+    /// as a response through [`super::fixed::per_request_as`].
     pub(crate) fn finish(
         mut self,
         content_type: &'static str,
@@ -129,13 +142,19 @@ impl Compressing {
         self.pass_slice()?;
         let (packed, encoding) = match self.sink {
             Sink::Whole(text) => {
-                return Ok(Finished::Whole(per_request(text, content_type, request)));
+                return Ok(Finished::Whole(match self.given {
+                    Some(hash) => per_request_hashed(text, hash, content_type, request),
+                    None => per_request_body(text, content_type, request),
+                }));
             }
             Sink::Brotli(writer) => (writer.into_inner(), Encoding::Brotli),
             Sink::Gzip(writer) => (writer.finish()?, Encoding::Gzip),
         };
         Ok(Finished::Packed(Packed {
-            hash: self.hash.finish(),
+            hash: match self.given {
+                Some(hash) => hash,
+                None => self.hash.finish(),
+            },
             encoding,
             content_type,
             body: Bytes::from(packed),
@@ -155,7 +174,9 @@ impl Compressing {
         if text.is_empty() {
             return Ok(());
         }
-        self.hash.update(text);
+        if self.given.is_none() {
+            self.hash.update(text);
+        }
         match &mut self.sink {
             Sink::Whole(whole) => {
                 whole.extend_from_slice(text);
@@ -179,8 +200,9 @@ impl Compressing {
 pub(crate) enum Finished {
     /// Compressed as it was written.
     Packed(Packed),
-    /// Kept whole (small, or for a client that takes no compression), already a response.
-    Whole(Response<Body>),
+    /// Kept whole (small, or for a client that takes no compression), compressed for the
+    /// request if that made it smaller.
+    Whole(FixedBody),
 }
 
 impl Finished {
@@ -188,7 +210,7 @@ impl Finished {
     /// were made for this request.
     pub(crate) fn respond(self, request: &HeaderMap) -> Response<Body> {
         match self {
-            Finished::Whole(response) => response,
+            Finished::Whole(body) => per_request_response(&body, request),
             Finished::Packed(packed) => {
                 let mut response = packed.respond(request);
                 response
@@ -271,6 +293,7 @@ impl fmt::Write for Compressing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::web::http::fixed::per_request_as;
     use crate::web::http::negotiate::tests::accept;
     use axum::http::{StatusCode, header};
     use std::io::Read;
@@ -310,7 +333,7 @@ mod tests {
                 .finish("text/html; charset=utf-8", &request)
                 .unwrap()
                 .respond(&request);
-            let whole = per_request(text.clone(), "text/html; charset=utf-8", &request);
+            let whole = per_request_as(text.clone(), "text/html; charset=utf-8", &request, None);
             assert_eq!(streamed.headers()[header::CONTENT_ENCODING], coding);
             assert_eq!(
                 streamed.headers()[header::ETAG],

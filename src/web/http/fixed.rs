@@ -40,6 +40,17 @@ impl FixedBody {
     ) -> FixedBody {
         let identity = body.into();
         let hash = content_hash(&identity);
+        FixedBody::hashed(identity, hash, content_type, cache_control)
+    }
+
+    /// [`FixedBody::new`] with its hash already known (a recipe page's, made of its parts'
+    /// hashes: see `site::recipe_page`).
+    pub(crate) fn hashed(
+        identity: Bytes,
+        hash: String,
+        content_type: &str,
+        cache_control: &'static str,
+    ) -> FixedBody {
         FixedBody {
             identity,
             content_type: HeaderValue::from_str(content_type)
@@ -48,13 +59,6 @@ impl FixedBody {
             hash,
             compressed: Arc::new(OnceLock::new()),
         }
-    }
-
-    /// The same content under the ETag of what it stands for (`hash`, e.g. a recipe's
-    /// version, when the body carries more that only changes with it).
-    pub(crate) fn with_hash(mut self, hash: String) -> FixedBody {
-        self.hash = hash;
-        self
     }
 
     /// The same content under another caching policy, sharing the bytes and the
@@ -67,6 +71,14 @@ impl FixedBody {
             hash: self.hash.clone(),
             compressed: self.compressed.clone(),
         }
+    }
+
+    /// Bytes held: the text and the compressed variants made so far.
+    pub(crate) fn size(&self) -> usize {
+        let compressed = self.compressed.get().map_or(0, |c| {
+            c.gzip.as_ref().map_or(0, Bytes::len) + c.brotli.as_ref().map_or(0, Bytes::len)
+        });
+        self.identity.len() + compressed + self.hash.len()
     }
 
     /// The hex content hash (also the ETag, quoted).
@@ -144,29 +156,49 @@ impl FixedBody {
     }
 }
 
-/// A per-request body, compressed cheaply and with an ETag of its own.
-/// Marked [`crate::connections::PerRequest`]: its bytes are this request's own, counted against
-/// the budget for unsent answers while a slow client holds them.
-pub(crate) fn per_request(
-    body: impl Into<Bytes>,
-    content_type: &str,
-    request: &HeaderMap,
-) -> Response<Body> {
-    per_request_as(body, content_type, request, None)
-}
-
-/// [`per_request`], under the ETag `hash` when given instead of the body's own.
+/// A per-request body, compressed cheaply, under the ETag `hash` when given, else one of
+/// its own. Marked [`crate::connections::PerRequest`]: its bytes are this request's own,
+/// counted against the budget for unsent answers while a slow client holds them.
 pub(crate) fn per_request_as(
     body: impl Into<Bytes>,
     content_type: &str,
     request: &HeaderMap,
     hash: Option<String>,
 ) -> Response<Body> {
-    let mut body = FixedBody::new(body, content_type, cache_control::REVALIDATE);
-    if let Some(hash) = hash {
-        body = body.with_hash(hash);
-    }
+    let body = match hash {
+        Some(hash) => FixedBody::hashed(body.into(), hash, content_type, cache_control::REVALIDATE),
+        None => FixedBody::new(body, content_type, cache_control::REVALIDATE),
+    };
     body.compress_for(request, Effort::Fast);
+    per_request_response(&body, request)
+}
+
+/// [`per_request_as`]'s body before it is sent, compressed for `request`: kept by
+/// [`super::recent`] for the next asker.
+pub(crate) fn per_request_body(
+    body: impl Into<Bytes>,
+    content_type: &str,
+    request: &HeaderMap,
+) -> FixedBody {
+    let body = FixedBody::new(body, content_type, cache_control::REVALIDATE);
+    body.compress_for(request, Effort::Fast);
+    body
+}
+
+/// [`per_request_body`] with its hash already known.
+pub(crate) fn per_request_hashed(
+    body: Vec<u8>,
+    hash: String,
+    content_type: &str,
+    request: &HeaderMap,
+) -> FixedBody {
+    let body = FixedBody::hashed(body.into(), hash, content_type, cache_control::REVALIDATE);
+    body.compress_for(request, Effort::Fast);
+    body
+}
+
+/// The response of a [`per_request_body`], marked [`crate::connections::PerRequest`].
+pub(crate) fn per_request_response(body: &FixedBody, request: &HeaderMap) -> Response<Body> {
     let mut response = body.respond(request);
     response
         .extensions_mut()

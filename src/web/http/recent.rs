@@ -10,10 +10,13 @@
 //! belongs to one loaded collection, made afresh with it).
 //!
 //! Bounded by bytes ([`BUDGET`]), with the least useful answers evicted first
-//! (`quick_cache`'s S3-FIFO). Answers sent whole (small ones, and any for a client that
-//! takes no compression) are not kept: they are cheap, or megabytes.
+//! (`quick_cache`'s S3-FIFO). Answers sent whole (small ones, compressed whole for their
+//! client if that is smaller, and any for a client that takes no compression) are kept
+//! alike, up to [`LARGEST`] bytes: on a small collection nearly every answer is small, and
+//! making it again costs as much per byte as a large one.
 
 use super::compressing::{Finished, Packed};
+use super::fixed::FixedBody;
 use super::negotiate::{Encoding, negotiate};
 use axum::body::Body;
 use axum::http::{HeaderMap, Response};
@@ -45,15 +48,39 @@ struct Key {
 #[derive(Debug, Clone)]
 struct BySize;
 
-impl quick_cache::Weighter<Key, Arc<Packed>> for BySize {
-    fn weight(&self, key: &Key, answer: &Arc<Packed>) -> u64 {
+/// A kept answer: compressed as it was written, or made whole.
+#[derive(Debug)]
+enum Answer {
+    Packed(Packed),
+    Whole(FixedBody),
+}
+
+impl Answer {
+    fn size(&self) -> usize {
+        match self {
+            Answer::Packed(packed) => packed.size(),
+            Answer::Whole(body) => body.size(),
+        }
+    }
+
+    fn respond(&self, request: &HeaderMap) -> Response<Body> {
+        match self {
+            Answer::Packed(packed) => packed.respond(request),
+            // Shared by every asker, like a pre-rendered page: not this request's own.
+            Answer::Whole(body) => body.respond(request),
+        }
+    }
+}
+
+impl quick_cache::Weighter<Key, Arc<Answer>> for BySize {
+    fn weight(&self, key: &Key, answer: &Arc<Answer>) -> u64 {
         (answer.size() + key.q.len()) as u64
     }
 }
 
 /// The kept answers of one collection.
 pub(crate) struct Recent {
-    kept: quick_cache::sync::Cache<Key, Arc<Packed>, BySize>,
+    kept: quick_cache::sync::Cache<Key, Arc<Answer>, BySize>,
 }
 
 impl std::fmt::Debug for Recent {
@@ -96,7 +123,7 @@ impl Recent {
         self.kept.get(&key).map(|answer| answer.respond(request))
     }
 
-    /// Sends a freshly made answer, keeping it first if it is compressed and not too large.
+    /// Sends a freshly made answer, keeping it first if it is not too large.
     pub(crate) fn keep(
         &self,
         kind: Kind,
@@ -104,16 +131,23 @@ impl Recent {
         finished: Finished,
         request: &HeaderMap,
     ) -> Response<Body> {
-        let Finished::Packed(answer) = finished else {
-            return finished.respond(request);
+        let answer = match finished {
+            Finished::Packed(packed) => Answer::Packed(packed),
+            Finished::Whole(body) => Answer::Whole(body),
         };
         if answer.size() > LARGEST {
-            return Finished::Packed(answer).respond(request);
+            return answer.respond(request);
         }
+        // A whole answer was made for this request's coding (and sent in it, or as it is
+        // if compressing did not make it smaller): kept under the coding asked for.
+        let encoding = match &answer {
+            Answer::Packed(packed) => packed.encoding(),
+            Answer::Whole(_) => negotiate(request),
+        };
         let key = Key {
             kind,
             q: q.into(),
-            encoding: answer.encoding(),
+            encoding,
         };
         let answer = Arc::new(answer);
         self.kept.insert(key, answer.clone());

@@ -54,6 +54,12 @@ impl Representation<'_> {
         response
     }
 
+    /// Whether `request` already holds this content ([`Representation::not_modified`]):
+    /// its answer is a 304, whatever the body would have been.
+    pub(crate) fn names(&self, request: &HeaderMap) -> bool {
+        self.not_modified(request)
+    }
+
     /// `If-None-Match` names any representation of this content (weak comparison, as
     /// RFC 9110 asks for this header).
     fn not_modified(&self, request: &HeaderMap) -> bool {

@@ -183,10 +183,15 @@ fn join(first: &[u8], second: &[u8]) -> Option<(Vec<u8>, usize)> {
 /// A response body of three pieces sent in turn, its length known (so it is sent with a
 /// `Content-Length`); the pieces are reference-counted, the middle shared by every answer
 /// spliced around it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Pieces([Bytes; 3], usize);
 
 impl Pieces {
+    /// The bytes made for this answer alone (its head and tail): the middle is shared.
+    pub(crate) fn own_len(&self) -> usize {
+        self.0[0].len() + self.0[2].len()
+    }
+
     /// The bytes still to send.
     fn remaining(&self) -> u64 {
         let rest = self.0.get(self.1..).unwrap_or_default();

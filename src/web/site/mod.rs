@@ -104,6 +104,8 @@ pub struct Site {
     manifest: FixedBody,
     /// Answers to recent searches, kept compressed.
     recent: Recent,
+    /// Brotli recipe pages asked for lately, kept spliced.
+    recipe_pages: recipe_page::RecipePages,
 }
 
 impl Site {
@@ -180,6 +182,7 @@ impl Site {
             service_worker,
             manifest,
             recent: Recent::new(),
+            recipe_pages: recipe_page::RecipePages::new(),
         })
     }
 

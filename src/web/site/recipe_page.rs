@@ -1,19 +1,23 @@
 //! A recipe page: the recipe beside the whole list, compressed as it renders, or for a
-//! brotli client spliced around the list compressed once.
+//! brotli client spliced around the list compressed once (and kept, bounded, per
+//! collection).
 
 use super::render::render_compressing;
 use super::{HTML, Site, SiteError, render};
 use crate::recipes::Recipe;
 use crate::units::AmountView;
 use crate::web::http::cache_control::REVALIDATE;
+use crate::web::http::compressing::Compressing;
 use crate::web::http::negotiate::{Encoding, negotiate};
 use crate::web::http::representation::{ContentHasher, Representation};
-use crate::web::http::spliced;
+use crate::web::http::spliced::{self, Pieces};
 use crate::web::view::strength::StrengthView;
 use crate::web::view::templates::{Amounts, EditControls, RecipePage};
 use crate::web::view::{glass, links};
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Response};
+use std::io::Write;
+use std::sync::Arc;
 
 impl Site {
     /// A recipe's page, its amounts shown as `display` asks (`?units=oz&serves=2`).
@@ -27,7 +31,15 @@ impl Site {
         render("recipe page", &self.recipe_view(r, display, edit)?)
     }
 
-    /// [`Site::render_recipe`] as the answer to `request`, compressed as it is rendered.
+    /// [`Site::render_recipe`] as the answer to `request`.
+    ///
+    /// The page is rendered with [`LIST_MARK`] for the list: its own head and tail, a few
+    /// kilobytes. Its ETag is made of the parts' hashes ([`Site::recipe_hash`]), the same for
+    /// every coding, so the list (a megabyte or more) is never hashed per request. A brotli
+    /// client gets the head and tail spliced around the list compressed once ([`spliced`]);
+    /// a page without edit controls is then kept ([`RecipePages`]) for the next asker with
+    /// the same units and servings. Other clients get the same text compressed as it is
+    /// written.
     pub(crate) fn recipe_answer(
         &self,
         r: &Recipe,
@@ -35,53 +47,85 @@ impl Site {
         edit: Option<EditControls>,
         request: &HeaderMap,
     ) -> Result<Response<Body>, SiteError> {
-        let mut page = self.recipe_view(r, display, edit)?;
-        if let Some(response) = self.spliced_recipe(&mut page, request)? {
-            return Ok(response);
-        }
-        Ok(
-            render_compressing("recipe page", &page, self.list_text.0.len(), request)?
-                .respond(request),
-        )
-    }
-
-    /// A recipe page for a brotli client: its own head and tail compressed now, around the
-    /// list compressed once ([`spliced`]). `None` (and `page` as it was) for other clients,
-    /// until the list is compressed, or if the page cannot be spliced.
-    ///
-    /// The ETag is the hash of the whole text, as for the page compressed whole. The answer
-    /// is not marked [`crate::connections::PerRequest`]: only its head and tail (a few
-    /// kilobytes) are this request's own; the rest is the list's shared bytes, which cost
-    /// nothing more to hold, like the pre-rendered pages'.
-    fn spliced_recipe(
-        &self,
-        page: &mut RecipePage<'_>,
-        request: &HeaderMap,
-    ) -> Result<Option<Response<Body>>, SiteError> {
-        let Some(Some(middle)) = self.list_middle.get() else {
-            return Ok(None);
+        // Edit controls carry the editor's form token: such a page is never kept.
+        let key = edit.is_none().then_some((r.id, display));
+        let middle = match self.list_middle.get() {
+            Some(Some(middle)) if negotiate(request) == Encoding::Brotli => Some(middle),
+            _ => None,
         };
-        if negotiate(request) != Encoding::Brotli {
-            return Ok(None);
+        if middle.is_some()
+            && let Some(kept) = key.and_then(|key| self.recipe_pages.get(&key))
+        {
+            return Ok(kept.respond(request));
         }
+        let mut page = self.recipe_view(r, display, edit)?;
         let list = std::mem::replace(&mut page.list, LIST_MARK);
-        let marked = render("recipe page", &*page);
+        let marked = render("recipe page", &page);
         page.list = list;
         let marked = marked?;
         let Some((head, tail)) = split_at_mark(&marked) else {
-            return Ok(None);
+            // A recipe holding the mark itself: the whole text, hashed whole.
+            return Ok(
+                render_compressing("recipe page", &page, self.list_text.0.len(), request)?
+                    .respond(request),
+            );
         };
-        let Some(body) = spliced::splice(head.as_bytes(), middle, tail.as_bytes()) else {
-            return Ok(None);
-        };
-        let hash = text_hash(&[head, list, tail]);
+        let hash = self.recipe_hash(head, tail);
+        if let Some(middle) = middle
+            && let Some(pieces) = spliced::splice(head.as_bytes(), middle, tail.as_bytes())
+        {
+            let kept = KeptPage { hash, pieces };
+            let response = kept.respond(request);
+            if let Some(key) = key {
+                self.recipe_pages.keep(key, kept);
+            }
+            return Ok(response);
+        }
         let representation = Representation {
             hash: &hash,
             content_type: &HeaderValue::from_static(HTML),
             cache_control: &HeaderValue::from_static(REVALIDATE),
-            encoding: Encoding::Brotli,
+            encoding: negotiate(request),
         };
-        Ok(Some(representation.respond_with(Body::new(body), request)))
+        if representation.names(request) {
+            return Ok(representation.respond_with(Body::empty(), request));
+        }
+        let mut body = Compressing::with_hash(request, self.list_text.0.len(), hash);
+        for part in [head, list, tail] {
+            body.write_all(part.as_bytes())?;
+        }
+        Ok(body.finish(HTML, request)?.respond(request))
+    }
+
+    /// A recipe page's content hash, of its parts: its own head and tail (the recipe, the
+    /// units and servings it is shown in, the edit controls, the site's chrome) and the
+    /// list's hash (the list page's, made once per collection: the list page holds the
+    /// list, so it changes whenever the list does). The same for every coding; a different
+    /// rule from hashing the joined text, so it is written once, here.
+    pub(super) fn recipe_hash(&self, head: &str, tail: &str) -> String {
+        let mut hash = ContentHasher::new();
+        hash.update(b"recipe page\0");
+        hash.update(&(head.len() as u64).to_le_bytes());
+        hash.update(head.as_bytes());
+        hash.update(self.list_page.hash().as_bytes());
+        hash.update(b"\0");
+        hash.update(tail.as_bytes());
+        hash.finish()
+    }
+
+    /// The kept page of recipe `id` for `display` without edit controls, if a brotli
+    /// client asks and one is kept: sent without rendering anything, so the handler asks
+    /// before the heavy-work gate (as for searches).
+    pub(crate) fn kept_recipe_page(
+        &self,
+        id: u64,
+        display: AmountView,
+        request: &HeaderMap,
+    ) -> Option<Response<Body>> {
+        if negotiate(request) != Encoding::Brotli {
+            return None;
+        }
+        Some(self.recipe_pages.get(&(id, display))?.respond(request))
     }
 
     fn recipe_view<'a>(
@@ -133,12 +177,74 @@ fn split_at_mark(text: &str) -> Option<(&str, &str)> {
     (!tail.contains(LIST_MARK)).then_some((head, tail))
 }
 
-/// The content hash ([`crate::web::http::representation::content_hash`]) of `parts` one
-/// after another.
-fn text_hash(parts: &[&str]) -> String {
-    let mut hash = ContentHasher::new();
-    for part in parts {
-        hash.update(part.as_bytes());
+/// Bytes of spliced recipe pages kept per collection: their own heads and tails (a few
+/// kilobytes each; the list between them is shared), a few hundred pages.
+pub(crate) const RECIPE_PAGES_BUDGET: u64 = 1 << 20;
+
+/// A brotli recipe page as sent: its hash and its pieces.
+#[derive(Debug)]
+struct KeptPage {
+    hash: String,
+    pieces: Pieces,
+}
+
+impl KeptPage {
+    fn respond(&self, request: &HeaderMap) -> Response<Body> {
+        let representation = Representation {
+            hash: &self.hash,
+            content_type: &HeaderValue::from_static(HTML),
+            cache_control: &HeaderValue::from_static(REVALIDATE),
+            encoding: Encoding::Brotli,
+        };
+        representation.respond_with(Body::new(self.pieces.clone()), request)
     }
-    hash.finish()
+}
+
+type PageKey = (u64, AmountView);
+
+#[derive(Debug, Clone)]
+struct ByOwnSize;
+
+impl quick_cache::Weighter<PageKey, Arc<KeptPage>> for ByOwnSize {
+    fn weight(&self, _: &PageKey, page: &Arc<KeptPage>) -> u64 {
+        (page.pieces.own_len() + page.hash.len() + 32) as u64
+    }
+}
+
+/// The brotli recipe pages of one collection asked for lately, without edit controls, by
+/// recipe and display: bounded by [`RECIPE_PAGES_BUDGET`], the least useful evicted first.
+/// Made afresh with the collection ([`Site::new`]), so a save empties it.
+pub(crate) struct RecipePages(quick_cache::sync::Cache<PageKey, Arc<KeptPage>, ByOwnSize>);
+
+impl std::fmt::Debug for RecipePages {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecipePages")
+            .field("pages", &self.0.len())
+            .field("bytes", &self.0.weight())
+            .finish()
+    }
+}
+
+impl RecipePages {
+    pub(crate) fn new() -> RecipePages {
+        RecipePages(quick_cache::sync::Cache::with_weighter(
+            256,
+            RECIPE_PAGES_BUDGET,
+            ByOwnSize,
+        ))
+    }
+
+    fn get(&self, key: &PageKey) -> Option<Arc<KeptPage>> {
+        self.0.get(key)
+    }
+
+    fn keep(&self, key: PageKey, page: KeptPage) {
+        self.0.insert(key, Arc::new(page));
+    }
+
+    /// How many pages are kept (for tests).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
 }

@@ -8,7 +8,7 @@ use crate::recipes::Recipe;
 use crate::search::SearchQuery;
 use crate::units::AmountView;
 use crate::units::Unit;
-use crate::web::http::fixed::per_request;
+use crate::web::http::fixed::per_request_as;
 use crate::web::http::recent::Kind;
 use crate::web::view::templates::{EditControls, ListBody, Row};
 use axum::body::Body;
@@ -130,6 +130,42 @@ async fn search_answers_are_kept_per_search_and_coding_and_sent_again_unchanged(
     );
 }
 
+/// On a small collection a search's answer is small, made whole (and compressed whole
+/// for its client): it is kept too, per coding, and sent again as it was made; a personal
+/// search is never kept.
+#[tokio::test]
+async fn small_search_answers_are_kept_too_in_every_coding() {
+    let site = Site::new(Recipes::sample().unwrap(), &Assets::load()).unwrap();
+    for coding in ["br", "gzip", "identity"] {
+        let request = accept(coding);
+        for (kind, q) in [(Kind::Page, "lime"), (Kind::Json, "lime")] {
+            assert!(site.recent_answer(kind, q, &request).is_none());
+            let query = SearchQuery::parse(q);
+            let made = match kind {
+                Kind::Page => site.search_answer(q, query.clone(), None, &request),
+                Kind::Json => site.search_json_answer(q, &query, None, &request),
+            }
+            .unwrap();
+            let kept = site.recent_answer(kind, q, &request).expect("kept");
+            assert_eq!(kept.headers()[header::ETAG], made.headers()[header::ETAG]);
+            assert_eq!(
+                kept.headers().get(header::CONTENT_ENCODING),
+                made.headers().get(header::CONTENT_ENCODING)
+            );
+            assert_eq!(body(kept).await, body(made).await, "{q} {coding}");
+        }
+    }
+    assert_eq!(site.recent.len(), 6);
+    let personal = SearchQuery::parse("is:fav lime");
+    assert!(!Site::is_kept(&personal));
+    site.search_answer("is:fav lime", personal, None, &accept("br"))
+        .unwrap();
+    assert!(
+        site.recent_answer(Kind::Page, "is:fav lime", &accept("br"))
+            .is_none()
+    );
+}
+
 #[test]
 fn recipe_pages_carry_the_list_as_rendered_alone() {
     let recipes = Recipes::sample().expect("the sample is valid");
@@ -242,21 +278,46 @@ fn controls(shown: bool) -> Option<EditControls> {
     })
 }
 
+/// The hash a recipe page's ETag is made of, from its whole text: of its parts (its own
+/// head and tail, and the list's hash) when the list is in it once and no mark is;
+/// else of the whole text.
+fn expected_hash(site: &Site, text: &str) -> String {
+    let list = site.list_body().unwrap();
+    match text.split_once(list) {
+        Some((head, tail)) if !text.contains(LIST_MARK) => site.recipe_hash(head, tail),
+        _ => crate::web::http::representation::content_hash(text.as_bytes()),
+    }
+}
+
 /// Checks `site`'s answers for `r` for every coding against the whole text and its
-/// ETag; whether the brotli answer was `spliced` around the list compressed once.
+/// ETag (asked twice: the second may be a kept page), and the 304 for that ETag; whether
+/// the brotli answer was `spliced` around the list compressed once.
 async fn check_answers(site: &Site, r: &Recipe, spliced: bool) {
-    for (display, edit) in VIEWS {
+    for (display, edit) in VIEWS.into_iter().chain(VIEWS) {
         let text = site.render_recipe(r, display, controls(edit)).unwrap();
+        let hash = expected_hash(site, &text);
         for coding in ["br", "gzip", "identity"] {
             let request = accept(coding);
-            let whole = per_request(text.clone(), HTML, &request);
+            let whole = per_request_as(text.clone(), HTML, &request, None);
             let answer = site
                 .recipe_answer(r, display, controls(edit), &request)
                 .unwrap();
             let what = format!("{} {display:?} {coding}", r.name);
+            let whole_hash = crate::web::http::representation::content_hash(text.as_bytes());
+            let etag = whole.headers()[header::ETAG]
+                .to_str()
+                .unwrap()
+                .replace(&whole_hash, &hash);
+            assert_eq!(answer.headers()[header::ETAG], etag.as_str(), "{what}");
+            let mut again = request.clone();
+            again.insert(header::IF_NONE_MATCH, HeaderValue::from_str(&etag).unwrap());
+            let not_modified = site
+                .recipe_answer(r, display, controls(edit), &again)
+                .unwrap();
+            assert_eq!(not_modified.status(), 304, "{what}");
             assert_eq!(
-                answer.headers()[header::ETAG],
-                whole.headers()[header::ETAG],
+                not_modified.headers()[header::ETAG],
+                etag.as_str(),
                 "{what}"
             );
             let was_spliced = answer.extensions().get::<PerRequest>().is_none();
@@ -319,4 +380,125 @@ async fn a_page_holding_the_mark_is_compressed_whole() {
         "the name shows the mark"
     );
     check_answers(&site, &recipes.all()[1], false).await;
+}
+
+/// The ETags of one recipe's page in every coding, for `display` and edit controls.
+fn etags(site: &Site, r: &Recipe, display: AmountView, token: Option<&str>) -> Vec<String> {
+    let edit = || {
+        token.map(|t| EditControls {
+            csrf: t.into(),
+            version: "v1".into(),
+            saved: None,
+        })
+    };
+    ["br", "gzip", "identity"]
+        .into_iter()
+        .map(|coding| {
+            let answer = site
+                .recipe_answer(r, display, edit(), &accept(coding))
+                .unwrap();
+            answer.headers()[header::ETAG].to_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+/// The ETag is made of the parts' hashes, not the whole text's: it must still change with
+/// everything the page shows. Another recipe saved (the list), the recipe itself, the
+/// units, the servings, the edit controls (and the editor's token): each a new ETag in
+/// every coding, spliced and kept or not.
+#[tokio::test]
+async fn a_recipe_pages_etag_changes_with_everything_on_it() {
+    let recipes = generated(40, "Generated");
+    let json = |rename: Option<(usize, &str)>| {
+        let mut all: Vec<serde_json::Value> = recipes
+            .all()
+            .iter()
+            .map(|r| serde_json::to_value(r).unwrap())
+            .collect();
+        if let Some((i, name)) = rename {
+            all[i]["name"] = serde_json::json!(name);
+        }
+        let text = serde_json::to_string(&all).unwrap();
+        let parsed = Recipes::parse(
+            &text,
+            crate::recipes::Origin::Embedded,
+            std::time::UNIX_EPOCH,
+        );
+        let site = Site::new(parsed.unwrap(), &Assets::load()).unwrap();
+        site.compress_quickly();
+        site
+    };
+    let site = json(None);
+    let other = json(Some((30, "Another name")));
+    let itself = json(Some((3, "Its new name")));
+    let r = |site: &Site| site.recipes().all()[3].clone();
+    let plain = AmountView::default();
+    let base = etags(&site, &r(&site), plain, None);
+    // Asked again, kept or not: the same.
+    assert_eq!(etags(&site, &r(&site), plain, None), base);
+    let token = Some;
+    let changed = [
+        (
+            "another recipe saved",
+            etags(&other, &r(&other), plain, None),
+        ),
+        ("the recipe saved", etags(&itself, &r(&itself), plain, None)),
+        (
+            "units",
+            etags(
+                &site,
+                &r(&site),
+                AmountView {
+                    unit: Some(Unit::Oz),
+                    servings: 1,
+                },
+                None,
+            ),
+        ),
+        (
+            "servings",
+            etags(
+                &site,
+                &r(&site),
+                AmountView {
+                    unit: None,
+                    servings: 2,
+                },
+                None,
+            ),
+        ),
+        ("edit controls", etags(&site, &r(&site), plain, token("a"))),
+    ];
+    for (what, tags) in &changed {
+        for (coding, (tag, before)) in tags.iter().zip(&base).enumerate() {
+            assert_ne!(tag, before, "{what}, coding {coding}");
+        }
+    }
+    let other_token = etags(&site, &r(&site), plain, token("b"));
+    assert_ne!(other_token, changed[4].1, "another editor's token");
+    // Only brotli pages without edit controls are kept: one per display asked for, sent
+    // as they were made; none for other codings.
+    assert_eq!(site.recipe_pages.len(), 3);
+    let id = r(&site).id;
+    let kept = site
+        .kept_recipe_page(id, plain, &accept("br"))
+        .expect("kept");
+    assert_eq!(kept.headers()[header::ETAG], base[0].as_str());
+    assert!(site.kept_recipe_page(id, plain, &accept("gzip")).is_none());
+    let unasked = AmountView {
+        unit: None,
+        servings: 5,
+    };
+    assert!(site.kept_recipe_page(id, unasked, &accept("br")).is_none());
+    assert!(
+        other
+            .kept_recipe_page(r(&other).id, plain, &accept("br"))
+            .is_some()
+    );
+    assert!(
+        json(None)
+            .kept_recipe_page(id, plain, &accept("br"))
+            .is_none(),
+        "a new collection keeps none"
+    );
 }
