@@ -103,7 +103,7 @@ async fn literal_addresses_in_every_spelling_are_judged_without_a_lookup() {
 
 #[tokio::test]
 async fn only_http_and_https_are_fetched() {
-    let f = fetcher(&["93.184.215.14"], &[]);
+    let f = fetcher(&["127.0.0.1"], &[]);
     for address in [
         "file:///etc/passwd",
         "ftp://example.com/",

@@ -25,11 +25,15 @@
 
 mod backup;
 mod menus;
+#[cfg(test)]
+mod menus_tests;
 mod mine;
 mod rules;
 mod schema;
 mod shelf;
 mod strengths;
+#[cfg(test)]
+mod strengths_tests;
 #[cfg(test)]
 mod tests;
 
