@@ -66,14 +66,7 @@ pub(crate) async fn change_shelf(
     from.check()?;
     home.take_write(&person)?;
     editing::json_body(&headers)?;
-    let change: ShelfChange =
-        serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(&bytes))
-            .map_err(|e| {
-                WebError::Refused(crate::store::FieldError {
-                    field: e.path().to_string(),
-                    message: e.into_inner().to_string(),
-                })
-            })?;
+    let change: ShelfChange = super::body::typed(&bytes)?;
     let writer = db.clone();
     on_blocking(writer, move |db| {
         db.change_shelf(&person, &change.have, &change.out, change.at)
@@ -166,14 +159,7 @@ pub(crate) async fn change_strength(
     from.check()?;
     home.take_write(&person)?;
     editing::json_body(&headers)?;
-    let change: StrengthChange =
-        serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(&bytes))
-            .map_err(|e| {
-                WebError::Refused(crate::store::FieldError {
-                    field: e.path().to_string(),
-                    message: e.into_inner().to_string(),
-                })
-            })?;
+    let change: StrengthChange = super::body::typed(&bytes)?;
     let writer = db.clone();
     let own = on_blocking(writer, move |db| {
         db.set_strength(&person, &change.name, change.abv, change.at)?;

@@ -15,6 +15,19 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fmt;
 
+/// `body` read as `T` (a household or menu write's own shape): a refusal names the field
+/// serde could not read (`recipes[2].id`), as every API error does.
+pub(crate) fn typed<T: serde::de::DeserializeOwned>(
+    body: &[u8],
+) -> Result<T, crate::web::error::WebError> {
+    serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(body)).map_err(|e| {
+        crate::web::error::WebError::Refused(FieldError {
+            field: e.path().to_string(),
+            message: e.into_inner().to_string(),
+        })
+    })
+}
+
 /// `body` as JSON, and a problem for each key an object repeats (none when it repeats
 /// none). Invalid JSON is serde_json's error, with its line and column.
 pub(crate) fn parse(body: &[u8]) -> Result<(Value, Vec<FieldError>), serde_json::Error> {

@@ -69,14 +69,7 @@ where
 /// The menu sent: a JSON object of [`MenuDraft`]'s fields, each recipe one there is.
 fn draft(site: &Site, headers: &HeaderMap, bytes: &[u8]) -> Result<MenuDraft, WebError> {
     editing::json_body(headers)?;
-    let draft: MenuDraft =
-        serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(bytes))
-            .map_err(|e| {
-                WebError::Refused(FieldError {
-                    field: e.path().to_string(),
-                    message: e.into_inner().to_string(),
-                })
-            })?;
+    let draft: MenuDraft = super::body::typed(bytes)?;
     for (i, r) in draft.recipes.iter().enumerate() {
         if site.recipes().get(r.id).is_none() {
             return Err(WebError::Refused(FieldError {
