@@ -315,7 +315,8 @@ where
     I: AsyncRead + AsyncWrite + Unpin,
 {
     match acceptor.accept(io).await {
-        Ok(tls) => {
+        Ok(mut tls) => {
+            hold_a_piece(tls.get_mut().1);
             let protocol = match tls.get_ref().1.alpn_protocol() {
                 Some(b"h2") => Protocol::Http2,
                 _ => Protocol::Http1,
@@ -327,6 +328,20 @@ where
             None
         }
     }
+}
+
+/// What rustls may hold of the TLS records not yet written to the socket: one piece of an
+/// answer ([`budget::PIECE`]) and its head, so that each piece goes out in one write.
+/// rustls's own default (64 KiB) took a 64 KiB piece and its head in two, and on the
+/// tailnet every write is one more wake-up of the node's reader across the loopback
+/// socket (`docs/bench/results.md`, "Tailnet HTTP/1.1"). It stays a bound: a client that
+/// reads nothing holds at most this much of ours here.
+#[cfg(feature = "tailnet")]
+const TLS_UNSENT: usize = budget::PIECE + 16 * 1024;
+
+#[cfg(feature = "tailnet")]
+fn hold_a_piece(tls: &mut rustls::ServerConnection) {
+    tls.set_buffer_limit(Some(TLS_UNSENT));
 }
 
 /// The app as hyper calls it on one connection: counts requests in flight, and wraps each
@@ -423,5 +438,73 @@ pub async fn accept_tcp(listener: TcpListener, connections: Connections) {
                 }
             },
         }
+    }
+}
+
+#[cfg(test)]
+#[cfg(feature = "tailnet")]
+mod tests {
+    use super::{budget, hold_a_piece};
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+    use rustls::{ClientConfig, ClientConnection, RootCertStore, ServerConfig, ServerConnection};
+    use std::io::Write;
+    use std::sync::Arc;
+
+    /// A server and a client connection that have finished their handshake in memory.
+    fn connected() -> ServerConnection {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let key = rcgen::KeyPair::generate().expect("key");
+        let cert = rcgen::CertificateParams::new(vec!["libations.test".to_owned()])
+            .expect("params")
+            .self_signed(&key)
+            .expect("cert");
+        let der = CertificateDer::from(cert.der().to_vec());
+        let server = ServerConfig::builder_with_provider(provider.clone())
+            .with_safe_default_protocol_versions()
+            .expect("versions")
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![der.clone()],
+                PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
+            )
+            .expect("server config");
+        let mut roots = RootCertStore::empty();
+        roots.add(der).expect("root");
+        let client = ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .expect("versions")
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        let mut server = ServerConnection::new(Arc::new(server)).expect("server");
+        let name = "libations.test".try_into().expect("name");
+        let mut client = ClientConnection::new(Arc::new(client), name).expect("client");
+        while server.is_handshaking() || client.is_handshaking() {
+            let mut wire = Vec::new();
+            client.write_tls(&mut wire).expect("client writes");
+            server.read_tls(&mut wire.as_slice()).expect("server reads");
+            server.process_new_packets().expect("server processes");
+            let mut wire = Vec::new();
+            server.write_tls(&mut wire).expect("server writes");
+            client.read_tls(&mut wire.as_slice()).expect("client reads");
+            client.process_new_packets().expect("client processes");
+        }
+        // What the server sent after the handshake (session tickets) is not an answer's.
+        let mut wire = Vec::new();
+        while server.wants_write() {
+            server.write_tls(&mut wire).expect("server writes");
+        }
+        server
+    }
+
+    #[test]
+    fn a_whole_piece_and_its_head_are_taken_in_one_write() {
+        let answer = vec![b'a'; budget::PIECE + 600];
+        let mut server = connected();
+        hold_a_piece(&mut server);
+        assert_eq!(server.writer().write(&answer).expect("write"), answer.len());
+        // ...where rustls's default would have taken only part of it, so the rest
+        // would have gone out in a write of its own.
+        let mut default = connected();
+        assert!(default.writer().write(&answer).expect("write") < answer.len());
     }
 }

@@ -71,6 +71,7 @@ func main() {
 	withProxy := fs.Bool("proxy", false, "serve an HTTP CONNECT proxy on 127.0.0.1 per client node (READY: proxy= for the phone, proxy2= for -second-peer) that tunnels through that node to tailnet names and addresses only, so a browser can browse as the node")
 	ingressName := fs.String("ingress", "", "if set, start a node with this hostname that plays Tailscale's Funnel ingress relay (GET /ingress); control marks it UnsignedPeerAPIOnly, as real ingress nodes are")
 	noFunnel := fs.Bool("no-funnel", false, "nodes get no \"funnel\" node attribute (a tailnet policy that does not allow Funnel)")
+	joinControl := fs.String("join-control", "", "if set, start no control, DERP or client: only a -bench-hostname node serving as -bench-port does, joined to the tailnet of the harness whose control URL this is (auth key from -auth-key-file)")
 	_ = fs.Parse(os.Args[1:])
 
 	// The harness's own nodes must not try to upload logs anywhere.
@@ -78,6 +79,13 @@ func main() {
 		os.Setenv("TS_NO_LOGS_NO_SUPPORT", "true")
 	}
 
+	if *joinControl != "" {
+		if err := runJoined(*joinControl, *authKeyFile, *benchName, *benchPort, *benchTLSPort, *benchBytes, *verbose); err != nil {
+			log.Printf("tailnet-harness: %v", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(runOptions{
 		listen: *listen, domain: *domain, authKeyFile: *authKeyFile, authKey: *authKey,
 		requireAuth: *requireAuth, rootCA: *rootCA, peerName: *peerName,
