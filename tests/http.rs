@@ -721,6 +721,7 @@ async fn shelf_page_and_ingredients_api() {
     assert!(uses > 1);
     assert_eq!(lime["recipes"].as_u64(), Some(uses as u64));
     let html = unescape(&text(&server.url("/shelf")).await);
+    let mut once = 0;
     for i in &list {
         let key = i["key"].as_str().expect("key");
         let offered = html.contains(&format!("value=\"{key}\""));
@@ -729,7 +730,21 @@ async fn shelf_page_and_ingredients_api() {
             i["staple"] == false,
             "{key}: staples are not offered"
         );
+        // Each offered ingredient says how many recipes use it, in words that agree.
+        let n = i["recipes"].as_u64().expect("recipes");
+        let word = if n == 1 { "recipe" } else { "recipes" };
+        let uses = format!("value=\"{key}\"> <span class=\"name\">");
+        let line = html.split(&uses).nth(1).map(|rest| rest.split("</li>").next());
+        if offered {
+            let line = line.flatten().expect("the ingredient's line");
+            assert!(
+                line.contains(&format!("<span class=\"uses\">{n} {word}</span>")),
+                "{key}: {line}"
+            );
+            once += usize::from(n == 1);
+        }
     }
+    assert!(once > 0, "the sample has ingredients one recipe uses");
     assert!(html.contains("30 ml = 1 oz"));
     let worker = text(&server.url("/sw.js")).await;
     assert!(worker.contains("\"/shelf\"") && worker.contains("\"/api/ingredients\""));
