@@ -734,9 +734,12 @@ async fn shelf_page_and_ingredients_api() {
         let n = i["recipes"].as_u64().expect("recipes");
         let word = if n == 1 { "recipe" } else { "recipes" };
         let uses = format!("value=\"{key}\"> <span class=\"name\">");
-        let line = html.split(&uses).nth(1).map(|rest| rest.split("</li>").next());
+        let line = html
+            .split(&uses)
+            .nth(1)
+            .and_then(|rest| rest.split("</li>").next());
         if offered {
-            let line = line.flatten().expect("the ingredient's line");
+            let line = line.expect("the ingredient's line");
             assert!(
                 line.contains(&format!("<span class=\"uses\">{n} {word}</span>")),
                 "{key}: {line}"
