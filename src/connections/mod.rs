@@ -334,7 +334,7 @@ where
 /// answer ([`budget::PIECE`]) and its head, so that each piece goes out in one write.
 /// rustls's own default (64 KiB) took a 64 KiB piece and its head in two, and on the
 /// tailnet every write is one more wake-up of the node's reader across the loopback
-/// socket (`docs/bench/results.md`, "Tailnet HTTP/1.1"). It stays a bound: a client that
+/// socket (`docs/bench/issue-30.md`, "What was changed"). It stays a bound: a client that
 /// reads nothing holds at most this much of ours here.
 #[cfg(feature = "tailnet")]
 const TLS_UNSENT: usize = budget::PIECE + 16 * 1024;
@@ -444,14 +444,15 @@ pub async fn accept_tcp(listener: TcpListener, connections: Connections) {
 #[cfg(test)]
 #[cfg(feature = "tailnet")]
 mod tests {
-    use super::{budget, hold_a_piece};
+    use super::{budget, tls_handshake};
     use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
-    use rustls::{ClientConfig, ClientConnection, RootCertStore, ServerConfig, ServerConnection};
+    use rustls::{ClientConfig, RootCertStore, ServerConfig};
     use std::io::Write;
     use std::sync::Arc;
+    use tokio_rustls::{TlsAcceptor, TlsConnector};
 
-    /// A server and a client connection that have finished their handshake in memory.
-    fn connected() -> ServerConnection {
+    /// An acceptor and a connector that trust each other, with a fresh self-signed pair.
+    fn pair() -> (TlsAcceptor, TlsConnector) {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let key = rcgen::KeyPair::generate().expect("key");
         let cert = rcgen::CertificateParams::new(vec!["libations.test".to_owned()])
@@ -475,36 +476,39 @@ mod tests {
             .expect("versions")
             .with_root_certificates(roots)
             .with_no_client_auth();
-        let mut server = ServerConnection::new(Arc::new(server)).expect("server");
-        let name = "libations.test".try_into().expect("name");
-        let mut client = ClientConnection::new(Arc::new(client), name).expect("client");
-        while server.is_handshaking() || client.is_handshaking() {
-            let mut wire = Vec::new();
-            client.write_tls(&mut wire).expect("client writes");
-            server.read_tls(&mut wire.as_slice()).expect("server reads");
-            server.process_new_packets().expect("server processes");
-            let mut wire = Vec::new();
-            server.write_tls(&mut wire).expect("server writes");
-            client.read_tls(&mut wire.as_slice()).expect("client reads");
-            client.process_new_packets().expect("client processes");
-        }
-        // What the server sent after the handshake (session tickets) is not an answer's.
-        let mut wire = Vec::new();
-        while server.wants_write() {
-            server.write_tls(&mut wire).expect("server writes");
-        }
-        server
+        (
+            TlsAcceptor::from(Arc::new(server)),
+            TlsConnector::from(Arc::new(client)),
+        )
     }
 
-    #[test]
-    fn a_whole_piece_and_its_head_are_taken_in_one_write() {
+    /// How much of `answer` the server's TLS takes in one write, on a connection made by
+    /// [`tls_handshake`] (`ours`) or by a plain accept.
+    async fn taken_in_one_write(answer: &[u8], ours: bool) -> usize {
+        let (acceptor, connector) = pair();
+        let (near, far) = tokio::io::duplex(1 << 20);
+        let name = "libations.test".try_into().expect("name");
+        let (server, client) = tokio::join!(
+            async {
+                if ours {
+                    tls_handshake(near, acceptor).await.map(|(tls, _)| tls)
+                } else {
+                    acceptor.accept(near).await.ok()
+                }
+            },
+            connector.connect(name, far)
+        );
+        let _client = client.expect("client handshake");
+        let mut server = server.expect("server handshake");
+        server.get_mut().1.writer().write(answer).expect("write")
+    }
+
+    #[tokio::test]
+    async fn a_whole_piece_and_its_head_are_taken_in_one_write() {
         let answer = vec![b'a'; budget::PIECE + 600];
-        let mut server = connected();
-        hold_a_piece(&mut server);
-        assert_eq!(server.writer().write(&answer).expect("write"), answer.len());
-        // ...where rustls's default would have taken only part of it, so the rest
-        // would have gone out in a write of its own.
-        let mut default = connected();
-        assert!(default.writer().write(&answer).expect("write") < answer.len());
+        assert_eq!(taken_in_one_write(&answer, true).await, answer.len());
+        // ...where rustls's default takes only part of it, so the rest would go out in a
+        // write of its own.
+        assert!(taken_in_one_write(&answer, false).await < answer.len());
     }
 }
