@@ -83,7 +83,8 @@ pub(crate) fn go_style(args: impl IntoIterator<Item = OsString>) -> Vec<OsString
 pub(crate) enum Command {
     /// Validate a recipes file: print every problem and warning, and exit 1 on a problem.
     /// With --household, also check the household's database (SQLite's integrity check,
-    /// the schema version).
+    /// the schema version and the schema itself; given the recipes file too, rows for
+    /// recipe ids it never had).
     Check {
         /// The recipes file (a JSON array of recipes).
         #[arg(required_unless_present = "household")]
@@ -98,6 +99,21 @@ pub(crate) enum Command {
     ImportHousehold {
         /// The backup file (libations-household.json).
         file: PathBuf,
+        /// The state directory holding household.sqlite (default as the app's).
+        #[arg(long, env = "LIBATIONS_STATE_DIR")]
+        state_dir: Option<PathBuf>,
+        /// The recipes file the household's rows are for (default as the app's: the
+        /// embedded sample without one): the backup may name only recipe ids it has or had.
+        #[arg(long, env = "LIBATIONS_RECIPES_FILE", value_name = "FILE")]
+        recipes_file: Option<PathBuf>,
+    },
+    /// Drop the household's rows for recipe ids the recipes file (and its journal) never
+    /// had, printing each: `libations check FILE --household DB` lists them. Safe while the
+    /// app runs.
+    RepairHousehold {
+        /// The recipes file the household's rows are for.
+        #[arg(long, env = "LIBATIONS_RECIPES_FILE", value_name = "FILE")]
+        recipes_file: PathBuf,
         /// The state directory holding household.sqlite (default as the app's).
         #[arg(long, env = "LIBATIONS_STATE_DIR")]
         state_dir: Option<PathBuf>,

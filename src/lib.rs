@@ -21,6 +21,7 @@
 //! - [`import`]: reading recipes from other formats (JSON-LD, Bar Assistant, Markdown), writing ours in them.
 //! - [`strength`]: how strong a recipe is: ABV, volume and standard drinks, with dilution.
 //! - [`store`]: adding, editing, deleting and undoing recipes, safely on disk.
+//! - [`strict_json`]: JSON read with every repeated key named, for writes and backups.
 //! - [`tasks`]: waiting for background tasks without losing their panics.
 
 pub(crate) mod app;
@@ -41,6 +42,7 @@ pub mod search;
 pub(crate) mod signals;
 pub mod store;
 pub mod strength;
+pub mod strict_json;
 #[cfg(feature = "tailnet")]
 pub mod tailnet;
 /// Without the `tailnet` feature: only `--tailnet-listener`'s values, so that the flag

@@ -118,6 +118,20 @@ pub fn invisible(text: &str, multiline: bool) -> Option<Invisible> {
         .map(|(c, at)| Invisible { at, c })
 }
 
+/// As [`invisible`], for a one-line name (an ingredient on the shelf or in a strength, a
+/// menu's title, a login, a person's name): also the zero-width characters that make two
+/// names that look alike differ (U+200B ZERO WIDTH SPACE, U+2060 WORD JOINER). Prose keeps
+/// them: Thai and Khmer text puts U+200B between words.
+pub fn invisible_in_name(text: &str) -> Option<Invisible> {
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return None;
+    }
+    text.chars()
+        .zip(1..)
+        .find(|&(c, _)| is_invisible(c) || matches!(c, '\u{200b}' | '\u{2060}'))
+        .map(|(c, at)| Invisible { at, c })
+}
+
 fn is_invisible(c: char) -> bool {
     matches!(
         c,
@@ -159,6 +173,7 @@ fn char_name(c: char) -> Option<&'static str> {
         '\u{7f}' => "DELETE",
         '\u{85}' => "NEXT LINE",
         '\u{61c}' => "ARABIC LETTER MARK",
+        '\u{200b}' => "ZERO WIDTH SPACE",
         '\u{200e}' => "LEFT-TO-RIGHT MARK",
         '\u{200f}' => "RIGHT-TO-LEFT MARK",
         '\u{202a}' => "LEFT-TO-RIGHT EMBEDDING",
@@ -166,6 +181,7 @@ fn char_name(c: char) -> Option<&'static str> {
         '\u{202c}' => "POP DIRECTIONAL FORMATTING",
         '\u{202d}' => "LEFT-TO-RIGHT OVERRIDE",
         '\u{202e}' => "RIGHT-TO-LEFT OVERRIDE",
+        '\u{2060}' => "WORD JOINER",
         '\u{2066}' => "LEFT-TO-RIGHT ISOLATE",
         '\u{2067}' => "RIGHT-TO-LEFT ISOLATE",
         '\u{2068}' => "FIRST STRONG ISOLATE",

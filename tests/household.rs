@@ -353,6 +353,13 @@ async fn a_note_changed_on_two_devices_keeps_both_until_settled() {
     // An older star arriving after a newer un-star changes nothing, and says so.
     ok(
         &alice,
+        "PUT",
+        "/api/me/favourites/2",
+        Some(json!({"at": 500})),
+    )
+    .await;
+    ok(
+        &alice,
         "DELETE",
         "/api/me/favourites/2",
         Some(json!({"at": 2_000})),
@@ -585,7 +592,7 @@ async fn the_server_answers_personal_terms_for_a_person_with_and_without_javascr
 }
 
 #[tokio::test]
-async fn a_new_recipe_never_takes_an_id_the_household_still_points_at() {
+async fn a_new_recipe_never_takes_the_id_of_one_deleted_with_a_note() {
     let state = tempfile::tempdir().unwrap();
     let (_dir, file) = common::collection();
     let dir = state.path().to_str().unwrap();
@@ -597,18 +604,30 @@ async fn a_new_recipe_never_takes_an_id_the_household_still_points_at() {
         Some(json!({"text": "the last one"})),
     )
     .await;
+    // Recipe 28, the highest, is deleted: its id stays given (the journal keeps it).
+    let read = client()
+        .get(server.url("/api/recipes/28"))
+        .send()
+        .await
+        .unwrap();
+    let etag = read.headers()["etag"].clone();
+    let deleted = client()
+        .delete(server.url("/api/recipes/28"))
+        .headers(common::same_origin(&server))
+        .header("if-match", etag)
+        .send()
+        .await
+        .unwrap();
+    assert!(deleted.status().is_success(), "{}", deleted.status());
     server.stop();
-    // Recipe 28, the highest, is deleted by hand: the journal never knew it.
-    let mut recipes: Vec<Value> = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-    recipes.retain(|r| r["id"] != 28);
-    std::fs::write(&file, serde_json::to_vec_pretty(&recipes).unwrap()).unwrap();
     let server = common::editor(&file, &["--state-dir", dir]);
     let drink = json!({"name": "Newcomer", "ingredients": [{"name": "Gin", "measure": "50", "unit": "ml"}]});
     let (status, answer) = write(&server, "POST", "/api/recipes", Some(drink)).await;
     assert_eq!(status, StatusCode::CREATED, "{answer}");
-    assert_eq!(answer["recipe"]["id"], 29, "28 still has a note");
-    // The note of the deleted recipe is kept.
+    assert_eq!(answer["recipe"]["id"], 29, "28 was given once");
+    // The note of the deleted recipe is kept, and can still be taken away.
     assert_eq!(get(&server, "/api/me").await["notes"]["28"], "the last one");
+    ok(&server, "DELETE", "/api/me/notes/28", None).await;
 }
 
 #[tokio::test]

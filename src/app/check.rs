@@ -13,7 +13,14 @@ pub(super) fn check(file: Option<&Path>, db: Option<&Path>) -> ExitCode {
         failed |= check_recipes(file) != ExitCode::SUCCESS;
     }
     if let Some(db) = db {
-        match household::check_file(db) {
+        let highest = match file.map(|f| highest_id_ever(Some(f))).transpose() {
+            Ok(highest) => highest,
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        match household::check_file(db, highest) {
             Ok(summary) => println!("{summary}"),
             Err(e) => {
                 eprintln!("{e}");
@@ -28,17 +35,23 @@ pub(super) fn check(file: Option<&Path>, db: Option<&Path>) -> ExitCode {
     }
 }
 
-/// Merges the backup `file` into the household in `state_dir`; says what it took.
-pub(super) fn import_household(file: &Path, state_dir: Option<&Path>) -> ExitCode {
+/// Merges the backup `file` into the household in `state_dir`; says what it took. The
+/// recipes (`recipes_file`, else the embedded sample) say which recipe ids it may name.
+pub(super) fn import_household(
+    file: &Path,
+    state_dir: Option<&Path>,
+    recipes_file: Option<&Path>,
+) -> ExitCode {
     let run = || -> Result<String, String> {
         let dir = super::state::state_dir(state_dir).map_err(|e| e.to_string())?;
+        let highest = highest_id_ever(recipes_file)?;
         let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
         let backup = Backup::from_slice(&bytes)
             .map_err(|e| format!("{}: {e}; nothing was changed", file.display()))?;
         let db = Household::open_in(&dir).map_err(|e| e.to_string())?;
         let taken = db
-            .import(&backup)
-            .map_err(|e| format!("{e}; nothing was changed"))?;
+            .import(&backup, highest)
+            .map_err(|e| format!("{}: {e}; nothing was changed", file.display()))?;
         Ok(format!(
             "{}: merged into {}: {} people, {} shelf rows, {} favourites, {} ratings, {} notes, {} made, {} menus, {} strengths",
             file.display(),
@@ -63,6 +76,49 @@ pub(super) fn import_household(file: &Path, state_dir: Option<&Path>) -> ExitCod
             ExitCode::FAILURE
         }
     }
+}
+
+/// Drops the household's rows for recipe ids `recipes_file` never had; prints each.
+pub(super) fn repair_household(recipes_file: &Path, state_dir: Option<&Path>) -> ExitCode {
+    let run = || -> Result<String, String> {
+        let dir = super::state::state_dir(state_dir).map_err(|e| e.to_string())?;
+        let highest = highest_id_ever(Some(recipes_file))?;
+        let db = Household::open_in(&dir).map_err(|e| e.to_string())?;
+        let dropped = db
+            .drop_strays(highest)
+            .map_err(|e| format!("{e}; nothing was changed"))?;
+        let mut said = format!(
+            "{}: dropped {} row(s) for recipe ids {} never had (it had 1 to {highest})",
+            db.path().display(),
+            dropped.len(),
+            recipes_file.display()
+        );
+        for stray in dropped {
+            said.push_str(&format!("\n  {stray}"));
+        }
+        Ok(said)
+    };
+    match run() {
+        Ok(said) => {
+            println!("{said}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("libations: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The highest recipe id `recipes_file` (else the embedded sample) and its journal ever
+/// had ([`crate::store::highest_id_ever`]).
+pub(super) fn highest_id_ever(recipes_file: Option<&Path>) -> Result<u64, String> {
+    let recipes = match recipes_file {
+        Some(path) => Recipes::from_file(path),
+        None => Recipes::sample(),
+    }
+    .map_err(|e| e.to_string())?;
+    crate::store::highest_id_ever(&recipes).map_err(|e| e.to_string())
 }
 
 /// Every problem on stderr and exit 1, or the warnings (stderr) and a summary (stdout)

@@ -42,8 +42,18 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Check { file, household }) => {
             return check::check(file.as_deref(), household.as_deref());
         }
-        Some(Command::ImportHousehold { file, state_dir }) => {
-            return check::import_household(file, state_dir.as_deref());
+        Some(Command::ImportHousehold {
+            file,
+            state_dir,
+            recipes_file,
+        }) => {
+            return check::import_household(file, state_dir.as_deref(), recipes_file.as_deref());
+        }
+        Some(Command::RepairHousehold {
+            recipes_file,
+            state_dir,
+        }) => {
+            return check::repair_household(recipes_file, state_dir.as_deref());
         }
         Some(Command::Import { file, into }) => {
             return import::import_file(file, into, cli.serve.limits.max_recipes_bytes);

@@ -57,7 +57,7 @@ pub(super) async fn serve(
         metrics.clone(),
         args.limits.max_recipes_bytes,
     );
-    let editing = state::editing(args, Arc::new(reloader.clone()), &home);
+    let editing = state::editing(args, Arc::new(reloader.clone()));
     let state = state::app_state(args, site, loaded.assets, metrics.clone(), editing, home)?;
     let reloading = tokio::spawn(reloader.run(stopping.clone()));
     let hosts = web::AllowedHosts::new(&args.allowed_hosts);

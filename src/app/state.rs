@@ -4,7 +4,7 @@ use super::RunError;
 use crate::cli::{LimitArgs, ServeArgs};
 use crate::connections::Limits;
 use crate::credentials;
-use crate::household::Household;
+use crate::household::{self, Household};
 use crate::metrics::Metrics;
 use crate::store::Store;
 use crate::web::{self, AppState, Assets, Editing, Home, Publish, RequestLimits, Site};
@@ -44,7 +44,7 @@ pub(super) fn app_state(
 
 /// Editing as the flags ask: on only with `--allow-edits` and a `--recipes-file` that can
 /// be written in place; otherwise off, with the reason logged and shown to would-be editors.
-pub(super) fn editing(args: &ServeArgs, publish: Arc<dyn Publish>, home: &Home) -> Arc<Editing> {
+pub(super) fn editing(args: &ServeArgs, publish: Arc<dyn Publish>) -> Arc<Editing> {
     let flags = &args.editing;
     if !flags.allow_edits {
         return Arc::new(Editing::read_only());
@@ -74,9 +74,7 @@ pub(super) fn editing(args: &ServeArgs, publish: Arc<dyn Publish>, home: &Home) 
         publish,
     ) {
         Ok(editing) => {
-            let editing = editing
-                .with_household(home.db().cloned())
-                .with_import_hosts(flags.import_allow_hosts.clone());
+            let editing = editing.with_import_hosts(flags.import_allow_hosts.clone());
             tracing::info!(file = %path, "editing is on: changes go to {path}, their history to {path}.journal");
             Arc::new(editing)
         }
@@ -125,7 +123,8 @@ pub(super) fn connection_limits(args: &LimitArgs) -> Limits {
 /// The household, kept in the state directory: on the tailnet always (the node keeps its
 /// own state there too); with `--local` only when `--state-dir` is given, so that UI work
 /// and tests never write into the user's home unasked. A database that cannot be opened
-/// stops the start, naming the file, as a broken recipes file does.
+/// (damaged, a future schema, not writable) does not stop the start: the recipes are
+/// served, and the household's routes answer 503 saying what is wrong and how to repair.
 pub(super) fn home(args: &ServeArgs) -> Result<Arc<Home>, RunError> {
     let flag = args.tailnet.state_dir.as_deref();
     if args.local && flag.is_none() {
@@ -134,10 +133,30 @@ pub(super) fn home(args: &ServeArgs) -> Result<Arc<Home>, RunError> {
         )));
     }
     let dir = state_dir(flag)?;
-    let db = Household::open_in(&dir)
-        .map_err(|e| RunError::Usage(format!("the household's database: {e}")))?;
-    tracing::info!(file = %db.path().display(), "the household is kept in {}", db.path().display());
-    Ok(Arc::new(Home::on(db)))
+    match Household::open_in(&dir) {
+        Ok(db) => {
+            tracing::info!(file = %db.path().display(), "the household is kept in {}", db.path().display());
+            Ok(Arc::new(Home::on(db)))
+        }
+        Err(e) => {
+            let why = broken_household(&dir.join(household::FILE_NAME), &e);
+            tracing::error!("{why}");
+            Ok(Arc::new(Home::broken(why)))
+        }
+    }
+}
+
+/// What a household whose database cannot be opened is told, and the log says: what is
+/// wrong and how to repair it. The recipes are served all the same.
+fn broken_household(file: &std::path::Path, e: &household::HouseholdError) -> String {
+    format!(
+        "The household's database cannot be used ({e}). The recipes are served, but \
+         favourites, ratings, notes, the shelf and the guests' menus are not until it is \
+         repaired: `libations check --household {file}` says what is wrong; restore it from a \
+         backup (move it aside, start the app, then `libations import-household`), or make \
+         its directory writable, and restart the app.",
+        file = file.display()
+    )
 }
 
 /// `--state-dir`, else `$XDG_STATE_HOME/libations`, else `~/.local/state/libations`.

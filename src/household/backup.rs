@@ -121,8 +121,11 @@ impl Backup {
                 ),
             ));
         }
-        let value: serde_json::Value = serde_json::from_slice(bytes)
+        let (value, repeats) = crate::strict_json::parse(bytes)
             .map_err(|e| HouseholdError::refused("(file)", format!("not JSON: {e}")))?;
+        if let Some(repeat) = repeats.into_iter().next() {
+            return Err(HouseholdError::refused(repeat.field, repeat.message));
+        }
         if !value.is_object() {
             return Err(HouseholdError::refused(
                 "(file)",
@@ -179,13 +182,47 @@ impl Backup {
         for (i, row) in self.strengths.iter().enumerate() {
             row.check(&format!("strengths[{i}]"))?;
             time(row.at, &format!("strengths[{i}].at"))?;
+            rules::login(&row.by, &format!("strengths[{i}].by"), true)?;
+        }
+        for (i, menu) in self.menus.iter().enumerate() {
+            rules::login(&menu.by, &format!("menus[{i}].by"), true)?;
         }
         for (i, row) in self.shelf.iter().enumerate() {
             rules::shelf_name(&row.name, &format!("shelf[{i}].name"))?;
             time(row.at, &format!("shelf[{i}].at"))?;
+            rules::login(&row.by, &format!("shelf[{i}].by"), true)?;
         }
         for (p, person) in self.people.iter().enumerate() {
             person.check(&format!("people[{p}]"))?;
+        }
+        Ok(())
+    }
+}
+
+impl Backup {
+    /// Every recipe id the file names is one the collection has or had.
+    fn check_ids(&self, highest: u64) -> Result<()> {
+        for (p, person) in self.people.iter().enumerate() {
+            let at = format!("people[{p}]");
+            let ids = [
+                (
+                    "favourites",
+                    person.favourites.iter().map(|f| f.id).collect::<Vec<_>>(),
+                ),
+                ("ratings", person.ratings.iter().map(|r| r.id).collect()),
+                ("notes", person.notes.iter().map(|n| n.id).collect()),
+                ("made", person.made.iter().map(|m| m.id).collect()),
+            ];
+            for (what, ids) in ids {
+                for (i, id) in ids.into_iter().enumerate() {
+                    rules::known_recipe(id, highest, &format!("{at}.{what}[{i}].id"))?;
+                }
+            }
+        }
+        for (m, menu) in self.menus.iter().enumerate() {
+            for (i, r) in menu.recipes.iter().enumerate() {
+                rules::known_recipe(r.id, highest, &format!("menus[{m}].recipes[{i}].id"))?;
+            }
         }
         Ok(())
     }
@@ -203,9 +240,8 @@ fn time(at: i64, field: &str) -> Result<()> {
 
 impl PersonRows {
     fn check(&self, at: &str) -> Result<()> {
-        if self.login.trim().is_empty() {
-            return Err(HouseholdError::refused(format!("{at}.login"), "is empty"));
-        }
+        rules::login(&self.login, &format!("{at}.login"), false)?;
+        rules::login(&self.name, &format!("{at}.name"), true)?;
         let caps = [
             ("favourites", self.favourites.len(), rules::PER_PERSON),
             ("ratings", self.ratings.len(), rules::PER_PERSON),
@@ -293,9 +329,12 @@ impl Household {
         Ok(backup)
     }
 
-    /// Merges `backup` in (see the module doc); all of it, or nothing.
-    pub fn import(&self, backup: &Backup) -> Result<Taken> {
+    /// Merges `backup` in (see the module doc); all of it, or nothing. Every recipe id in
+    /// it must be one the collection has or had (up to `highest`,
+    /// [`crate::store::highest_id_ever`]).
+    pub fn import(&self, backup: &Backup, highest: u64) -> Result<Taken> {
         backup.check()?;
+        backup.check_ids(highest)?;
         self.write(|tx| merge(tx, backup))
     }
 }
@@ -465,9 +504,12 @@ fn set_conflicts(
     top: Option<&String>,
     texts: Vec<String>,
 ) -> Result<()> {
+    // A set beside the list: a note may arrive with many conflicts, and a look-up in the
+    // list for each would make a merge quadratic in them.
+    let mut seen = std::collections::HashSet::new();
     let mut kept: Vec<String> = Vec::new();
     for text in texts {
-        if Some(&text) != top && !kept.contains(&text) {
+        if Some(&text) != top && seen.insert(text.clone()) {
             kept.push(text);
         }
     }

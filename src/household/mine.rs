@@ -83,6 +83,9 @@ impl Household {
         let recipe = rules::recipe(recipe, "id")?;
         let at = rules::when(at, "at")?;
         self.write(|tx| {
+            if !on {
+                stored(tx, "favourites", &who.login, recipe, "favourite")?;
+            }
             seen(tx, who)?;
             favourite(tx, &who.login, recipe, on, at)
         })
@@ -105,6 +108,9 @@ impl Household {
         }
         let at = rules::when(at, "at")?;
         self.write(|tx| {
+            if stars.is_none() {
+                stored(tx, "ratings", &who.login, recipe, "rating")?;
+            }
             seen(tx, who)?;
             rating(tx, &who.login, recipe, stars, at)
         })
@@ -118,6 +124,9 @@ impl Household {
         }
         let at = rules::when(change.at, "at")?;
         self.write(|tx| {
+            if change.text.is_none() {
+                stored(tx, "notes", &who.login, recipe, "note")?;
+            }
             seen(tx, who)?;
             note(tx, &who.login, recipe, &change, at)
         })
@@ -197,6 +206,22 @@ pub(super) fn seen(db: &Connection, who: &Person) -> Result<()> {
     )?
     .execute(params![who.login, who.name, rules::now_ms()])?;
     Ok(())
+}
+
+/// Refuses taking away a `what` that was never stored: a `DELETE` of nothing stores
+/// nothing (a row that says "off" is kept only where something was on), so that no id
+/// can be planted in the household by taking away what it never had.
+fn stored(db: &Connection, table: &str, login: &str, recipe: i64, what: &str) -> Result<()> {
+    let sql = format!("SELECT EXISTS (SELECT 1 FROM {table} WHERE login = ?1 AND recipe = ?2)");
+    let exists: bool = db
+        .prepare_cached(&sql)?
+        .query_row(params![login, recipe], |r| r.get(0))?;
+    if exists {
+        return Ok(());
+    }
+    Err(super::HouseholdError::Nothing(format!(
+        "You have no {what} on recipe {recipe} to take away; nothing was changed."
+    )))
 }
 
 fn count(db: &Connection, sql: &str, login: &str) -> Result<i64> {

@@ -18,10 +18,13 @@
 //! - [`strengths`]: the household's own ingredient strengths ("our overproof rum is 63%").
 //! - [`backup`]: the whole database as a versioned JSON file, and merging one back.
 //! - [`rules`]: caps, times, names: what every write is checked against first.
+//! - [`strays`]: rows for recipe ids the collection never had, found and dropped.
 //!
-//! The connection sits behind a mutex and is used from blocking threads (the web layer
-//! calls in through `spawn_blocking`): SQLite is synchronous, and one writer at a time is
-//! what it allows anyway.
+//! Two connections, each behind a mutex and used from blocking threads (the web layer
+//! calls in through `spawn_blocking`): one writes (SQLite allows one writer at a time
+//! anyway), the other only reads, so that reads never wait behind a write. A write that
+//! another process holds the database for (`libations import-household` beside the app)
+//! waits up to the busy timeout and is then refused as [`HouseholdError::Busy`] (503).
 
 mod backup;
 mod menus;
@@ -31,6 +34,7 @@ mod mine;
 mod rules;
 mod schema;
 mod shelf;
+mod strays;
 mod strengths;
 #[cfg(test)]
 mod strengths_tests;
@@ -45,6 +49,7 @@ pub use mine::{
 pub use rules::{Person, now_ms};
 pub use schema::check_file;
 pub use shelf::{Rater, RecipeRatings};
+pub use strays::Stray;
 pub use strengths::{OwnStrength, STRENGTH_ROWS};
 
 use rusqlite::Connection;
@@ -64,6 +69,14 @@ pub enum HouseholdError {
     /// The database file could not be opened or is not ours.
     #[error("{path}: {why}")]
     Open { path: PathBuf, why: String },
+    /// Nothing is stored to take away (`DELETE` of a favourite, rating or note there is
+    /// not): nothing was written.
+    #[error("{0}")]
+    Nothing(String),
+    /// Another writer (`libations import-household` while the app runs) held the database
+    /// longer than a write waits: nothing was saved; trying again shortly works.
+    #[error("the household database is busy with another change")]
+    Busy,
     /// The disk would not take the change (full, failing, read-only): nothing was saved.
     #[error("the household database could not save the change: {0}")]
     Disk(rusqlite::Error),
@@ -74,9 +87,12 @@ pub enum HouseholdError {
 
 impl From<rusqlite::Error> for HouseholdError {
     fn from(e: rusqlite::Error) -> HouseholdError {
-        use rusqlite::ErrorCode::{CannotOpen, DiskFull, ReadOnly, SystemIoFailure};
+        use rusqlite::ErrorCode::{
+            CannotOpen, DatabaseBusy, DatabaseLocked, DiskFull, ReadOnly, SystemIoFailure,
+        };
         match e.sqlite_error_code() {
             Some(DiskFull | SystemIoFailure | ReadOnly | CannotOpen) => HouseholdError::Disk(e),
+            Some(DatabaseBusy | DatabaseLocked) => HouseholdError::Busy,
             _ => HouseholdError::Db(e),
         }
     }
@@ -95,7 +111,13 @@ pub type Result<T, E = HouseholdError> = std::result::Result<T, E>;
 
 /// The household's database, open. One per process.
 pub struct Household {
-    db: Mutex<Connection>,
+    /// A read-only connection for every read: in WAL mode it reads the last commit without
+    /// waiting for the writer, so a guest's `/menu` or a person's `/api/me` never waits
+    /// behind a long write (a backup merged by the web or the CLI). Declared first, so
+    /// dropped first: the writer, closing last, checkpoints the WAL and removes it.
+    reader: Mutex<Connection>,
+    /// The one connection that writes ([`Household::write`]).
+    writer: Mutex<Connection>,
     path: PathBuf,
     /// A commit failed and no seal has committed since: the WAL may end in the failed
     /// commit's frames, so no write is taken before a seal commits. Changed only with
@@ -125,14 +147,17 @@ impl Household {
                 path: dir.to_owned(),
                 why: format!("cannot create the state directory: {e}"),
             })?;
+        schema::tighten(dir, 0o700);
         Household::open(&dir.join(FILE_NAME))
     }
 
     /// Opens (or creates) the database at `path`.
     pub fn open(path: &Path) -> Result<Household> {
-        let db = schema::open(path)?;
+        let writer = schema::open(path)?;
+        let reader = schema::open_reader(path)?;
         Ok(Household {
-            db: Mutex::new(db),
+            writer: Mutex::new(writer),
+            reader: Mutex::new(reader),
             path: path.to_owned(),
             unsealed: AtomicBool::new(false),
         })
@@ -142,11 +167,19 @@ impl Household {
         &self.path
     }
 
-    /// The connection. A panic while it was held leaves no half-done transaction (SQLite
-    /// rolls back an unfinished one when its `Transaction` is dropped), so the lock is
-    /// taken again even if poisoned.
+    /// The connection for reads. A panic while it was held leaves nothing half-done, so
+    /// the lock is taken again even if poisoned.
     fn db(&self) -> MutexGuard<'_, Connection> {
-        self.db
+        self.reader
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The connection that writes. A panic while it was held leaves no half-done
+    /// transaction (SQLite rolls back an unfinished one when its `Transaction` is
+    /// dropped), so the lock is taken again even if poisoned.
+    fn writer(&self) -> MutexGuard<'_, Connection> {
+        self.writer
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -163,7 +196,7 @@ impl Household {
     /// not reopened: SQLite drops its own cache after an I/O error, and a close would
     /// checkpoint and a reopen run recovery over the very frames to be kept out.
     fn write<T>(&self, f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T>) -> Result<T> {
-        let mut db = self.db();
+        let mut db = self.writer();
         if self.unsealed.load(Ordering::Relaxed) {
             schema::seal(&mut db)?;
             self.unsealed.store(false, Ordering::Relaxed);

@@ -68,6 +68,22 @@ pub fn recipe(id: u64, field: &str) -> Result<i64> {
     i64::try_from(id).map_err(|_| HouseholdError::refused(field, "is not a recipe id"))
 }
 
+/// A recipe id the household may keep rows for: one the collection has or had (`highest`
+/// is the highest id the recipes file and its journal ever gave, [`crate::store::highest_id_ever`]).
+/// Ids are never given twice, so a row for an id past it points at no drink at all, and
+/// would hold that id against every recipe added later.
+pub fn known_recipe(id: u64, highest: u64, field: &str) -> Result<i64> {
+    if id == 0 || id > highest {
+        return Err(HouseholdError::refused(
+            field,
+            format!(
+                "recipe {id} has never been in this collection (its ids run from 1 to {highest})"
+            ),
+        ));
+    }
+    recipe(id, field)
+}
+
 /// A note's text: at most [`NOTE_CHARS`] characters, no invisible ones (line feeds and
 /// tabs are text).
 pub fn note(text: &str, field: &str) -> Result<()> {
@@ -96,7 +112,7 @@ pub fn shelf_name(name: &str, field: &str) -> Result<String> {
             format!("an ingredient name can be at most {NAME_CHARS} characters; this one has {n}"),
         ));
     }
-    if let Some(bad) = crate::text::invisible(name, false) {
+    if let Some(bad) = crate::text::invisible_in_name(name) {
         return Err(HouseholdError::refused(
             field,
             format!("holds {bad}, which does not show as itself"),
@@ -107,6 +123,33 @@ pub fn shelf_name(name: &str, field: &str) -> Result<String> {
         return Err(HouseholdError::refused(field, "is not an ingredient name"));
     }
     Ok(key)
+}
+
+/// The longest login or person's name a backup may hold, in characters (a tailnet login
+/// is an e-mail address: at most 254).
+pub const LOGIN_CHARS: usize = 320;
+
+/// A login, a person's name or a change's `by` as a backup holds it: what the tailnet
+/// gives, so one line of at most [`LOGIN_CHARS`] characters that shows as itself (it
+/// reaches everyone's ratings as "by"); a login may not be empty.
+pub fn login(text: &str, field: &str, may_be_empty: bool) -> Result<()> {
+    let n = text.chars().count();
+    if n > LOGIN_CHARS {
+        return Err(HouseholdError::refused(
+            field,
+            format!("can be at most {LOGIN_CHARS} characters; this one has {n}"),
+        ));
+    }
+    if !may_be_empty && text.trim().is_empty() {
+        return Err(HouseholdError::refused(field, "is empty"));
+    }
+    if let Some(bad) = crate::text::invisible_in_name(text) {
+        return Err(HouseholdError::refused(
+            field,
+            format!("holds {bad}, which does not show as itself"),
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses adding to a table that already holds `cap` rows of this person's.

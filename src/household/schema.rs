@@ -93,6 +93,7 @@ pub(super) fn open(path: &Path) -> Result<Connection> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut db = Connection::open_with_flags(path, flags).map_err(|e| err(e.to_string()))?;
     settings(&db).map_err(|e| err(e.to_string()))?;
+    intact(&db).map_err(err)?;
     migrate(&mut db).map_err(|e| match e {
         HouseholdError::Db(e) | HouseholdError::Disk(e) => err(e.to_string()),
         other => other,
@@ -100,9 +101,68 @@ pub(super) fn open(path: &Path) -> Result<Connection> {
     Ok(db)
 }
 
+/// Takes away what others may do with `path` (an existing file or directory) beyond
+/// `mode`, saying so in the log: a database or state directory made by an older version,
+/// by hand or by a restored archive may be readable by everyone, and it holds everyone's
+/// private notes. A path that is absent, or whose mode cannot be changed (not ours), is
+/// left to the open that follows, which names the problem.
+pub(super) fn tighten(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return;
+    };
+    // A directory is tightened as one (0700), a file as one (0600); anything else (a
+    // directory where the database should be, a link) is the open's to refuse.
+    if meta.is_dir() != (mode & 0o100 != 0) || !(meta.is_dir() || meta.is_file()) {
+        return;
+    }
+    let was = meta.permissions().mode() & 0o777;
+    if was & !mode == 0 {
+        return;
+    }
+    let now = was & mode;
+    match std::fs::set_permissions(path, std::fs::Permissions::from_mode(now)) {
+        Ok(()) => tracing::warn!(
+            path = %path.display(),
+            "{} was mode {was:o}, open to others; tightened to {now:o}",
+            path.display()
+        ),
+        Err(e) => tracing::warn!(
+            path = %path.display(),
+            "{} is mode {was:o}, open to others, and could not be tightened: {e}",
+            path.display()
+        ),
+    }
+}
+
+/// A read-only connection to the database [`open`] made ready: it reads in WAL mode
+/// beside the writer, never waiting for it.
+pub(super) fn open_reader(path: &Path) -> Result<Connection> {
+    let err = |e: rusqlite::Error| HouseholdError::Open {
+        path: path.to_owned(),
+        why: e.to_string(),
+    };
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let db = Connection::open_with_flags(path, flags).map_err(err)?;
+    db.execute_batch(
+        "PRAGMA cache_size = -256;
+         PRAGMA busy_timeout = 5000;
+         PRAGMA trusted_schema = OFF;
+         PRAGMA query_only = ON;",
+    )
+    .map_err(err)?;
+    Ok(db)
+}
+
 /// The file only its owner reads: it holds everyone's private notes. SQLite gives the
-/// `-wal` and `-shm` files the database file's mode.
+/// `-wal` and `-shm` files the database file's mode; files made earlier with a looser
+/// mode are tightened ([`tighten`]).
 fn create_private(path: &Path) -> std::io::Result<()> {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        tighten(Path::new(&name), 0o600);
+    }
     use std::os::unix::fs::OpenOptionsExt;
     match std::fs::OpenOptions::new()
         .write(true)
@@ -113,6 +173,23 @@ fn create_private(path: &Path) -> std::io::Result<()> {
         Ok(file) => file.sync_all(),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
         Err(e) => Err(e),
+    }
+}
+
+/// SQLite's quick check of every page (a few milliseconds for a household's database):
+/// a truncated or damaged file is refused at the start, naming the damage, rather than
+/// failing one request at a time later.
+fn intact(db: &Connection) -> std::result::Result<(), String> {
+    let damaged = |e: rusqlite::Error| format!("damaged: {e}");
+    let mut stmt = db.prepare("PRAGMA quick_check").map_err(damaged)?;
+    let found: Vec<String> = stmt
+        .query_map([], |r| r.get::<_, String>(0))
+        .map_err(damaged)?
+        .collect::<rusqlite::Result<_>>()
+        .map_err(damaged)?;
+    match found.as_slice() {
+        [ok] if ok == "ok" => Ok(()),
+        problems => Err(format!("damaged: {}", problems.join("; "))),
     }
 }
 
@@ -131,6 +208,58 @@ fn settings(db: &Connection) -> rusqlite::Result<()> {
     )
 }
 
+/// The tables and indexes in `db` (name and the statement that made it), in name order.
+fn objects(db: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut stmt = db.prepare(
+        "SELECT name, coalesce(sql, '') FROM sqlite_master
+         WHERE name NOT LIKE 'sqlite_%' ORDER BY name",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect()
+}
+
+/// Whether `db` holds exactly the tables and indexes migrations 1 to `version` make, and
+/// if not, what differs: a file with our `user_version` but another schema (a hand-made
+/// one, another app's) is not ours to write into.
+pub(super) fn verify(db: &Connection, version: i64) -> std::result::Result<(), String> {
+    let read = |e: rusqlite::Error| format!("its schema cannot be read: {e}");
+    let expected = Connection::open_in_memory().map_err(read)?;
+    for sql in MIGRATIONS
+        .iter()
+        .take(usize::try_from(version).unwrap_or(0))
+    {
+        expected.execute_batch(sql).map_err(read)?;
+    }
+    let (want, have) = (
+        objects(&expected).map_err(read)?,
+        objects(db).map_err(read)?,
+    );
+    let mut problems = Vec::new();
+    for (name, sql) in &want {
+        match have.iter().find(|(n, _)| n == name) {
+            None => problems.push(format!("{name} is missing")),
+            Some((_, other)) if other != sql => problems.push(format!("{name} is not as made")),
+            Some(_) => {}
+        }
+    }
+    for (name, _) in &have {
+        if !want.iter().any(|(n, _)| n == name) {
+            problems.push(format!("{name} is not ours"));
+        }
+    }
+    match (problems.is_empty(), version) {
+        (true, _) => Ok(()),
+        (false, 0) => Err(format!(
+            "not a household database: it holds tables of another kind ({})",
+            problems.join(", ")
+        )),
+        (false, _) => Err(format!(
+            "schema version {version}, but not the schema it names: {}",
+            problems.join(", ")
+        )),
+    }
+}
+
 fn migrate(db: &mut Connection) -> Result<()> {
     let at: i64 = db.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     if at > VERSION {
@@ -141,6 +270,10 @@ fn migrate(db: &mut Connection) -> Result<()> {
             ),
         });
     }
+    verify(db, at).map_err(|why| HouseholdError::Open {
+        path: db.path().unwrap_or_default().into(),
+        why: format!("{why}; nothing was changed"),
+    })?;
     for (n, sql) in MIGRATIONS
         .iter()
         .enumerate()
@@ -176,9 +309,11 @@ pub(super) fn seal(db: &mut Connection) -> rusqlite::Result<()> {
     tx.commit()
 }
 
-/// `libations check --household FILE`: SQLite's integrity check and the schema version,
-/// read without changing anything (the file is opened read-only, never migrated).
-pub fn check_file(path: &Path) -> std::result::Result<String, String> {
+/// `libations check --household FILE`: SQLite's integrity check, the schema version and
+/// the schema itself, and (given `highest`, the highest recipe id the collection ever had)
+/// rows for recipe ids it never had; read without changing anything (the file is opened
+/// read-only, never migrated).
+pub fn check_file(path: &Path, highest: Option<u64>) -> std::result::Result<String, String> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let db =
         Connection::open_with_flags(path, flags).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -216,6 +351,10 @@ pub fn check_file(path: &Path) -> std::result::Result<String, String> {
             path.display()
         )),
         v => {
+            verify(&db, v).map_err(|why| format!("{}: {why}", path.display()))?;
+            if let Some(highest) = highest {
+                strays_named(&db, path, highest)?;
+            }
             let count = |table: &str| -> i64 {
                 db.query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
                     row.get(0)
@@ -235,4 +374,20 @@ pub fn check_file(path: &Path) -> std::result::Result<String, String> {
             ))
         }
     }
+}
+
+/// Fails naming every row for a recipe id the collection never had, and how to drop them.
+fn strays_named(db: &Connection, path: &Path, highest: u64) -> std::result::Result<(), String> {
+    let strays = super::strays::find(db, highest)
+        .map_err(|e| format!("{}: its rows cannot be read: {e}", path.display()))?;
+    if strays.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = strays.iter().map(ToString::to_string).collect();
+    Err(format!(
+        "{}: {} row(s) for recipe ids the collection never had (it had 1 to {highest}); `libations repair-household` drops them:\n  {}",
+        path.display(),
+        strays.len(),
+        list.join("\n  ")
+    ))
 }

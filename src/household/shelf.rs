@@ -54,20 +54,6 @@ impl Household {
         })
     }
 
-    /// The highest recipe id anything here points at (0 for none): the store never gives
-    /// a new recipe an id up to it, so a favourite or a note never lands on another drink.
-    pub fn highest_recipe(&self) -> Result<u64> {
-        let db = self.db();
-        let highest: Option<i64> = db.query_row(
-            "SELECT max(m) FROM (SELECT max(recipe) AS m FROM favourites UNION ALL
-             SELECT max(recipe) FROM ratings UNION ALL SELECT max(recipe) FROM notes
-             UNION ALL SELECT max(recipe) FROM made UNION ALL SELECT max(recipe) FROM menu_recipes)",
-            [],
-            |r| r.get(0),
-        )?;
-        Ok(highest.and_then(|h| u64::try_from(h).ok()).unwrap_or(0))
-    }
-
     /// How the household rated `recipe`.
     pub fn ratings_of(&self, recipe: u64) -> Result<RecipeRatings> {
         let recipe = rules::recipe(recipe, "id")?;

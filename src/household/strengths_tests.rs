@@ -67,7 +67,7 @@ fn a_backup_keeps_the_households_strengths_and_the_change_made_last_wins() {
     other
         .set_strength(&bob(), "Sweet Vermouth", Some(16.0), Some(1_000))
         .unwrap();
-    let taken = other.import(&backup).unwrap();
+    let taken = other.import(&backup, 1_000).unwrap();
     assert_eq!(taken.strengths, 2);
     let kept: Vec<(String, f64)> = other
         .strengths()

@@ -30,7 +30,7 @@ fn the_file_is_private_wal_and_full_sync_at_the_latest_schema() {
         .permissions()
         .mode();
     assert_eq!(mode & 0o777, 0o600);
-    let db = h.db();
+    let db = h.writer();
     let journal: String = db
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();
@@ -247,10 +247,11 @@ fn a_backup_round_trips_and_merging_it_loses_nothing() {
         ..NoteChange::default()
     };
     other.set_note(&alice(), 7, note).unwrap();
+    other.set_favourite(&alice(), 7, true, Some(2_500)).unwrap();
     other
         .set_favourite(&alice(), 7, false, Some(3_000))
         .unwrap();
-    let taken = other.import(&backup).unwrap();
+    let taken = other.import(&backup, 1_000).unwrap();
     assert_eq!((taken.people, taken.favourites, taken.notes), (2, 1, 1));
     let mine = other.mine("alice@example.com").unwrap();
     // The later un-star stays; the later note is on top, the other kept beside it.
@@ -261,7 +262,7 @@ fn a_backup_round_trips_and_merging_it_loses_nothing() {
     assert_eq!(mine.made, [(7, 1_000)]);
     assert!(other.shelf().unwrap().contains("gin"));
     // Loading it again changes nothing more.
-    other.import(&backup).unwrap();
+    other.import(&backup, 1_000).unwrap();
     assert_eq!(other.mine("alice@example.com").unwrap(), mine);
 }
 
@@ -299,7 +300,7 @@ fn check_reads_the_schema_version_and_the_integrity_check() {
     h.change_shelf(&alice(), &["Gin".into()], &[], None)
         .unwrap();
     let path = dir.path().join(FILE_NAME);
-    let ok = check_file(&path).unwrap();
+    let ok = check_file(&path, None).unwrap();
     assert!(
         ok.contains(&format!("OK, schema version {}", schema::VERSION))
             && ok.contains("1 people, 1 ingredients"),
@@ -312,13 +313,13 @@ fn check_reads_the_schema_version_and_the_integrity_check() {
         b"not a database at all, just text that is long enough",
     )
     .unwrap();
-    assert!(check_file(&junk).unwrap_err().contains("junk.sqlite"));
+    assert!(check_file(&junk, None).unwrap_err().contains("junk.sqlite"));
 }
 
 #[test]
 fn a_database_from_a_newer_libations_is_refused_unchanged() {
     let (dir, h) = open();
-    h.db().pragma_update(None, "user_version", 99).unwrap();
+    h.writer().pragma_update(None, "user_version", 99).unwrap();
     drop(h);
     let e = Household::open_in(dir.path()).unwrap_err().to_string();
     assert!(
@@ -336,7 +337,7 @@ fn a_seal_appends_one_commit_frame_and_changes_nothing() {
     let wal = dir.path().join(format!("{FILE_NAME}-wal"));
     let before = std::fs::metadata(&wal).unwrap().len();
     let mine = h.mine(&alice().login).unwrap();
-    let mut db = h.db();
+    let mut db = h.writer();
     let page: u32 = db.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
     schema::seal(&mut db).unwrap();
     let version: i64 = db

@@ -158,6 +158,22 @@ impl Journal {
         Ok((journal, opened))
     }
 
+    /// The highest recipe id the journal of the recipes file at `recipes` says was ever
+    /// given out (0 for no journal), read without changing anything: the app may be
+    /// running beside `libations import-household` or `repair-household`.
+    pub fn highest_id_of(recipes: &Path) -> Result<u64, JournalError> {
+        let path = Journal::path_for(recipes);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+            Err(source) => return Err(JournalError::Read { path, source }),
+        };
+        let read = super::repair::read(&bytes);
+        let entries = read.entries.iter().chain(&read.refused).map(|e| e.max_id);
+        let marks = read.marks.iter().map(|m| m.max_id);
+        Ok(entries.chain(marks).fold(read.floor_id, u64::max))
+    }
+
     fn empty(path: PathBuf) -> Journal {
         Journal {
             path,

@@ -253,13 +253,6 @@ impl Store {
         self.lock().journal.get(n).cloned()
     }
 
-    /// Never gives a new recipe an id up to `id`: ids something else still points at (the
-    /// household's favourites and notes for a recipe deleted by hand) stay taken.
-    pub fn keep_ids_up_to(&self, id: u64) {
-        let mut state = self.lock();
-        state.floor_id = state.floor_id.max(id);
-    }
-
     /// Makes a change on behalf of `who`; see the module docs for the steps.
     pub fn apply(&self, edit: Edit, who: &str) -> Result<Saved, StoreError> {
         let mut state = self.lock();
@@ -426,6 +419,17 @@ impl Store {
                 message: e.to_string(),
             }])
         })
+    }
+}
+
+/// The highest recipe id `recipes` and, for a file, its journal have ever had: every id
+/// up to it exists or existed, and no id is given twice. The household keeps rows only
+/// for such ids (a favourite of a deleted recipe stays; one of an id never given does not).
+pub fn highest_id_ever(recipes: &Recipes) -> Result<u64, JournalError> {
+    let own = recipes.all().iter().map(|r| r.id).max().unwrap_or(0);
+    match recipes.origin() {
+        Origin::File(path) => Ok(own.max(Journal::highest_id_of(path)?)),
+        Origin::Embedded => Ok(own),
     }
 }
 

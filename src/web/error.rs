@@ -57,8 +57,9 @@ pub(crate) enum WebError {
     ReadOnly(String),
     #[error("Too many changes in a short time. Try again in {0} s.")]
     TooManyWrites(u64),
-    #[error("Send the recipe as JSON (Content-Type: application/json).")]
-    UnsupportedMediaType,
+    /// The body is not of a type the route takes; the message says which it takes.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
     #[error("Say which version you changed: send the ETag you read in If-Match.")]
     PreconditionRequired,
     /// `If-Match` holds no strong ETag of ours (weak, malformed, `*`, a list): it can never
@@ -100,8 +101,19 @@ pub(crate) enum WebError {
         "Nothing was saved: the household's database could not write to the disk. Try again later."
     )]
     HouseholdDisk(String),
+    /// Another writer held the household's database longer than a write waits (the CLI
+    /// merging a backup while the app runs): nothing was saved; try again shortly.
+    #[error(
+        "The household's database is busy with another change; nothing was saved. Try again in a moment."
+    )]
+    HouseholdBusy,
+    /// The household's database could not be opened (damaged, a future schema, not
+    /// writable): the recipes are served, household features are not. The message says
+    /// what is wrong and how to repair it.
+    #[error("{0}")]
+    HouseholdOff(String),
     /// Any other failure of the household's database; logged, not explained.
-    #[error("the household database failed: {0}")]
+    #[error("{0}")]
     Household(String),
 }
 
@@ -110,6 +122,8 @@ impl From<crate::household::HouseholdError> for WebError {
         use crate::household::HouseholdError as H;
         match e {
             H::Refused { field, message } => WebError::Refused(FieldError { field, message }),
+            H::Nothing(message) => WebError::NotFound(message),
+            H::Busy => WebError::HouseholdBusy,
             H::Disk(e) => {
                 tracing::error!(error = %e, "a household change failed on the disk");
                 WebError::HouseholdDisk(e.to_string())
@@ -190,11 +204,13 @@ impl WebError {
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
-            WebError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            WebError::Busy | WebError::HouseholdBusy | WebError::HouseholdOff(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             WebError::Forbidden(_) => StatusCode::FORBIDDEN,
             WebError::ReadOnly(_) => StatusCode::METHOD_NOT_ALLOWED,
             WebError::TooManyWrites(_) => StatusCode::TOO_MANY_REQUESTS,
-            WebError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            WebError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             WebError::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
             WebError::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
             WebError::Conflict(_) => StatusCode::CONFLICT,
@@ -236,7 +252,7 @@ impl WebError {
             WebError::Forbidden(_) => "Not allowed",
             WebError::ReadOnly(_) => "Method not allowed",
             WebError::TooManyWrites(_) => "Too many changes",
-            WebError::UnsupportedMediaType => "Unsupported media type",
+            WebError::UnsupportedMediaType(_) => "Unsupported media type",
             WebError::PreconditionRequired => "Version needed",
             WebError::PreconditionFailed => "Version not understood",
             WebError::Conflict(_) => "Changed meanwhile",
@@ -245,7 +261,8 @@ impl WebError {
             WebError::FileBroken(_) => "Recipes file broken",
             WebError::SavingPaused(_) => "Saving paused",
             WebError::Refused(_) => "Not taken",
-            WebError::HouseholdDisk(_) => "Not saved",
+            WebError::HouseholdDisk(_) | WebError::HouseholdBusy => "Not saved",
+            WebError::HouseholdOff(_) => "Household unavailable",
             WebError::Site(_)
             | WebError::Json(_)
             | WebError::Task(_)
@@ -282,7 +299,7 @@ impl WebError {
     fn with_headers(&self, mut response: Response) -> Response {
         let headers = response.headers_mut();
         match self {
-            WebError::Busy => {
+            WebError::Busy | WebError::HouseholdBusy => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             }
             WebError::TooManyWrites(seconds) => {

@@ -33,8 +33,11 @@ export function merge(list, change, sending = null) {
 }
 
 // What an answer's status means for the change: "sent", "refused" or "kept".
-export function outcome(status) {
+// A DELETE answered 404 took away what the server never had: what the person wanted
+// holds (a star added and taken back offline is sent as the DELETE alone).
+export function outcome(status, method = "") {
   if (status >= 200 && status < 300) return "sent";
+  if (status === 404 && method === "DELETE") return "sent";
   if (status >= 400 && status < 500 && status !== 408 && status !== 429) return "refused";
   return "kept";
 }
@@ -193,7 +196,7 @@ async function sendAll() {
       status = 0; // the network
     }
     sendingId = null;
-    const what = outcome(status === 0 ? 503 : status);
+    const what = outcome(status === 0 ? 503 : status, change.method);
     if (what === "kept") { stay(); return; }
     save(current().filter((c) => c.id !== change.id));
     if (what === "refused") refused = refusalText(answer, status);

@@ -69,6 +69,10 @@ test("merging never changes the list or the change given", () => {
 test("what an answer means: sent, refused (shown), or kept for later", () => {
   for (const s of [200, 201, 204]) assert.equal(outcome(s), "sent", s);
   for (const s of [400, 403, 404, 413, 415, 422]) assert.equal(outcome(s), "refused", s);
+  for (const s of [400, 403, 404, 422]) assert.equal(outcome(s, "PUT"), "refused", s);
+  // Taking away what the server never had leaves what the person wanted.
+  assert.equal(outcome(404, "DELETE"), "sent");
+  assert.equal(outcome(403, "DELETE"), "refused");
   for (const s of [408, 429, 500, 502, 503, 0]) assert.equal(outcome(s), "kept", s);
   assert.equal(refusalText({ error: "too long", field: "text" }, 422), "Not saved: too long (text)");
   assert.equal(refusalText(null, 403), "Not saved: the server refused it (HTTP 403)");

@@ -65,7 +65,7 @@ pub(crate) async fn change_shelf(
     let (db, person) = home.shelf_keeper(&visitor, &editing)?;
     from.check()?;
     home.take_write(&person)?;
-    editing::json_body(&headers)?;
+    editing::json_body(&headers, "the shelf's change")?;
     let change: ShelfChange = super::body::typed(&bytes)?;
     let writer = db.clone();
     on_blocking(writer, move |db| {
@@ -103,16 +103,27 @@ pub(crate) async fn upload(
 ) -> ApiResult {
     let (db, _) = home.keeper(&visitor, &editing)?;
     from.check()?;
-    editing::json_body(&headers)?;
+    editing::json_body(&headers, "the backup")?;
     let backup = Backup::from_slice(&bytes).map_err(WebError::from)?;
-    let (taken, own) =
-        on_blocking(db, move |db| Ok((db.import(&backup)?, db.strengths()?))).await?;
+    let recipes = served.site.load().recipes().clone();
+    let (taken, own) = on_blocking(db, move |db| {
+        let highest = highest_id_ever(&recipes)?;
+        Ok((db.import(&backup, highest)?, db.strengths()?))
+    })
+    .await?;
     if taken.strengths > 0 {
         // The household's strengths may have changed: every figure is worked out again.
         crate::strength::set_household(own.into_iter().map(|s| (s.name, s.abv)).collect());
         rebuild(&served).await?;
     }
     Ok(personal(serde_json::to_value(&taken)?).into_response())
+}
+
+/// The highest recipe id the collection ever had ([`crate::store::highest_id_ever`]); a
+/// journal that cannot be read is the household's refusal, naming it.
+fn highest_id_ever(recipes: &crate::recipes::Recipes) -> crate::household::Result<u64> {
+    crate::store::highest_id_ever(recipes)
+        .map_err(|e| crate::household::HouseholdError::refused("(recipes)", e.to_string()))
 }
 
 /// `GET /api/bar/strengths`: the household's own ingredient strengths, which win over the
@@ -138,9 +149,17 @@ async fn strengths_answer(db: Arc<Household>, may_change: bool) -> ApiResult {
 #[serde(deny_unknown_fields)]
 pub(crate) struct StrengthChange {
     name: String,
-    /// % ABV; `null` takes the household's figure back.
+    /// % ABV; `null` takes the household's figure back. It must be there: a change that
+    /// forgot it must not take a figure back unasked.
+    #[serde(deserialize_with = "said")]
     abv: Option<f64>,
     at: Option<i64>,
+}
+
+/// A field that must be present, `null` included (serde reads a missing `Option` as
+/// `None`): the change says it, or is refused naming the field.
+fn said<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    Option::<f64>::deserialize(d)
 }
 
 /// `PUT /api/bar/strengths` `{"name": "Overproof Rum", "abv": 63}` (`"abv": null` takes it
@@ -158,7 +177,7 @@ pub(crate) async fn change_strength(
     let (db, person) = home.shelf_keeper(&visitor, &editing)?;
     from.check()?;
     home.take_write(&person)?;
-    editing::json_body(&headers)?;
+    editing::json_body(&headers, "the strength")?;
     let change: StrengthChange = super::body::typed(&bytes)?;
     let writer = db.clone();
     let own = on_blocking(writer, move |db| {

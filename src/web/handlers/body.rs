@@ -1,179 +1,127 @@
-//! The JSON body of an API write, parsed into a [`serde_json::Value`] that notes every key
-//! an object repeats.
-//!
-//! `serde_json::Value` keeps only the last of two equal keys, so `{"name": "first", "name":
-//! "second"}` would be saved as "second" without a word, where the file loader refuses the
-//! same recipe. Parsing through [`Node`] sees each key as it comes and names every repeat by
-//! its path (`name`, `ingredients[0].unit`), also when the two differ only in case (the
-//! loader matches keys whatever their case, so it would read both as one field).
+//! The JSON body of an API write read into its own shape, strictly: a key twice, a body
+//! that is not an object, and a field of the wrong type are refused naming the field, in
+//! words rather than Rust's type names ([`crate::strict_json`] reads it).
 
 use crate::store::FieldError;
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
-use std::fmt;
+use crate::web::error::WebError;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 
-/// `body` read as `T` (a household or menu write's own shape): a refusal names the field
-/// serde could not read (`recipes[2].id`), as every API error does.
-pub(crate) fn typed<T: serde::de::DeserializeOwned>(
-    body: &[u8],
-) -> Result<T, crate::web::error::WebError> {
-    serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(body)).map_err(|e| {
-        crate::web::error::WebError::Refused(FieldError {
-            field: e.path().to_string(),
-            message: e.into_inner().to_string(),
+/// `body` read as `T` (a household, menu or strength write's own shape): a refusal names
+/// the field at fault (`recipes[2].id`), as every API error does.
+pub(crate) fn typed<T: DeserializeOwned>(body: &[u8]) -> Result<T, WebError> {
+    from_value(object(body)?)
+}
+
+/// `body` as a JSON object, every key once; else why not.
+pub(crate) fn object(body: &[u8]) -> Result<Value, WebError> {
+    let (value, repeats) = crate::strict_json::parse(body)
+        .map_err(|e| WebError::BadRequest(format!("The body is not JSON: {e}.")))?;
+    if let Some(first) = repeats.into_iter().next() {
+        return Err(WebError::Refused(first));
+    }
+    if !value.is_object() {
+        return Err(WebError::BadRequest(
+            "The body must be a JSON object.".into(),
+        ));
+    }
+    Ok(value)
+}
+
+/// `value` read as `T`; a refusal names the field and says what it should be in words.
+pub(crate) fn from_value<T: DeserializeOwned>(value: Value) -> Result<T, WebError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let message = e.into_inner().to_string();
+        // serde names a missing field in its message, at the object's path.
+        if let Some(name) = message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.strip_suffix('`'))
+        {
+            let field = match path.as_str() {
+                "." => name.to_owned(),
+                parent => format!("{parent}.{name}"),
+            };
+            let message = "is missing".to_owned();
+            return WebError::Refused(FieldError { field, message });
+        }
+        let field = match path.as_str() {
+            "." => "(body)".to_owned(),
+            _ => path,
+        };
+        WebError::Refused(FieldError {
+            field,
+            message: plain(&message),
         })
     })
 }
 
-/// `body` as JSON, and a problem for each key an object repeats (none when it repeats
-/// none). Invalid JSON is serde_json's error, with its line and column.
-pub(crate) fn parse(body: &[u8]) -> Result<(Value, Vec<FieldError>), serde_json::Error> {
-    let repeats = RefCell::new(Vec::new());
-    let mut json = serde_json::Deserializer::from_slice(body);
-    let value = Node {
-        path: String::new(),
-        repeats: &repeats,
+/// serde's message with Rust's type names in words: "expected f64" is "expected a
+/// number", "struct StrengthChange" an object.
+fn plain(message: &str) -> String {
+    const WORDS: [(&str, &str); 12] = [
+        ("expected f64", "expected a number"),
+        ("expected f32", "expected a number"),
+        ("expected i64", "expected a whole number"),
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected u32", "expected a whole number, 0 or more"),
+        ("expected u8", "expected a whole number, 0 to 255"),
+        ("expected i32", "expected a whole number"),
+        ("expected usize", "expected a whole number, 0 or more"),
+        ("a sequence", "a list"),
+        ("a map", "an object"),
+        ("expected a string", "expected text"),
+        ("expected a boolean", "expected true or false"),
+    ];
+    let mut said = message.to_owned();
+    for (rust, words) in WORDS {
+        said = said.replace(rust, words);
     }
-    .deserialize(&mut json)?;
-    json.end()?;
-    Ok((value, repeats.into_inner()))
-}
-
-/// One value of the body, at `path`, noting repeated keys in `repeats`.
-struct Node<'r> {
-    path: String,
-    repeats: &'r RefCell<Vec<FieldError>>,
-}
-
-impl Node<'_> {
-    fn at(&self, path: String) -> Self {
-        Node {
-            path,
-            repeats: self.repeats,
-        }
+    if let Some(at) = said.find("expected struct ") {
+        said.truncate(at);
+        said.push_str("expected an object");
     }
-}
-
-impl<'de> DeserializeSeed<'de> for Node<'_> {
-    type Value = Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Node<'_> {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) =
-            seq.next_element_seed(self.at(format!("{}[{}]", self.path, items.len())))?
-        {
-            items.push(item);
-        }
-        Ok(Value::Array(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut object = Map::new();
-        // Each key as the loader compares keys (whatever their case), to the first spelling.
-        let mut seen: HashMap<String, String> = HashMap::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let path = match self.path.as_str() {
-                "" => key.clone(),
-                parent => format!("{parent}.{key}"),
-            };
-            let value = map.next_value_seed(self.at(path.clone()))?;
-            match seen.entry(key.to_lowercase()) {
-                Entry::Occupied(first) => {
-                    let problem = repeated(path, first.get(), &key);
-                    self.repeats.borrow_mut().push(problem);
-                }
-                Entry::Vacant(slot) => {
-                    slot.insert(key.clone());
-                    object.insert(key, value);
-                }
-            }
-        }
-        Ok(Value::Object(object))
-    }
-}
-
-fn repeated(path: String, first: &str, again: &str) -> FieldError {
-    let spelled = if first == again {
-        String::new()
-    } else {
-        format!(" (as \"{first}\" and \"{again}\"; keys match whatever their case)")
-    };
-    FieldError {
-        field: path,
-        message: format!(
-            "appears more than once{spelled}; send it once (only one would be kept, and the \
-             recipes file refuses a recipe with a key twice)"
-        ),
-    }
+    said
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn repeats(text: &str) -> Vec<String> {
-        let (_, repeats) = parse(text.as_bytes()).expect("JSON");
-        repeats.into_iter().map(|p| p.field).collect()
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Change {
+        name: String,
+        abv: Option<f64>,
+    }
+
+    fn refusal(body: &str) -> (String, String) {
+        match typed::<Change>(body.as_bytes()) {
+            Err(WebError::Refused(p)) => (p.field, p.message),
+            Err(other) => ("-".into(), other.to_string()),
+            Ok(c) => panic!("taken: {c:?}"),
+        }
     }
 
     #[test]
-    fn every_repeated_key_is_named_by_its_path() {
-        assert!(repeats(r#"{"name": "a", "ingredients": [{"name": "g"}]}"#).is_empty());
-        assert_eq!(repeats(r#"{"name": "first", "name": "second"}"#), ["name"]);
+    fn refusals_name_the_field_in_words() {
+        let (field, message) = refusal(r#"{"name": "gin", "name": "rum"}"#);
+        assert_eq!(field, "name");
+        assert!(message.contains("more than once"), "{message}");
+        let (field, message) = refusal(r#"{"name": "gin", "abv": "strong"}"#);
+        assert_eq!(field, "abv");
+        assert!(message.contains("expected a number"), "{message}");
+        assert!(!message.contains("f64"), "{message}");
+        let (_, message) = refusal(r#"["gin", 40]"#);
+        assert_eq!(message, "The body must be a JSON object.");
+        let (field, message) = refusal(r#"{"name": 4}"#);
+        assert_eq!(field, "name");
+        assert!(message.contains("expected text"), "{message}");
         assert_eq!(
-            repeats(
-                r#"{"name": "x", "ingredients": [{"name": "g"}, {"unit": "ml", "unit": "cl"}]}"#
-            ),
-            ["ingredients[1].unit"]
+            refusal(r#"{"abv": 40}"#),
+            ("name".into(), "is missing".into())
         );
-        assert_eq!(repeats(r#"{"notes": "a", "Notes": "b"}"#), ["Notes"]);
-        assert_eq!(repeats(r#"[{"a": 1, "A": 2, "a": 3}]"#), ["[0].A", "[0].a"]);
-    }
-
-    #[test]
-    fn the_value_is_what_serde_json_reads() {
-        let text = r#"{"a": [1, -2, 3.5, 18446744073709551616, "s", null, true], "b": {}}"#;
-        let (value, _) = parse(text.as_bytes()).expect("JSON");
-        assert_eq!(value, serde_json::from_str::<Value>(text).expect("JSON"));
-        let e = parse(b"{\"name\": ").expect_err("not JSON");
-        assert_eq!((e.line(), e.column()), (1, 9));
-        assert!(parse(b"{} {}").is_err(), "trailing data");
+        assert!(typed::<Change>(br#"{"name": "gin", "abv": 40}"#).is_ok());
     }
 }

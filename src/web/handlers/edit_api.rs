@@ -8,7 +8,6 @@
 //! change answers with the recipe's new ETag. `If-Match` must carry it as a strong tag
 //! ([`if_match`]): anything else is a 412.
 
-use super::body;
 use super::params::{ChangeNumber, RecipeId};
 use crate::store::{Edit, Entry, Saved, Store, version};
 use crate::web::error::{Api, WebError};
@@ -116,7 +115,7 @@ pub(crate) async fn undo(
     headers: HeaderMap,
 ) -> ApiResult {
     editing.writable()?;
-    editing::json_body(&headers)?;
+    editing::json_body(&headers, "the recipe")?;
     let saved = change(&editing, &visitor, &from, Edit::Undo(n)).await?;
     saved_response(StatusCode::OK, &saved, None)
 }
@@ -165,8 +164,8 @@ pub(crate) async fn download(
 /// The request's JSON body, or a 400 that says where it stops being JSON, or a 422 naming
 /// each key an object repeats ([`body`]).
 fn read_json(headers: &HeaderMap, body: &[u8]) -> Result<Value, WebError> {
-    editing::json_body(headers)?;
-    let (value, repeats) = body::parse(body).map_err(|e| {
+    editing::json_body(headers, "the recipe")?;
+    let (value, repeats) = crate::strict_json::parse(body).map_err(|e| {
         WebError::BadRequest(format!(
             "The body is not JSON: {} (line {}, column {}).",
             strip_position(&e.to_string()),

@@ -46,6 +46,9 @@ pub(crate) async fn me(
     visitor: Visitor,
     headers: HeaderMap,
 ) -> ApiResult {
+    if let Some(why) = home.unavailable() {
+        return Err(WebError::HouseholdOff(why.to_owned()).into());
+    }
     let may_shelf = home.may_shelf(&visitor, &editing);
     let (db, person) = match home.person(&visitor) {
         Ok(known) => known,
@@ -89,26 +92,14 @@ fn mine_json(person: &Person, may_shelf: bool, mine: &Mine) -> Value {
     })
 }
 
-/// A write's body: nothing, or a JSON object of `T`'s fields (unknown ones refused, each
-/// problem naming its field).
+/// A write's body: nothing, or a JSON object of `T`'s fields (unknown ones and keys twice
+/// refused, each problem naming its field).
 fn body<T: DeserializeOwned + Default>(headers: &HeaderMap, body: &[u8]) -> Result<T, WebError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }
-    editing::json_body(headers)?;
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| WebError::BadRequest(format!("The body is not JSON: {e}.")))?;
-    if !value.is_object() {
-        return Err(WebError::BadRequest(
-            "The body must be a JSON object.".into(),
-        ));
-    }
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        WebError::Refused(FieldError {
-            field: e.path().to_string(),
-            message: e.into_inner().to_string(),
-        })
-    })
+    editing::json_body(headers, "the change")?;
+    super::body::typed(body)
 }
 
 /// A write of a person's own, checked before its body is read: who (a person), from

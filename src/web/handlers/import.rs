@@ -100,7 +100,11 @@ pub(crate) fn asked(headers: &HeaderMap, body: &[u8]) -> Result<Asked, WebError>
             kind: FileKind::Markdown,
             bytes: body.to_vec(),
         }),
-        _ => Err(WebError::UnsupportedMediaType),
+        _ => Err(WebError::UnsupportedMediaType(
+            "Send what to import as JSON ({\"url\"}, {\"html\"}, {\"jsonld\"} or a collection), \
+             JSON-LD, a zip, HTML or Markdown, with its Content-Type."
+                .into(),
+        )),
     }
 }
 

@@ -68,7 +68,7 @@ where
 
 /// The menu sent: a JSON object of [`MenuDraft`]'s fields, each recipe one there is.
 fn draft(site: &Site, headers: &HeaderMap, bytes: &[u8]) -> Result<MenuDraft, WebError> {
-    editing::json_body(headers)?;
+    editing::json_body(headers, "the menu")?;
     let draft: MenuDraft = super::body::typed(bytes)?;
     for (i, r) in draft.recipes.iter().enumerate() {
         if site.recipes().get(r.id).is_none() {

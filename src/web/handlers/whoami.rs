@@ -2,6 +2,7 @@
 
 use crate::web::http::cache_control;
 use crate::web::who::editing::Editing;
+use crate::web::who::home::Home;
 use crate::web::who::identity::Capabilities;
 use crate::web::who::visitor::Visitor;
 use axum::extract::State;
@@ -10,7 +11,11 @@ use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
 
 /// `GET /api/whoami`: who the app thinks you are, and what you may do.
-pub(crate) async fn whoami(State(editing): State<Arc<Editing>>, visitor: Visitor) -> Response {
+pub(crate) async fn whoami(
+    State(editing): State<Arc<Editing>>,
+    State(home): State<Arc<Home>>,
+    visitor: Visitor,
+) -> Response {
     let mut body = match &visitor.0 {
         Some(identity) => serde_json::json!({
             "known": true,
@@ -33,6 +38,11 @@ pub(crate) async fn whoami(State(editing): State<Arc<Editing>>, visitor: Visitor
     };
     // What the grants and the switch together allow, for the page to offer its links.
     body["can_edit"] = serde_json::Value::Bool(editing.may_edit(&visitor));
+    // Whether the household's database can be used, and if not what is wrong with it.
+    body["household"] = match home.unavailable() {
+        Some(why) => serde_json::json!({"ok": false, "why": why}),
+        None => serde_json::json!({"ok": true, "why": null}),
+    };
     let mut response = axum::Json(body).into_response();
     // Per person: never stored by a shared cache, nor kept by the service worker.
     response

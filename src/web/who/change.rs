@@ -27,17 +27,7 @@ pub(crate) async fn change(
         .cloned()
         .ok_or_else(|| WebError::Forbidden("Editing is off.".into()))?;
     let who = editor.login.clone();
-    let household = editing.ids_in_use();
-    let saved = on_blocking(store, move |store| {
-        if let (Edit::Create(_) | Edit::CreateMany(_), Some(household)) = (&edit, household) {
-            let highest = household.highest_recipe().map_err(|e| {
-                StoreError::Paused(format!("the household's recipe ids could not be read: {e}"))
-            })?;
-            store.keep_ids_up_to(highest);
-        }
-        store.apply(edit, &who)
-    })
-    .await?;
+    let saved = on_blocking(store, move |store| store.apply(edit, &who)).await?;
     if saved.entry.is_some() {
         editing.publish(&saved).await?;
     }

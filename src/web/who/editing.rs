@@ -60,8 +60,6 @@ pub struct Editing {
     editors: Vec<String>,
     publish: Option<Arc<dyn Publish>>,
     limiter: Limiter,
-    /// The household, whose recipe ids a new recipe must not take ([`Store::keep_ids_up_to`]).
-    ids_in_use: Option<Arc<crate::household::Household>>,
     /// Fetches the pages "Add from a link" imports ([`crate::fetch`]).
     fetcher: crate::fetch::Fetcher,
     /// The secret behind form tokens: random per start, so a restart invalidates open
@@ -89,7 +87,6 @@ impl Editing {
             editors: Vec::new(),
             publish: None,
             limiter: Limiter::new(1),
-            ids_in_use: None,
             fetcher: crate::fetch::Fetcher::new(Vec::new()),
             key: [0; 32],
         }
@@ -109,19 +106,9 @@ impl Editing {
             editors,
             publish: Some(publish),
             limiter: Limiter::new(per_minute),
-            ids_in_use: None,
             fetcher: crate::fetch::Fetcher::new(Vec::new()),
             key: random_key()?,
         })
-    }
-
-    /// Keeps a new recipe off the ids `household` points at.
-    pub fn with_household(
-        mut self,
-        household: Option<Arc<crate::household::Household>>,
-    ) -> Editing {
-        self.ids_in_use = household;
-        self
     }
 
     /// Lets "Add from a link" fetch from these hosts too (`--import-allow-host`).
@@ -132,10 +119,6 @@ impl Editing {
 
     pub(crate) fn fetcher(&self) -> &crate::fetch::Fetcher {
         &self.fetcher
-    }
-
-    pub(crate) fn ids_in_use(&self) -> Option<Arc<crate::household::Household>> {
-        self.ids_in_use.clone()
     }
 
     pub(crate) fn store(&self) -> Option<&Arc<Store>> {
@@ -287,8 +270,9 @@ impl Provenance {
 }
 
 /// The JSON API takes JSON only: a cross-site form can send text/plain or form data
-/// without asking, but not application/json.
-pub(crate) fn json_body(headers: &HeaderMap) -> Result<(), WebError> {
+/// without asking, but not application/json. `what` is what the body is ("the recipe",
+/// "the change", "the backup"), for the refusal.
+pub(crate) fn json_body(headers: &HeaderMap, what: &str) -> Result<(), WebError> {
     let kind = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -297,7 +281,9 @@ pub(crate) fn json_body(headers: &HeaderMap) -> Result<(), WebError> {
     if essence.eq_ignore_ascii_case("application/json") {
         Ok(())
     } else {
-        Err(WebError::UnsupportedMediaType)
+        Err(WebError::UnsupportedMediaType(format!(
+            "Send {what} as JSON (Content-Type: application/json)."
+        )))
     }
 }
 
@@ -439,14 +425,18 @@ mod tests {
     #[test]
     fn the_api_takes_json_only() {
         assert!(
-            json_body(&headers(&[(
-                "content-type",
-                "application/json; charset=utf-8"
-            )]))
+            json_body(
+                &headers(&[("content-type", "application/json; charset=utf-8")]),
+                "the recipe"
+            )
             .is_ok()
         );
-        assert!(json_body(&headers(&[("content-type", "text/plain")])).is_err());
-        assert!(json_body(&headers(&[])).is_err());
+        let refused = json_body(&headers(&[("content-type", "text/plain")]), "the change");
+        assert_eq!(
+            refused.map_err(|e| e.to_string()),
+            Err("Send the change as JSON (Content-Type: application/json).".to_owned())
+        );
+        assert!(json_body(&headers(&[]), "the recipe").is_err());
     }
 
     #[test]

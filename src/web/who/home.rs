@@ -27,6 +27,10 @@ pub(crate) const WRITES_PER_MINUTE: u32 = 240;
 pub struct Home {
     db: Option<Arc<Household>>,
     off: String,
+    /// The database is there but cannot be used (damaged, a future schema, not writable):
+    /// what is wrong and how to repair it. Household routes answer 503 with it; the
+    /// recipes are served all the same.
+    broken: Option<String>,
     limiter: Limiter,
 }
 
@@ -36,6 +40,7 @@ impl Home {
         Home {
             db: Some(Arc::new(db)),
             off: String::new(),
+            broken: None,
             limiter: Limiter::new(WRITES_PER_MINUTE),
         }
     }
@@ -45,8 +50,24 @@ impl Home {
         Home {
             db: None,
             off: why.into(),
+            broken: None,
             limiter: Limiter::new(1),
         }
+    }
+
+    /// A household whose database cannot be used; `why` says what is wrong and how to
+    /// repair it (every household route answers 503 with it).
+    pub fn broken(why: impl Into<String>) -> Home {
+        let why = why.into();
+        Home {
+            broken: Some(why.clone()),
+            ..Home::off(why)
+        }
+    }
+
+    /// What is wrong with the household's database, when it cannot be used.
+    pub(crate) fn unavailable(&self) -> Option<&str> {
+        self.broken.as_deref()
     }
 
     /// The database, if the app keeps a household (backups and recipe ratings).
@@ -56,6 +77,9 @@ impl Home {
 
     /// The database, or why the app keeps no household.
     pub(crate) fn required(&self) -> Result<Arc<Household>, WebError> {
+        if let Some(why) = &self.broken {
+            return Err(WebError::HouseholdOff(why.clone()));
+        }
         self.db
             .clone()
             .ok_or_else(|| WebError::Forbidden(self.off.clone()))
