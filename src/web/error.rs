@@ -16,7 +16,7 @@
 //! tell the visitor nothing of their cause; the cause goes to the log.
 
 use super::guard::gate::GateError;
-use super::guard::limits::is_api;
+use super::guard::limits::{BodyError, is_api};
 use super::http::cache_control;
 use super::site::{Site, SiteError};
 use crate::store::{Conflict, FieldError, StoreError};
@@ -100,6 +100,10 @@ pub(crate) enum WebError {
         "Nothing was saved: the household's database could not write to the disk. Try again later."
     )]
     HouseholdDisk(String),
+    /// A large body not read: over its route's limit (naming it in bytes), not sent in
+    /// time, or beyond the memory budget for bodies.
+    #[error(transparent)]
+    Body(#[from] BodyError),
     /// Any other failure of the household's database; logged, not explained.
     #[error("the household database failed: {0}")]
     Household(String),
@@ -191,6 +195,7 @@ impl WebError {
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
             WebError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             WebError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            WebError::Body(e) => e.status(),
             WebError::Forbidden(_) => StatusCode::FORBIDDEN,
             WebError::ReadOnly(_) => StatusCode::METHOD_NOT_ALLOWED,
             WebError::TooManyWrites(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -232,7 +237,9 @@ impl WebError {
             WebError::NotFound(_) => "Not found",
             WebError::BadRequest(_) => "Bad request",
             WebError::MethodNotAllowed(_) => "Method not allowed",
-            WebError::Busy => "Busy",
+            WebError::Busy | WebError::Body(BodyError::Spent) => "Busy",
+            WebError::Body(BodyError::TooLarge(_)) => "Too large",
+            WebError::Body(BodyError::Late) => "Too slow",
             WebError::Forbidden(_) => "Not allowed",
             WebError::ReadOnly(_) => "Method not allowed",
             WebError::TooManyWrites(_) => "Too many changes",
@@ -282,7 +289,7 @@ impl WebError {
     fn with_headers(&self, mut response: Response) -> Response {
         let headers = response.headers_mut();
         match self {
-            WebError::Busy => {
+            WebError::Busy | WebError::Body(BodyError::Spent) => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             }
             WebError::TooManyWrites(seconds) => {
