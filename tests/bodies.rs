@@ -277,3 +277,103 @@ fn bodies_held_at_once_stay_within_the_budget() {
         "RSS grew from {before} KiB to {peak} KiB"
     );
 }
+
+/// A note's text of 2,000 characters (6,000 bytes), told apart by `tag`.
+fn long_text(tag: &str) -> String {
+    let text = format!("{tag} ");
+    let pad = 2_000 - text.chars().count();
+    format!("{text}{}", "€".repeat(pad))
+}
+
+/// `login`'s notes on recipes 1 to 7, each written over 20 times by stale devices (20
+/// conflicts each), a favourite and a rating.
+async fn fill(state: &std::path::Path, login: &str) {
+    use common::household::write;
+    let server = person(state, login, &["--local-edit"]);
+    for id in 1..=7 {
+        let path = format!("/api/me/notes/{id}");
+        let body = json!({"text": long_text(&format!("{login} {id} top"))});
+        let (status, said) = write(&server, "PUT", &path, Some(body)).await;
+        assert_eq!(status, StatusCode::OK, "{said}");
+        for i in 0..20 {
+            let body = json!({"text": long_text(&format!("{login} {id} stale {i}")),
+                "was": "a text no longer there"});
+            let (status, said) = write(&server, "PUT", &path, Some(body)).await;
+            assert_eq!(status, StatusCode::OK, "{said}");
+        }
+        let (status, _) = write(&server, "PUT", &format!("/api/me/favourites/{id}"), None).await;
+        assert_eq!(status, StatusCode::OK);
+        let rating = json!({"stars": 1 + id % 5});
+        let (status, _) = write(
+            &server,
+            "PUT",
+            &format!("/api/me/ratings/{id}"),
+            Some(rating),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+    }
+}
+
+/// The household's backup as `GET /api/household/download` gives it, without its time.
+async fn download(state: &std::path::Path) -> (usize, serde_json::Value) {
+    let server = person(state, "keeper@example.com", &["--local-edit"]);
+    let response = client()
+        .get(server.url("/api/household/download"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let bytes = response.bytes().await.unwrap();
+    let mut backup: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    backup["exported_at"] = json!(0);
+    (bytes.len(), backup)
+}
+
+#[tokio::test]
+async fn a_household_full_of_conflicts_loads_back_by_web_and_cli() {
+    let state = tempfile::tempdir().unwrap();
+    for login in ["ann@example.com", "ben@example.com", "cat@example.com"] {
+        fill(state.path(), login).await;
+    }
+    let (size, backup) = download(state.path()).await;
+    println!("the backup: {size} bytes");
+    assert!(size > 2 << 20, "{size} bytes: not past axum's default");
+    let file = state.path().join("backup.json");
+    std::fs::write(&file, serde_json::to_vec(&backup).unwrap()).unwrap();
+
+    // Through the web, into an empty household.
+    let web = tempfile::tempdir().unwrap();
+    {
+        let server = person(web.path(), "keeper@example.com", &["--local-edit"]);
+        let response = client()
+            .post(server.url("/api/household/upload"))
+            .headers(same_origin(&server))
+            .header("content-type", "application/json")
+            .body(std::fs::read(&file).unwrap())
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        assert_eq!(status, StatusCode::OK, "{}", response.text().await.unwrap());
+    }
+    let (_, loaded) = download(web.path()).await;
+    assert!(loaded == backup, "the web's load differs from the backup");
+
+    // Through the CLI, into another.
+    let cli = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(common::BIN)
+        .arg("import-household")
+        .arg(&file)
+        .arg("--state-dir")
+        .arg(cli.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (_, loaded) = download(cli.path()).await;
+    assert!(loaded == backup, "the CLI's load differs from the backup");
+}
