@@ -310,6 +310,15 @@ pub(crate) struct LimitArgs {
         value_name = "BYTES"
     )]
     pub max_unsent_bytes: usize,
+    /// Bytes of request bodies held at once, all connections together (a body takes its
+    /// announced length before it is read); a body beyond it gets 503.
+    #[arg(
+        long,
+        env = "LIBATIONS_MAX_BUFFERED_BODY_BYTES",
+        default_value_t = crate::web::BUFFERED_BODY_BYTES,
+        value_name = "BYTES"
+    )]
+    pub max_buffered_body_bytes: usize,
     /// Largest request head (request line and headers) in bytes; larger gets 431.
     #[arg(
         long,

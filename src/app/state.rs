@@ -30,7 +30,9 @@ pub(super) fn app_state(
             max_body_bytes: args.limits.max_body_bytes,
             max_write_bytes: RequestLimits::default().max_write_bytes,
             body_timeout: Duration::from_secs(args.limits.body_timeout),
-        },
+            ..RequestLimits::default()
+        }
+        .with_body_budget(args.limits.max_buffered_body_bytes),
         heavy: web::HeavyGate::for_this_machine(),
         who: who_resolves(args)?,
         access_log: args.access_log,

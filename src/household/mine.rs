@@ -7,7 +7,7 @@
 //! conflict) until the person settles it. Every text a note loses is also kept in
 //! `replaced_notes`.
 
-use super::rules::{self, MADE_ROWS, PER_PERSON, Person};
+use super::rules::{self, MADE_ROWS, NOTE_CONFLICTS, PER_PERSON, Person, REPLACED_KEPT};
 use super::{Household, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
@@ -128,7 +128,15 @@ impl Household {
                 stored(tx, "notes", &who.login, recipe, "note")?;
             }
             seen(tx, who)?;
-            note(tx, &who.login, recipe, &change, at)
+            let before = conflict_count(tx, &who.login, recipe)?;
+            let state = note(tx, &who.login, recipe, &change, at)?;
+            if state.conflicts.len() > before.max(NOTE_CONFLICTS) {
+                return Err(super::HouseholdError::refused(
+                    "was",
+                    format!("this note already keeps {NOTE_CONFLICTS} texts written over each other; settle them (\"settles\") before writing over another device's change"),
+                ));
+            }
+            Ok(state)
         })
     }
 
@@ -308,6 +316,15 @@ pub(super) fn rating(
     })
 }
 
+/// How many conflicting texts `login`'s note on `recipe` keeps now.
+fn conflict_count(db: &Connection, login: &str, recipe: i64) -> Result<usize> {
+    let stored: Option<String> = db
+        .prepare_cached("SELECT conflicts FROM notes WHERE login = ?1 AND recipe = ?2")?
+        .query_row(params![login, recipe], |r| r.get(0))
+        .optional()?;
+    Ok(stored.map_or(0, |c| parse_conflicts(&c).len()))
+}
+
 fn parse_conflicts(json: &str) -> Vec<String> {
     serde_json::from_str(json).unwrap_or_default()
 }
@@ -365,6 +382,12 @@ pub(super) fn note(
 fn keep_replaced(db: &Connection, login: &str, recipe: i64, text: &str, at: i64) -> Result<()> {
     db.prepare_cached("INSERT INTO replaced_notes (login, recipe, text, at, replaced) VALUES (?1, ?2, ?3, ?4, ?5)")?
         .execute(params![login, recipe, text, at, rules::now_ms()])?;
+    db.prepare_cached(
+        "DELETE FROM replaced_notes WHERE login = ?1 AND recipe = ?2 AND rowid NOT IN
+         (SELECT rowid FROM replaced_notes WHERE login = ?1 AND recipe = ?2
+          ORDER BY replaced DESC, rowid DESC LIMIT ?3)",
+    )?
+    .execute(params![login, recipe, REPLACED_KEPT as i64])?;
     Ok(())
 }
 
@@ -421,8 +444,8 @@ pub struct Replaced {
     pub replaced: i64,
 }
 
-/// How many of a note's replaced texts one answer lists (newest first); every one is kept.
-pub const REPLACED_SHOWN: usize = 50;
+/// How many of a note's replaced texts one answer lists (newest first): all that are kept.
+pub const REPLACED_SHOWN: usize = REPLACED_KEPT;
 
 impl Household {
     /// The texts `login`'s note on `recipe` lost, newest first: the undo of a change made

@@ -46,7 +46,7 @@ pub use menus::{DESCRIPTION_CHARS, MENU_RECIPES, MENUS, Menu, MenuDraft, MenuRec
 pub use mine::{
     Asking, Mine, NoteChange, NoteState, REPLACED_SHOWN, RatingState, Replaced, Toggle,
 };
-pub use rules::{Person, now_ms};
+pub use rules::{BACKUP_BYTES, Person, now_ms};
 pub use schema::check_file;
 pub use shelf::{Rater, RecipeRatings};
 pub use strays::Stray;

@@ -17,6 +17,11 @@ pub const SHELF_ROWS: usize = 5_000;
 pub const PER_PERSON: usize = 5_000;
 /// "Made one" entries one person may have.
 pub const MADE_ROWS: usize = 20_000;
+/// Conflicting texts one note keeps: a change written over another device's text once a
+/// note keeps this many is refused (nothing written), until the person settles some.
+pub const NOTE_CONFLICTS: usize = 20;
+/// Replaced texts kept per note (the newest; `GET /api/me/notes/{id}/replaced` lists them).
+pub const REPLACED_KEPT: usize = 50;
 /// The largest backup file, in bytes.
 pub const BACKUP_BYTES: usize = 8 << 20;
 

@@ -353,3 +353,73 @@ fn a_seal_appends_one_commit_frame_and_changes_nothing() {
     assert_eq!(version, schema::VERSION);
     assert_eq!(h.mine(&alice().login).unwrap(), mine);
 }
+
+#[test]
+fn a_note_keeps_twenty_conflicts_then_refuses_until_settled() {
+    let (_dir, h) = open();
+    let stale = |text: String| NoteChange {
+        text: Some(text),
+        // Every device wrote over a text that is gone: each change is stale.
+        was: Some(Some("the first text".into())),
+        ..NoteChange::default()
+    };
+    h.set_note(
+        &alice(),
+        7,
+        NoteChange {
+            text: Some("top 0".into()),
+            ..NoteChange::default()
+        },
+    )
+    .unwrap();
+    for i in 1..=rules::NOTE_CONFLICTS {
+        let state = h.set_note(&alice(), 7, stale(format!("top {i}"))).unwrap();
+        assert_eq!(state.conflicts.len(), i);
+    }
+    let replaced = |h: &Household| -> i64 {
+        h.db()
+            .query_row("SELECT count(*) FROM replaced_notes", [], |r| r.get(0))
+            .unwrap()
+    };
+    let kept_before = replaced(&h);
+    let refused = h.set_note(&alice(), 7, stale("one too many".into()));
+    let Err(HouseholdError::Refused { field, message }) = refused else {
+        panic!("{refused:?}");
+    };
+    assert_eq!(field, "was");
+    assert!(message.contains("20"), "{message}");
+    // Nothing written: the text on top, its conflicts and the history are as they were.
+    let mine = h.mine("alice@example.com").unwrap();
+    assert_eq!(mine.notes[&7], format!("top {}", rules::NOTE_CONFLICTS));
+    assert_eq!(mine.note_conflicts[&7].len(), rules::NOTE_CONFLICTS);
+    assert_eq!(replaced(&h), kept_before);
+    // Settling some makes room again.
+    let settle = NoteChange {
+        text: Some("settled".into()),
+        was: Some(Some(format!("top {}", rules::NOTE_CONFLICTS))),
+        settles: mine.note_conflicts[&7][..5].to_vec(),
+        at: None,
+    };
+    assert_eq!(h.set_note(&alice(), 7, settle).unwrap().conflicts.len(), 15);
+}
+
+#[test]
+fn a_notes_history_keeps_the_newest_fifty() {
+    let (_dir, h) = open();
+    for i in 0..60 {
+        let change = NoteChange {
+            text: Some(format!("version {i}")),
+            ..NoteChange::default()
+        };
+        h.set_note(&alice(), 7, change).unwrap();
+    }
+    let kept = h.replaced_notes("alice@example.com", 7).unwrap();
+    assert_eq!(kept.len(), rules::REPLACED_KEPT);
+    assert_eq!(kept[0].text, "version 58");
+    assert_eq!(kept[rules::REPLACED_KEPT - 1].text, "version 9");
+    let rows: i64 = h
+        .db()
+        .query_row("SELECT count(*) FROM replaced_notes", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, rules::REPLACED_KEPT as i64);
+}

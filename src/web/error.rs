@@ -16,7 +16,7 @@
 //! tell the visitor nothing of their cause; the cause goes to the log.
 
 use super::guard::gate::GateError;
-use super::guard::limits::is_api;
+use super::guard::limits::{BodyError, is_api};
 use super::http::cache_control;
 use super::site::{Site, SiteError};
 use crate::store::{Conflict, FieldError, StoreError};
@@ -112,6 +112,10 @@ pub(crate) enum WebError {
     /// what is wrong and how to repair it.
     #[error("{0}")]
     HouseholdOff(String),
+    /// A large body not read: over its route's limit (naming it in bytes), not sent in
+    /// time, or beyond the memory budget for bodies.
+    #[error(transparent)]
+    Body(#[from] BodyError),
     /// Any other failure of the household's database; logged, not explained.
     #[error("{0}")]
     Household(String),
@@ -207,6 +211,7 @@ impl WebError {
             WebError::Busy | WebError::HouseholdBusy | WebError::HouseholdOff(_) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
+            WebError::Body(e) => e.status(),
             WebError::Forbidden(_) => StatusCode::FORBIDDEN,
             WebError::ReadOnly(_) => StatusCode::METHOD_NOT_ALLOWED,
             WebError::TooManyWrites(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -248,7 +253,9 @@ impl WebError {
             WebError::NotFound(_) => "Not found",
             WebError::BadRequest(_) => "Bad request",
             WebError::MethodNotAllowed(_) => "Method not allowed",
-            WebError::Busy => "Busy",
+            WebError::Busy | WebError::Body(BodyError::Spent) => "Busy",
+            WebError::Body(BodyError::TooLarge(_)) => "Too large",
+            WebError::Body(BodyError::Late) => "Too slow",
             WebError::Forbidden(_) => "Not allowed",
             WebError::ReadOnly(_) => "Method not allowed",
             WebError::TooManyWrites(_) => "Too many changes",
@@ -299,7 +306,7 @@ impl WebError {
     fn with_headers(&self, mut response: Response) -> Response {
         let headers = response.headers_mut();
         match self {
-            WebError::Busy | WebError::HouseholdBusy => {
+            WebError::Busy | WebError::HouseholdBusy | WebError::Body(BodyError::Spent) => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             }
             WebError::TooManyWrites(seconds) => {

@@ -36,7 +36,7 @@ mod who;
 pub use funnel::funnel;
 pub use guard::gate::HeavyGate;
 pub(crate) use guard::host::AllowedHosts;
-pub use guard::limits::RequestLimits;
+pub use guard::limits::{BUFFERED_BODY_BYTES, RequestLimits};
 pub(crate) use router::for_hosts;
 pub use router::{app, guests};
 pub use site::{Assets, Site, SiteError};

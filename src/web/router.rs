@@ -19,6 +19,7 @@ use super::state::AppState;
 use super::who::access_log::access_log;
 use super::who::editing::Editing;
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
@@ -55,17 +56,11 @@ pub fn app(state: AppState) -> Router {
             get(edit_pages::edit_form).post(edit_pages::update),
         )
         .route("/recipes/{id}/delete", post(edit_pages::delete))
-        .route(
-            "/recipes/import",
-            get(import_pages::page).post(import_pages::read),
-        )
-        .route("/recipes/import/save", post(import_pages::save))
+        .route("/recipes/import", get(import_pages::page))
         .route("/changes", get(edit_pages::changes))
         .route("/changes/{n}/undo", post(edit_pages::undo))
         .route("/api/recipes", get(api::list).post(edit_api::create))
         .route("/api/recipes/download", get(edit_api::download))
-        .route("/api/recipes/bulk", post(edit_api::bulk))
-        .route("/api/import", post(import::api_import))
         .route(
             "/api/recipes/{id}",
             get(api::recipe)
@@ -105,7 +100,6 @@ pub fn app(state: AppState) -> Router {
             get(bar::strengths).put(bar::change_strength),
         )
         .route("/api/household/download", get(bar::download))
-        .route("/api/household/upload", post(bar::upload))
         .route("/menu/print", get(guest::print))
         .route("/menus", get(menus_page::page))
         .route("/menus/off", post(menus_page::switch_off))
@@ -117,6 +111,11 @@ pub fn app(state: AppState) -> Router {
         .route("/static/{*file}", get(files::asset))
         .route("/sw.js", get(files::service_worker))
         .route("/manifest.webmanifest", get(files::manifest))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.limits.clone(),
+            limits::small_body,
+        ))
+        .merge(large())
         .fallback(pages::not_found)
         .method_not_allowed_fallback(pages::method_not_allowed)
         // After the fallback above, so that it wraps it too: every 405 of a route.
@@ -127,6 +126,23 @@ pub fn app(state: AppState) -> Router {
     layered(router, &state)
         .with_state(state.clone())
         .merge(guests(state))
+}
+
+/// The routes that take a large body, [`limits::LARGE_BODY_BYTES`] (a household backup, a
+/// bulk save, an import): their handlers read it themselves, once they know the visitor may
+/// send it ([`limits::read`]); no other body is read before its handler runs.
+fn large() -> Router<AppState> {
+    Router::new()
+        .route("/api/household/upload", post(bar::upload))
+        .route("/api/recipes/bulk", post(edit_api::bulk))
+        .route("/api/import", post(import::api_import))
+        .route("/recipes/import", post(import_pages::read))
+        .route("/recipes/import/save", post(import_pages::save))
+        .route_layer(axum::middleware::from_fn_with_state(
+            limits::LARGE_BODY_BYTES,
+            limits::large_body,
+        ))
+        .layer(DefaultBodyLimit::max(limits::LARGE_BODY_BYTES))
 }
 
 /// What guests outside the household reach (issue #27, docs/MENU.md): `/menu`, its
@@ -163,7 +179,7 @@ fn guarded(router: Router<AppState>, state: &AppState) -> Router<AppState> {
         |name, value| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
     let router = router
         .layer(axum::middleware::from_fn_with_state(
-            state.limits,
+            state.limits.clone(),
             limits::guard,
         ))
         .layer(axum::middleware::from_fn_with_state(

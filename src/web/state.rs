@@ -112,3 +112,9 @@ impl FromRef<AppState> for Arc<dyn Resolve> {
         state.who.clone()
     }
 }
+
+impl FromRef<AppState> for RequestLimits {
+    fn from_ref(state: &AppState) -> RequestLimits {
+        state.limits.clone()
+    }
+}

@@ -5,12 +5,13 @@
 use super::household::personal;
 use crate::household::{Backup, Household};
 use crate::web::error::{Api, WebError};
+use crate::web::guard::limits::{self, RequestLimits};
 use crate::web::site::{Served, Site};
 use crate::web::who::editing::{self, Editing, Provenance};
 use crate::web::who::home::{Home, on_blocking};
 use crate::web::who::visitor::Visitor;
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -91,20 +92,24 @@ pub(crate) async fn download(
     Ok(response)
 }
 
-/// `POST /api/household/upload`: a backup merged in (all of it or nothing).
+/// `POST /api/household/upload`: a backup merged in (all of it or nothing). Who asks, where
+/// from and the content type are checked before the body is read.
 pub(crate) async fn upload(
     State(home): State<Arc<Home>>,
     State(editing): State<Arc<Editing>>,
     State(served): State<Served>,
+    State(limits): State<RequestLimits>,
     visitor: Visitor,
     from: Provenance,
-    headers: HeaderMap,
-    bytes: Bytes,
+    request: Request,
 ) -> ApiResult {
     let (db, _) = home.keeper(&visitor, &editing)?;
     from.check()?;
-    editing::json_body(&headers, "the backup")?;
-    let backup = Backup::from_slice(&bytes).map_err(WebError::from)?;
+    editing::json_body(request.headers(), "the backup")?;
+    let body = limits::read(&limits, request)
+        .await
+        .map_err(WebError::from)?;
+    let backup = Backup::from_slice(&body.bytes).map_err(WebError::from)?;
     let recipes = served.site.load().recipes().clone();
     let (taken, own) = on_blocking(db, move |db| {
         let highest = highest_id_ever(&recipes)?;

@@ -11,13 +11,14 @@
 use super::params::{ChangeNumber, RecipeId};
 use crate::store::{Edit, Entry, Saved, Store, version};
 use crate::web::error::{Api, WebError};
+use crate::web::guard::limits::{self, RequestLimits};
 use crate::web::http::cache_control;
 use crate::web::who::change::{change, on_blocking};
 use crate::web::who::editing::{self, Editing, Provenance};
 use crate::web::who::visitor::Visitor;
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -42,15 +43,24 @@ pub(crate) async fn create(
 /// `POST /api/recipes/bulk` `{"recipes": […]}`: new recipes, all saved as one change (one
 /// line in the history, one undo); 201 with the recipes as saved and the change. A problem
 /// with any recipe refuses them all, each named `recipes[i].field`.
+///
+/// Who asks and where from are checked before the body is read (then again with the rate,
+/// as for every change).
 pub(crate) async fn bulk(
     State(editing): State<Arc<Editing>>,
+    State(limits): State<RequestLimits>,
     visitor: Visitor,
     from: Provenance,
-    headers: HeaderMap,
-    body: Bytes,
+    request: Request,
 ) -> ApiResult {
     editing.writable()?;
-    let body = read_json(&headers, &body)?;
+    editing.editor(&visitor)?;
+    from.check()?;
+    let headers = request.headers().clone();
+    let read = limits::read(&limits, request)
+        .await
+        .map_err(WebError::from)?;
+    let body = read_json(&headers, &read.bytes)?;
     let Some(Value::Array(drafts)) = body.get("recipes").cloned() else {
         return Err(Api(WebError::Invalid(vec![crate::store::FieldError {
             field: "recipes".into(),

@@ -12,13 +12,13 @@ use crate::import::{self, Format, ImportError, Preview, Selection, Source};
 use crate::recipes::Recipes;
 use crate::store::FieldError;
 use crate::web::error::{Api, WebError};
+use crate::web::guard::limits::{self, RequestLimits};
 use crate::web::http::cache_control;
 use crate::web::site::Site;
 use crate::web::who::editing::{Editing, Provenance};
 use crate::web::who::visitor::Visitor;
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -113,13 +113,17 @@ pub(crate) fn asked(headers: &HeaderMap, body: &[u8]) -> Result<Asked, WebError>
 pub(crate) async fn api_import(
     State(editing): State<Arc<Editing>>,
     State(site): State<Arc<Site>>,
+    State(limits): State<RequestLimits>,
     visitor: Visitor,
     from: Provenance,
-    headers: HeaderMap,
-    body: Bytes,
+    request: Request,
 ) -> Result<Response, Api<WebError>> {
     allowed(&editing, &visitor, &from)?;
-    let asked = asked(&headers, &body)?;
+    let headers = request.headers().clone();
+    let body = limits::read(&limits, request)
+        .await
+        .map_err(WebError::from)?;
+    let asked = asked(&headers, &body.bytes)?;
     let answer = preview(&editing, site.recipes().clone(), asked).await?;
     let mut response = Json(answer).into_response();
     response

@@ -9,6 +9,7 @@ use super::edit_pages::{FormState, checked_form, personal_page, render};
 use super::import::{Asked, allowed, preview};
 use crate::store::{Edit, FieldError};
 use crate::web::error::WebError;
+use crate::web::guard::limits::{self, RequestLimits};
 use crate::web::site::Site;
 use crate::web::view::draft::{Fields, field};
 use crate::web::view::templates::{ImportChoice, ImportPage};
@@ -16,8 +17,9 @@ use crate::web::who::change::change;
 use crate::web::who::editing::{Editing, Provenance};
 use crate::web::who::visitor::Visitor;
 use axum::Form;
-use axum::extract::State;
+use axum::body::Body;
 use axum::extract::rejection::FormRejection;
+use axum::extract::{FromRequest, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use serde_json::Value;
@@ -38,10 +40,12 @@ pub(crate) async fn page(
 pub(crate) async fn read(
     State(site): State<Arc<Site>>,
     State(editing): State<Arc<Editing>>,
+    State(limits): State<RequestLimits>,
     visitor: Visitor,
     from: Provenance,
-    form: Result<Form<Fields>, FormRejection>,
+    request: Request,
 ) -> Result<Response, WebError> {
+    let (_held, form) = form_body(&editing, &visitor, &from, &limits, request).await?;
     let (editor, fields) = checked_form(&editing, &visitor, form)?;
     allowed(&editing, &visitor, &from)?;
     let source = field(&fields, "source").trim().to_owned();
@@ -83,10 +87,12 @@ pub(crate) async fn read(
 pub(crate) async fn save(
     State(site): State<Arc<Site>>,
     State(editing): State<Arc<Editing>>,
+    State(limits): State<RequestLimits>,
     visitor: Visitor,
     from: Provenance,
-    form: Result<Form<Fields>, FormRejection>,
+    request: Request,
 ) -> Result<Response, WebError> {
+    let (_held, form) = form_body(&editing, &visitor, &from, &limits, request).await?;
     let (editor, fields) = checked_form(&editing, &visitor, form)?;
     let all: Vec<Value> = serde_json::from_str(field(&fields, "recipes")).map_err(|_| {
         WebError::BadRequest("The form did not send the recipes it read; read them again.".into())
@@ -122,6 +128,25 @@ pub(crate) async fn save(
         Err(WebError::Invalid(problems)) => again(named(problems, &drafts)),
         Err(e) => Err(e),
     }
+}
+
+/// The form, read only once the visitor may edit and the request comes from our own pages
+/// (its token is checked after, with the fields); with the budget its body holds.
+async fn form_body(
+    editing: &Editing,
+    visitor: &Visitor,
+    from: &Provenance,
+    limits: &RequestLimits,
+    request: Request,
+) -> Result<(limits::Read, Result<Form<Fields>, FormRejection>), WebError> {
+    editing.writable()?;
+    editing.editor(visitor)?;
+    from.check()?;
+    let (parts, body) = request.into_parts();
+    let read = limits::read(limits, Request::from_parts(parts.clone(), body)).await?;
+    let request = Request::from_parts(parts, Body::from(read.bytes.clone()));
+    let form = Form::<Fields>::from_request(request, &()).await;
+    Ok((read, form))
 }
 
 fn blank(site: &Site, csrf: String) -> ImportPage<'_> {
