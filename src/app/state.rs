@@ -137,7 +137,12 @@ pub(super) fn home(args: &ServeArgs) -> Result<Arc<Home>, RunError> {
     let db = Household::open_in(&dir)
         .map_err(|e| RunError::Usage(format!("the household's database: {e}")))?;
     tracing::info!(file = %db.path().display(), "the household is kept in {}", db.path().display());
-    Ok(Arc::new(Home::on(db)))
+    let home = Home::on(db).map_err(|e| {
+        RunError::Usage(format!(
+            "no random key for the menu forms' tokens (/dev/urandom): {e}"
+        ))
+    })?;
+    Ok(Arc::new(home))
 }
 
 /// `--state-dir`, else `$XDG_STATE_HOME/libations`, else `~/.local/state/libations`.
