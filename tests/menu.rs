@@ -740,13 +740,22 @@ async fn the_printed_card_has_the_drinks_print_css_and_a_qr_code_of_the_guests_a
     alice.stop();
 }
 
-/// A form's POST from the app's own page (no body), and its status and `Location`.
-async fn post_form(server: &Server, path: &str, origin: Option<&str>) -> (StatusCode, String) {
+/// A form's POST from the app's own page (with `csrf` as its token field, if any), and
+/// its status and `Location`.
+async fn post_form(
+    server: &Server,
+    path: &str,
+    origin: Option<&str>,
+    csrf: Option<&str>,
+) -> (StatusCode, String) {
     let mut request = client().post(server.url(path));
     request = match origin {
         None => request.headers(same_origin(server)),
         Some(other) => request.header("origin", other),
     };
+    if let Some(csrf) = csrf {
+        request = request.form(&[("csrf", csrf)]);
+    }
     let response = request.send().await.unwrap();
     let location = response
         .headers()
@@ -754,6 +763,12 @@ async fn post_form(server: &Server, path: &str, origin: Option<&str>) -> (Status
         .map(|l| l.to_str().unwrap().to_owned())
         .unwrap_or_default();
     (response.status(), location)
+}
+
+/// The token the page's switch forms carry.
+fn csrf(html: &str) -> String {
+    let at = html.find(r#"name="csrf" value=""#).expect("a form token") + 19;
+    html[at..at + html[at..].find('"').unwrap()].to_owned()
 }
 
 async fn menus_page(server: &Server) -> String {
@@ -787,7 +802,9 @@ async fn the_composing_page_lists_the_menus_and_switches_them_by_form_for_compos
     assert!(html.contains(r#"id="menu-editor""#), "the editor, for JS");
 
     // Switched on and off by the forms: a redirect back, and the menu as the API says.
-    let (status, location) = post_form(&alice, &format!("/menus/{id}/on"), None).await;
+    let token = csrf(&html);
+    let token = Some(token.as_str());
+    let (status, location) = post_form(&alice, &format!("/menus/{id}/on"), None, token).await;
     assert_eq!(
         (status, location.as_str()),
         (StatusCode::SEE_OTHER, "/menus")
@@ -795,37 +812,135 @@ async fn the_composing_page_lists_the_menus_and_switches_them_by_form_for_compos
     assert_eq!(menus(&alice).await["menus"][0]["on"], true);
     assert!(menus_page(&alice).await.contains(r#"action="/menus/off""#));
     // From another site: refused, nothing changed.
-    let (status, _) = post_form(&alice, "/menus/off", Some("http://evil.example")).await;
+    let (status, _) = post_form(&alice, "/menus/off", Some("http://evil.example"), token).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert_eq!(menus(&alice).await["menus"][0]["on"], true);
-    let (status, _) = post_form(&alice, "/menus/off", None).await;
+    let (status, _) = post_form(&alice, "/menus/off", None, token).await;
     assert_eq!(status, StatusCode::SEE_OTHER);
     assert_eq!(menus(&alice).await["menus"][0]["on"], false);
-    let (status, _) = post_form(&alice, "/menus/999/on", None).await;
+    let (status, _) = post_form(&alice, "/menus/999/on", None, token).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     alice.stop();
 
-    // Someone without the grant sees the menus and why they may not change them; the
-    // forms are not there and refuse if sent anyway.
+    // Someone without the grant sees why they may not change the menus, and no draft
+    // (none is on); the forms are not there and refuse if sent anyway.
     let bob = person(state.path(), "bob@example.com", &[]);
     let html = menus_page(&bob).await;
-    assert!(html.contains("Friday") && html.contains("<li>Martini</li>"));
+    assert!(
+        !html.contains("Friday") && !html.contains("<li>Martini</li>"),
+        "{html}"
+    );
     assert!(!html.contains(r#"method="post""#), "{html}");
+    assert!(!html.contains(r#"name="csrf""#), "{html}");
     assert!(!html.contains(r#"id="menu-editor""#));
     assert!(html.contains("may not compose"), "{html}");
-    let (status, _) = post_form(&bob, &format!("/menus/{id}/on"), None).await;
+    let (status, _) = post_form(&bob, &format!("/menus/{id}/on"), None, token).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    assert_eq!(menus(&bob).await["menus"][0]["on"], false);
-    // The card has nothing private: anyone who reaches the app may print it.
-    let response = client()
-        .get(bob.url(&format!("/menu/print?menu={id}")))
-        .send()
-        .await
+    bob.stop();
+    let alice = person(state.path(), "alice@example.com", &["--local-edit"]);
+    assert_eq!(menus(&alice).await["menus"][0]["on"], false);
+    alice.stop();
+}
+
+#[tokio::test]
+async fn the_switch_forms_need_the_token_of_their_page() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &["--local-edit"]);
+    let id = ok(
+        &alice,
+        "POST",
+        "/api/menus",
+        Some(json!({"title": "Friday"})),
+    )
+    .await["id"]
+        .as_i64()
         .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    assert_eq!(
-        drinks(&response.text().await.unwrap()),
-        ["Martini", "Negroni"]
+    let on = format!("/menus/{id}/on");
+    let token = csrf(&menus_page(&alice).await);
+    assert_eq!(token.len(), 32, "{token}");
+    let wrong = format!("{}0", &token[..31]);
+    for sent in [None, Some(""), Some(wrong.as_str())] {
+        let (status, _) = post_form(&alice, &on, None, sent).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{sent:?}");
+        assert_eq!(menus(&alice).await["menus"][0]["on"], false, "{sent:?}");
+    }
+    let (status, _) = post_form(&alice, &on, None, Some(&token)).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(menus(&alice).await["menus"][0]["on"], true);
+    for sent in [None, Some(wrong.as_str())] {
+        let (status, _) = post_form(&alice, "/menus/off", None, sent).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{sent:?}");
+        assert_eq!(menus(&alice).await["menus"][0]["on"], true, "{sent:?}");
+    }
+    let (status, _) = post_form(&alice, "/menus/off", None, Some(&token)).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(menus(&alice).await["menus"][0]["on"], false);
+    alice.stop();
+    // A token is the person's: bob, who may compose too, cannot send alice's.
+    let bob = person(state.path(), "bob@example.com", &["--local-edit"]);
+    let (status, _) = post_form(&bob, &on, None, Some(&token)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let bobs = csrf(&menus_page(&bob).await);
+    assert_ne!(bobs, token);
+    let (status, _) = post_form(&bob, &on, None, Some(&bobs)).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    bob.stop();
+}
+
+/// What `path` answers `server`: its status and its body as text.
+async fn get(server: &Server, path: &str) -> (StatusCode, String) {
+    let response = client().get(server.url(path)).send().await.unwrap();
+    (response.status(), response.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn a_menu_that_is_off_is_shown_only_to_who_may_compose() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &["--local-edit"]);
+    let draft = ok(
+        &alice,
+        "POST",
+        "/api/menus",
+        Some(json!({"title": "Secret Birthday Draft",
+            "recipes": [{"id": 1, "description": "the surprise drink"}]})),
+    )
+    .await["id"]
+        .as_i64()
+        .unwrap();
+    let tonight = menu_on(&alice, json!({"title": "Friday", "recipes": [{"id": 6}]})).await;
+    let secret = ["Secret Birthday Draft", "the surprise drink"];
+    let print = format!("/menu/print?menu={draft}");
+    // The composer prints and lists the draft.
+    let (status, card) = get(&alice, &print).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(secret.iter().all(|s| card.contains(s)), "{card}");
+    let listed = menus(&alice).await.to_string();
+    assert!(secret.iter().all(|s| listed.contains(s)), "{listed}");
+    assert!(get(&alice, "/menus").await.1.contains(secret[0]));
+    alice.stop();
+
+    // Bob may not compose: the draft's title and description appear nowhere for him;
+    // asked for by id, the card is the menu that is on.
+    let bob = person(state.path(), "bob@example.com", &[]);
+    let (status, card) = get(&bob, &print).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(!secret.iter().any(|s| card.contains(s)), "{card}");
+    assert!(card.contains("Friday"), "the menu that is on: {card}");
+    assert_eq!(drinks(&card), ["Martini"]);
+    let listed = menus(&bob).await;
+    assert!(
+        !secret.iter().any(|s| listed.to_string().contains(s)),
+        "{listed}"
     );
+    assert_eq!(listed["menus"].as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!(listed["menus"][0]["id"], tonight, "{listed}");
+    assert_eq!(listed["may_change"], false);
+    let (_, page) = get(&bob, "/menus").await;
+    assert!(!secret.iter().any(|s| page.contains(s)), "{page}");
+    assert!(page.contains("Friday"), "{page}");
+    for path in ["/menu", "/menu/feed", "/menu/print"] {
+        let (_, body) = get(&bob, path).await;
+        assert!(!secret.iter().any(|s| body.contains(s)), "{path}: {body}");
+    }
     bob.stop();
 }

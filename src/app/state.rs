@@ -138,7 +138,12 @@ pub(super) fn home(args: &ServeArgs) -> Result<Arc<Home>, RunError> {
     match Household::open_in(&dir) {
         Ok(db) => {
             tracing::info!(file = %db.path().display(), "the household is kept in {}", db.path().display());
-            Ok(Arc::new(Home::on(db)))
+            let home = Home::on(db).map_err(|e| {
+                RunError::Usage(format!(
+                    "no random key for the menu forms' tokens (/dev/urandom): {e}"
+                ))
+            })?;
+            Ok(Arc::new(home))
         }
         Err(e) => {
             let why = broken_household(&dir.join(household::FILE_NAME), &e);

@@ -1,7 +1,8 @@
 //! schema.org `Recipe` data in JSON-LD, from a page's source or as text.
 //!
-//! The page is parsed by an HTML5 parser (`scraper`); every `<script type=
-//! "application/ld+json">` is read. A `Recipe` is found at the top level, in an array, in
+//! The page's `<script type="application/ld+json">` blocks are found by [`super::scan`]
+//! (one linear pass, not a tree: a hostile page costs no more than its length), and each
+//! is read as JSON. A `Recipe` is found at the top level, in an array, in
 //! `@graph` (or nested in `mainEntity`), with `@type` a string or an array. Read:
 //! `name`, `recipeIngredient` (lines, by [`super::line`]), `recipeInstructions` (text,
 //! `HowToStep`s, `HowToSection`s with `itemListElement`), `description`,
@@ -11,33 +12,18 @@
 //! decoded to text. Keywords written by our export (`base: Gin`, `glass: Coupe`,
 //! `method: Stir`, `ice: Cubed`) fill those fields again; everything else is guessed.
 
-use super::ImportError;
 use super::draft::Draft;
+use super::{ImportError, Stop, scan};
 use serde_json::Value;
 
-/// The recipes in every JSON-LD script of a page.
-pub fn from_html(html: &str) -> Result<Vec<Draft>, ImportError> {
-    let page = scraper::Html::parse_document(html);
+/// The recipes in every JSON-LD script of a page; `Err` as soon as `stop` says so.
+pub fn from_html(html: &str, stop: &Stop) -> Result<Vec<Draft>, ImportError> {
     let mut drafts = Vec::new();
     let mut scripts = 0;
     let mut bad = None;
-    for node in page.tree.nodes() {
-        let Some(element) = node.value().as_element() else {
-            continue;
-        };
-        let is_ld = element.name() == "script"
-            && element.attr("type").is_some_and(|t| {
-                let t = t.split(';').next().unwrap_or(t).trim();
-                t.eq_ignore_ascii_case("application/ld+json")
-            });
-        if !is_ld {
-            continue;
-        }
+    for text in scan::scripts(html, stop)? {
+        stop.check()?;
         scripts += 1;
-        let text: String = node
-            .children()
-            .filter_map(|c| c.value().as_text().map(|t| t.to_string()))
-            .collect();
         match serde_json::from_str::<Value>(text.trim()) {
             Ok(value) => collect(&value, &mut drafts, 0),
             Err(e) => bad = Some(e.to_string()),
@@ -126,11 +112,11 @@ fn is_type(value: &Value, name: &str) -> bool {
     }
 }
 
-/// Text with HTML entities decoded and tags taken out, white space collapsed per line.
+/// Text with HTML entities decoded and tags taken out, white space collapsed per line:
+/// in time linear in its length ([`scan::text`]), however the HTML in it is nested.
 pub fn text(s: &str) -> String {
     let decoded = if s.contains('&') || s.contains('<') {
-        let fragment = scraper::Html::parse_fragment(s);
-        fragment.root_element().text().collect::<String>()
+        scan::text(s)
     } else {
         s.to_owned()
     };

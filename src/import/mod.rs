@@ -29,10 +29,14 @@ mod json;
 mod jsonld;
 pub mod line;
 mod markdown;
+mod scan;
 
 use crate::recipes::Recipes;
 use serde::Serialize;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 pub use draft::Draft;
 pub use export::{Format, Selection, export};
@@ -111,6 +115,74 @@ pub enum ImportError {
     TooLarge(String),
     #[error("cannot write {0}")]
     Write(String),
+    #[error("stopped: {0}")]
+    Stopped(String),
+}
+
+/// When reading must stop: the one who asked is gone ([`Stop::cancel`], or a
+/// [`Hangup`] dropped with their request), or it took longer than its limit. A page is
+/// read off the async runtime, where dropping the request's future cannot end the work:
+/// the reading looks at this instead.
+#[derive(Debug, Clone)]
+pub struct Stop {
+    gone: Arc<AtomicBool>,
+    /// The deadline, and the limit it was set from (for the refusal).
+    deadline: Option<(Instant, Duration)>,
+}
+
+impl Stop {
+    /// Never stops on its own (the command line, tests).
+    pub fn never() -> Stop {
+        Stop {
+            gone: Arc::default(),
+            deadline: None,
+        }
+    }
+
+    /// Stops `limit` from now.
+    pub fn after(limit: Duration) -> Stop {
+        Stop {
+            gone: Arc::default(),
+            deadline: Instant::now().checked_add(limit).map(|at| (at, limit)),
+        }
+    }
+
+    /// The one who asked is gone: whatever reads stops at its next look.
+    pub fn cancel(&self) {
+        self.gone.store(true, Ordering::Relaxed);
+    }
+
+    /// Cancels when dropped: held by the request's future, it cancels when the client
+    /// hangs up (and harmlessly once the answer is made).
+    pub fn hangup(&self) -> Hangup {
+        Hangup(self.clone())
+    }
+
+    /// `Err` when reading must stop, saying why.
+    pub fn check(&self) -> Result<(), ImportError> {
+        if self.gone.load(Ordering::Relaxed) {
+            return Err(ImportError::Stopped(
+                "the request was given up before it was read".into(),
+            ));
+        }
+        match self.deadline {
+            Some((at, limit)) if Instant::now() >= at => Err(ImportError::Stopped(format!(
+                "reading took longer than {} s, the most one import may take",
+                limit.as_secs()
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Cancels its [`Stop`] when dropped.
+#[derive(Debug)]
+pub struct Hangup(Stop);
+
+impl Drop for Hangup {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
 }
 
 /// Most recipes one source may give (a Bar Assistant collection has some 300).
@@ -123,8 +195,13 @@ pub fn read(source: Source) -> Result<Preview, ImportError> {
 
 /// As [`read`], for a page fetched from `url`: `Source: <url>` ends each recipe's notes.
 pub fn read_from(source: Source, url: Option<&str>) -> Result<Preview, ImportError> {
+    read_until(source, url, &Stop::never())
+}
+
+/// As [`read_from`], giving up when `stop` says so (a page is looked at as it is read).
+pub fn read_until(source: Source, url: Option<&str>, stop: &Stop) -> Result<Preview, ImportError> {
     let drafts = match source {
-        Source::Html(html) => jsonld::from_html(html)?,
+        Source::Html(html) => jsonld::from_html(html, stop)?,
         Source::JsonLd(text) => jsonld::from_text(text)?,
         Source::Json(bytes) => json::from_bytes(bytes)?,
         Source::Zip(bytes) => bar_assistant::from_zip(bytes)?,

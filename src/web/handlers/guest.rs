@@ -19,12 +19,17 @@ use crate::web::site::{Assets, Site};
 use crate::web::state::GuestAddress;
 use crate::web::view::qr;
 use crate::web::view::templates::{MenuCard, MenuDrink, MenuPage};
+use crate::web::who::editing::Editing;
 use crate::web::who::home::{Home, on_blocking};
+use crate::web::who::identity::Resolve;
+use crate::web::who::visitor::Visitor;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{FromRef, FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Uri, header};
 use axum::response::Response;
 use serde::Deserialize;
+use std::convert::Infallible;
 use std::sync::Arc;
 
 /// What guests are shown: a menu (the one on, or one asked for by id) and, for a "can
@@ -174,13 +179,35 @@ pub(crate) struct CardQuery {
     menu: Option<String>,
 }
 
+/// Whether the visitor may compose menus, and so see one that is not on.
+pub(crate) struct MayCompose(bool);
+
+impl<S> FromRequestParts<S> for MayCompose
+where
+    S: Send + Sync,
+    Arc<Home>: FromRef<S>,
+    Arc<Editing>: FromRef<S>,
+    Arc<dyn Resolve>: FromRef<S>,
+{
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<MayCompose, Infallible> {
+        let home = Arc::<Home>::from_ref(state);
+        let editing = Arc::<Editing>::from_ref(state);
+        let Ok(visitor) = Visitor::from_request_parts(parts, state).await;
+        Ok(MayCompose(home.menu_keeper(&visitor, &editing).is_ok()))
+    }
+}
+
 /// `GET /menu/print`: the menu as a one-page card with a QR code of the guests' address.
-/// Nothing on it is private (it is what guests see), so anyone who reaches the app may
-/// print it; the Funnel's listener does not serve it.
+/// The menu that is on is what guests see, so anyone who reaches the app may print it;
+/// `?menu=<id>` of another (a draft) only for who may compose, anyone else gets the one
+/// that is on. The Funnel's listener does not serve it.
 pub(crate) async fn print(
     State(home): State<Arc<Home>>,
     State(site): State<Arc<Site>>,
     State(guests): State<GuestAddress>,
+    MayCompose(composer): MayCompose,
     query: Result<Query<CardQuery>, QueryRejection>,
     uri: Uri,
     request: HeaderMap,
@@ -196,7 +223,11 @@ pub(crate) async fn print(
     } else {
         1
     };
-    let menu_id = query.menu.as_deref().and_then(|m| m.parse::<i64>().ok());
+    let menu_id = query
+        .menu
+        .as_deref()
+        .and_then(|m| m.parse::<i64>().ok())
+        .filter(|_| composer);
     let shown = Shown::read(&home, &site, menu_id).await?;
     let drinks = shown.drinks(&site);
     let (fit, crowded) = fit(size, columns, &drinks);

@@ -8,7 +8,7 @@
 //! rate) before anything is fetched or read.
 
 use crate::fetch::FetchError;
-use crate::import::{self, Format, ImportError, Preview, Selection, Source};
+use crate::import::{self, Format, ImportError, Preview, Selection, Source, Stop};
 use crate::recipes::Recipes;
 use crate::store::FieldError;
 use crate::web::error::{Api, WebError};
@@ -23,6 +23,11 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use std::sync::Arc;
+use std::time::Duration;
+
+/// The longest one import may read for (a page is read in time linear in its length, so
+/// only a machine far too busy reaches it); the refusal names it.
+const READ_LIMIT: Duration = Duration::from_secs(10);
 
 /// What an import was asked to read.
 pub(crate) enum Asked {
@@ -170,8 +175,11 @@ pub(crate) async fn preview(
         other => (other, None),
     };
     let url = source_url.clone();
+    let stop = Stop::after(READ_LIMIT);
+    // Dropped with this future when the client hangs up: the reading stops too.
+    let _hangup = stop.hangup();
     let read = tokio::task::spawn_blocking(move || {
-        let preview = read(&asked, url.as_deref())?;
+        let preview = read(&asked, url.as_deref(), &stop)?;
         let duplicates = import::duplicates(&preview, &recipes);
         Ok::<_, ImportError>((preview, duplicates))
     })
@@ -202,8 +210,9 @@ pub(crate) async fn preview(
     Ok(answer)
 }
 
-/// What was asked, read; a page fetched from `url` gets `Source: <url>` in its notes.
-fn read(asked: &Asked, url: Option<&str>) -> Result<Preview, ImportError> {
+/// What was asked, read until `stop`; a page fetched from `url` gets `Source: <url>` in
+/// its notes.
+fn read(asked: &Asked, url: Option<&str>, stop: &Stop) -> Result<Preview, ImportError> {
     let source = match asked {
         Asked::Html(html) => Source::Html(html),
         Asked::JsonLd(text) => Source::JsonLd(text),
@@ -211,7 +220,8 @@ fn read(asked: &Asked, url: Option<&str>) -> Result<Preview, ImportError> {
             FileKind::Json => Source::Json(bytes),
             FileKind::Zip => Source::Zip(bytes),
             FileKind::Html => {
-                return import::read_from(Source::Html(&String::from_utf8_lossy(bytes)), url);
+                let html = String::from_utf8_lossy(bytes);
+                return import::read_until(Source::Html(&html), url, stop);
             }
             FileKind::Markdown => {
                 return import::read_from(Source::Markdown(&String::from_utf8_lossy(bytes)), url);
@@ -219,7 +229,7 @@ fn read(asked: &Asked, url: Option<&str>) -> Result<Preview, ImportError> {
         },
         Asked::Url(_) => Source::Html(""),
     };
-    import::read_from(source, url)
+    import::read_until(source, url, stop)
 }
 
 fn field_of_source(url: Option<&str>) -> &'static str {

@@ -24,16 +24,19 @@ use std::sync::Arc;
 
 type ApiResult = Result<Response, Api<WebError>>;
 
-/// `GET /api/menus`: every menu, and whether the visitor may change them. Anyone the
-/// household has a door for may read them: a menu is what guests are shown anyway.
+/// `GET /api/menus`: the menus, and whether the visitor may change them. A person (whom
+/// the household has a door for) may ask, anyone else gets 403 with why; who may compose
+/// gets every menu, anyone else only the one that is on (what guests are shown anyway:
+/// the others are drafts).
 pub(crate) async fn list(
     State(home): State<Arc<Home>>,
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
 ) -> ApiResult {
-    let db = home.required()?;
+    let (db, _) = home.person(&visitor)?;
     let may_change = home.menu_keeper(&visitor, &editing).is_ok();
-    let menus = on_blocking(db, |db| db.menus()).await?;
+    let mut menus = on_blocking(db, |db| db.menus()).await?;
+    menus.retain(|m| may_change || m.on);
     Ok(personal(json!({"menus": menus, "may_change": may_change})))
 }
 

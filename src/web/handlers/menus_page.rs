@@ -2,8 +2,9 @@
 //! Rendered per request (the menus are the household's, and whether the visitor may
 //! change them is theirs); without JavaScript it lists the menus with their drinks and
 //! switches one on or off through two small forms (`POST /menus/{id}/on`, `POST
-//! /menus/off`, the same checks as the API's, answered with a redirect back); composing
-//! is `static/js/menus.js` over `/api/menus…`.
+//! /menus/off`: the same checks as the API's and the page's form token, answered with a
+//! redirect back); composing is `static/js/menus.js` over `/api/menus…`. Someone who may
+//! not compose sees only the menu that is on: the others are drafts.
 
 use super::menu::Composer;
 use crate::household::Menu;
@@ -11,11 +12,14 @@ use crate::web::error::{Api, WebError};
 use crate::web::handlers::params::MenuId;
 use crate::web::http::cache_control::private_no_store;
 use crate::web::site::Site;
+use crate::web::view::draft::{Fields, field};
 use crate::web::view::templates::{MenuSummary, MenusPage};
 use crate::web::who::editing::Editing;
 use crate::web::who::home::{Home, on_blocking};
 use crate::web::who::visitor::Visitor;
+use axum::Form;
 use axum::extract::State;
+use axum::extract::rejection::FormRejection;
 use axum::http::header;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use std::sync::Arc;
@@ -36,9 +40,14 @@ pub(crate) async fn page(
     let why = why.or_else(|| keeper.err().map(|e| e.to_string()));
     let page = MenusPage {
         chrome: site.chrome(""),
-        menus: menus.iter().map(|m| summary(&site, m)).collect(),
+        menus: menus
+            .iter()
+            .filter(|m| may_change || m.on)
+            .map(|m| summary(&site, m))
+            .collect(),
         may_change,
         why,
+        csrf: home.menu_form_token(&visitor, &editing).unwrap_or_default(),
     };
     let html = crate::web::site::render("menus page", &page)?;
     let mut response = Html(html).into_response();
@@ -72,17 +81,31 @@ fn summary<'a>(site: &'a Site, menu: &Menu) -> MenuSummary<'a> {
     }
 }
 
-/// The form's answer: back to `/menus`, or the refusal as a page (not the API's JSON).
-fn composer(composer: Result<Composer, Api<WebError>>) -> Result<Composer, WebError> {
-    composer.map_err(|Api(e)| e)
+/// A switch form's composer, its token checked; a refusal is a page (not the API's
+/// JSON). A form that cannot be read sends no token, and is refused as one without.
+fn composer(
+    home: &Home,
+    editing: &Editing,
+    visitor: &Visitor,
+    composer: Result<Composer, Api<WebError>>,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Result<Composer, WebError> {
+    let composer = composer.map_err(|Api(e)| e)?;
+    let fields = form.map(|Form(f)| f).unwrap_or_default();
+    home.check_menu_form(visitor, editing, field(&fields, "csrf"))?;
+    Ok(composer)
 }
 
 /// `POST /menus/{id}/on` (a form on `/menus`): as `POST /api/menus/{id}/on`.
 pub(crate) async fn switch_on(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
     asked: Result<Composer, Api<WebError>>,
     MenuId(id): MenuId,
+    form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    let db = composer(asked)?.db;
+    let db = composer(&home, &editing, &visitor, asked, form)?.db;
     let key =
         i64::try_from(id).map_err(|_| WebError::NotFound(format!("There is no menu {id}.")))?;
     if !on_blocking(db, move |db| db.switch_menu_on(key)).await? {
@@ -93,9 +116,13 @@ pub(crate) async fn switch_on(
 
 /// `POST /menus/off` (a form on `/menus`): as `POST /api/menus/off`.
 pub(crate) async fn switch_off(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
     asked: Result<Composer, Api<WebError>>,
+    form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    let db = composer(asked)?.db;
+    let db = composer(&home, &editing, &visitor, asked, form)?.db;
     on_blocking(db, |db| db.switch_menus_off()).await?;
     Ok(Redirect::to("/menus").into_response())
 }

@@ -262,6 +262,8 @@ pub(crate) struct MenusPage<'a> {
     pub(crate) may_change: bool,
     /// Why not, or why there are none (no household).
     pub(crate) why: Option<String>,
+    /// What the switch forms send back (empty for someone who may not compose).
+    pub(crate) csrf: String,
 }
 
 /// One menu on `/menus`.

@@ -175,18 +175,9 @@ impl Editing {
         self.editor(visitor).is_ok()
     }
 
-    /// The form token for an identity: a keyed hash of who they are, so a token taken from
-    /// one person's page is worthless for another.
+    /// The form token for an identity ([`form_token`] under this start's key).
     fn token(&self, identity: &Identity) -> String {
-        let mut hash = Sha256::new();
-        hash.update(self.key);
-        hash.update(identity.login.as_deref().unwrap_or_default());
-        hash.update([0]);
-        hash.update(&identity.node);
-        hash.finalize()[..16]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        form_token(&self.key, identity)
     }
 
     /// Takes one write from `editor`'s allowance, or says when to come back.
@@ -287,9 +278,30 @@ pub(crate) fn json_body(headers: &HeaderMap, what: &str) -> Result<(), WebError>
     }
 }
 
+/// The token a plain-HTML form carries for an identity: a keyed hash of who they are, so
+/// a token taken from one person's page is worthless for another, and a cross-site page
+/// (which cannot read ours) cannot send it. `key` is random per start.
+pub(crate) fn form_token(key: &[u8; 32], identity: &Identity) -> String {
+    let mut hash = Sha256::new();
+    hash.update(key);
+    hash.update(identity.login.as_deref().unwrap_or_default());
+    hash.update([0]);
+    hash.update(&identity.node);
+    hash.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// Compares a form's token with the editor's, in time independent of where they differ.
 pub(crate) fn check_token(editor: &Editor, sent: &str) -> Result<(), WebError> {
-    let (a, b) = (editor.token.as_bytes(), sent.as_bytes());
+    same_token(&editor.token, sent)
+}
+
+/// Compares a form's token with the one expected, in time independent of where they
+/// differ; refused as an out-of-date form.
+pub(crate) fn same_token(expected: &str, sent: &str) -> Result<(), WebError> {
+    let (a, b) = (expected.as_bytes(), sent.as_bytes());
     let same = a.len() == b.len() && a.iter().zip(b).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0;
     if same {
         Ok(())
@@ -300,7 +312,8 @@ pub(crate) fn check_token(editor: &Editor, sent: &str) -> Result<(), WebError> {
     }
 }
 
-fn random_key() -> std::io::Result<[u8; 32]> {
+/// 32 random bytes, a key for form tokens.
+pub(crate) fn random_key() -> std::io::Result<[u8; 32]> {
     use std::io::Read;
     let mut key = [0; 32];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut key)?;

@@ -9,9 +9,10 @@
 //! and `GET /api/me` says why. The shelf may be changed by people granted `{"shelf":
 //! true}` or `{"edit": true}`, and by `--editor` logins; a person's own things only by
 //! that person, which the routes ensure by taking the person from the request, never from
-//! the path.
+//! the path. The plain forms of `/menus` carry a token bound to the visitor, keyed by a
+//! secret of this start, as the recipe forms do ([`super::editing::form_token`]).
 
-use super::editing::{Editing, Limiter};
+use super::editing::{self, Editing, Limiter};
 use super::identity::Capabilities;
 use super::visitor::Visitor;
 use crate::household::{Asking, Household, HouseholdError, Person};
@@ -32,17 +33,20 @@ pub struct Home {
     /// recipes are served all the same.
     broken: Option<String>,
     limiter: Limiter,
+    /// The secret behind the `/menus` forms' tokens: random per start.
+    key: [u8; 32],
 }
 
 impl Home {
-    /// The household kept in `db`.
-    pub fn on(db: Household) -> Home {
-        Home {
+    /// The household kept in `db`; `Err` when there is no randomness for form tokens.
+    pub fn on(db: Household) -> std::io::Result<Home> {
+        Ok(Home {
             db: Some(Arc::new(db)),
             off: String::new(),
             broken: None,
             limiter: Limiter::new(WRITES_PER_MINUTE),
-        }
+            key: editing::random_key()?,
+        })
     }
 
     /// No household; `why` is what an unknown visitor is told.
@@ -52,6 +56,8 @@ impl Home {
             off: why.into(),
             broken: None,
             limiter: Limiter::new(1),
+            // No household: no one composes, so no form token is ever made or taken.
+            key: [0; 32],
         }
     }
 
@@ -129,6 +135,29 @@ impl Home {
         editing: &Editing,
     ) -> Result<(Arc<Household>, Person), WebError> {
         self.granted(visitor, editing, |c| c.menu, "You may not compose or switch the guests' menu: the tailnet policy grants you neither {\"menu\": true} nor {\"edit\": true} under the app's capability.")
+    }
+
+    /// The token `/menus`' switch forms carry for this visitor, if they may compose.
+    pub(crate) fn menu_form_token(&self, visitor: &Visitor, editing: &Editing) -> Option<String> {
+        self.menu_keeper(visitor, editing).ok()?;
+        Some(editing::form_token(&self.key, visitor.0.as_ref()?))
+    }
+
+    /// Refuses a `/menus` switch form whose token is not the one its page gave this
+    /// visitor (another site's form, or one from before a restart).
+    pub(crate) fn check_menu_form(
+        &self,
+        visitor: &Visitor,
+        editing: &Editing,
+        sent: &str,
+    ) -> Result<(), WebError> {
+        self.menu_keeper(visitor, editing)?;
+        let Some(expected) = self.menu_form_token(visitor, editing) else {
+            return Err(WebError::Forbidden(
+                "This connection does not say who you are.".into(),
+            ));
+        };
+        editing::same_token(&expected, sent)
     }
 
     /// The person, when the policy grants them `grant` or `{"edit": true}`, or `--editor`
