@@ -1,7 +1,8 @@
 //! Request bodies against the real binary (issue #40, rows 2 and 3): each large-body route
 //! takes what its limit says (not axum's default 2 MiB) and names its limit in a 413; a
-//! visitor without the grant is refused before their body is read; and what all bodies
-//! hold in memory together is bounded by one budget (503 beyond it).
+//! visitor without the grant is refused before their body is read; what all bodies hold in
+//! memory together is bounded by one budget (503 beyond it); and a household filled to its
+//! own budget (src/household/budget.rs) downloads a backup that loads back by web and CLI.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
@@ -330,17 +331,12 @@ async fn download(state: &std::path::Path) -> (usize, serde_json::Value) {
     (bytes.len(), backup)
 }
 
-#[tokio::test]
-async fn a_household_full_of_conflicts_loads_back_by_web_and_cli() {
-    let state = tempfile::tempdir().unwrap();
-    for login in ["ann@example.com", "ben@example.com", "cat@example.com"] {
-        fill(state.path(), login).await;
-    }
-    let (size, backup) = download(state.path()).await;
-    println!("the backup: {size} bytes");
-    assert!(size > 2 << 20, "{size} bytes: not past axum's default");
-    let file = state.path().join("backup.json");
-    std::fs::write(&file, serde_json::to_vec(&backup).unwrap()).unwrap();
+/// `backup` (as [`download`] gives it) loads back whole into an empty household through
+/// the web and, into another, through `libations import-household` (the sample's recipes).
+async fn loads_back_by_web_and_cli(backup: &serde_json::Value) {
+    let files = tempfile::tempdir().unwrap();
+    let file = files.path().join("backup.json");
+    std::fs::write(&file, serde_json::to_vec(backup).unwrap()).unwrap();
 
     // Through the web, into an empty household.
     let web = tempfile::tempdir().unwrap();
@@ -358,7 +354,7 @@ async fn a_household_full_of_conflicts_loads_back_by_web_and_cli() {
         assert_eq!(status, StatusCode::OK, "{}", response.text().await.unwrap());
     }
     let (_, loaded) = download(web.path()).await;
-    assert!(loaded == backup, "the web's load differs from the backup");
+    assert!(&loaded == backup, "the web's load differs from the backup");
 
     // Through the CLI, into another.
     let cli = tempfile::tempdir().unwrap();
@@ -375,5 +371,155 @@ async fn a_household_full_of_conflicts_loads_back_by_web_and_cli() {
         String::from_utf8_lossy(&out.stderr)
     );
     let (_, loaded) = download(cli.path()).await;
-    assert!(loaded == backup, "the CLI's load differs from the backup");
+    assert!(&loaded == backup, "the CLI's load differs from the backup");
+}
+
+#[tokio::test]
+async fn a_household_full_of_conflicts_loads_back_by_web_and_cli() {
+    let state = tempfile::tempdir().unwrap();
+    for login in ["ann@example.com", "ben@example.com", "cat@example.com"] {
+        fill(state.path(), login).await;
+    }
+    let (size, backup) = download(state.path()).await;
+    println!("the backup: {size} bytes");
+    assert!(size > 2 << 20, "{size} bytes: not past axum's default");
+    loads_back_by_web_and_cli(&backup).await;
+}
+
+/// The household's budget (src/household/budget.rs, `HOUSEHOLD_BYTES`): 7 MiB.
+const BUDGET: usize = 7 << 20;
+
+/// A backup file whose guests' notes (on the sample's recipes 1 to 28, each with up to 20
+/// conflicts) bring it past `size` bytes by at most one note's text.
+fn backup_of(size: usize) -> Vec<u8> {
+    let mut people = Vec::new();
+    let (mut total, mut n) = (200, 0);
+    while total < size {
+        let mut notes = Vec::new();
+        for id in 1..=28 {
+            let mut texts: Vec<String> = Vec::new();
+            while texts.len() < 21 && total < size {
+                n += 1;
+                texts.push(long_text(&format!("guest text {n}")));
+                total += texts[texts.len() - 1].len() + 3;
+            }
+            if texts.is_empty() {
+                break;
+            }
+            let text = texts.remove(0);
+            total += 80;
+            notes.push(json!({"id": id, "text": text, "conflicts": texts, "at": 1_000 + n}));
+        }
+        let login = format!("guest{}@example.com", people.len());
+        total += 120;
+        people.push(json!({"login": login, "name": "Guest", "notes": notes}));
+    }
+    let backup = json!({"format": "libations-household", "version": 2, "exported_at": 1,
+        "shelf": [], "people": people});
+    serde_json::to_vec(&backup).unwrap()
+}
+
+/// Uploads `bytes` as the household's backup: it must be taken.
+async fn upload(server: &Server, bytes: Vec<u8>) {
+    let body = String::from_utf8(bytes).unwrap();
+    let (status, said) = post_json(server, "/api/household/upload", body).await;
+    assert_eq!(status, StatusCode::OK, "{said}");
+}
+
+/// Notes written over by 20 stale devices each (seven per person, so that no one's 240
+/// writes a minute run out), until a write is refused: says the refused text's tag, and
+/// what the refusal said. Room for 2.6 MB more, far past the budget.
+async fn write_until_refused(state: &std::path::Path) -> (String, serde_json::Value) {
+    use common::household::write;
+    for writer in 0..3 {
+        let login = format!("writer{writer}@example.com");
+        let server = person(state, &login, &["--local-edit"]);
+        for id in 1..=7 {
+            let path = format!("/api/me/notes/{id}");
+            for i in 0..=20 {
+                let tag = format!("{login} {id} {i}");
+                let mut body = json!({"text": long_text(&tag)});
+                if i > 0 {
+                    body["was"] = json!("a text no longer there");
+                }
+                let (status, said) = write(&server, "PUT", &path, Some(body)).await;
+                if status == StatusCode::UNPROCESSABLE_ENTITY {
+                    return (tag, said);
+                }
+                assert_eq!(status, StatusCode::OK, "{said}");
+            }
+        }
+    }
+    panic!("the household grew past its budget: no write was refused");
+}
+
+#[tokio::test]
+async fn a_household_filled_to_its_budget_loads_back_by_web_and_cli() {
+    let state = tempfile::tempdir().unwrap();
+    let file = backup_of(BUDGET - 60_000);
+    assert!(
+        (BUDGET - 70_000..BUDGET).contains(&file.len()),
+        "{}",
+        file.len()
+    );
+    {
+        let server = person(state.path(), "keeper@example.com", &["--local-edit"]);
+        upload(&server, file).await;
+    }
+    let (refused, said) = write_until_refused(state.path()).await;
+    assert_eq!(said["field"], "(household)", "{said}");
+    let message = said["error"].as_str().unwrap();
+    assert!(message.contains("at most 7 MiB"), "{message}");
+    let (size, backup) = download(state.path()).await;
+    println!("filled to the budget: the backup has {size} bytes");
+    // Within the budget, so within what the upload and the CLI take (`LIMIT`).
+    const { assert!(BUDGET < LIMIT) };
+    assert!(size <= BUDGET, "{size} bytes");
+    assert!(size > BUDGET - 20_000, "{size} bytes: not filled");
+    let (text, trace) = (backup.to_string(), format!("\"{refused} €"));
+    assert!(
+        text.contains("\"writer0@example.com 1 0 €"),
+        "the keeper's first write is missing"
+    );
+    assert!(!text.contains(&trace), "the refused write left a trace");
+    loads_back_by_web_and_cli(&backup).await;
+}
+
+#[tokio::test]
+async fn a_household_over_its_budget_can_shrink_but_not_grow() {
+    use common::household::write;
+    let state = tempfile::tempdir().unwrap();
+    {
+        let server = person(state.path(), "keeper@example.com", &["--local-edit"]);
+        upload(&server, backup_of(BUDGET - 200_000)).await;
+        let note = json!({"text": "a short note"});
+        let (status, said) = write(&server, "PUT", "/api/me/notes/5", Some(note)).await;
+        assert_eq!(status, StatusCode::OK, "{said}");
+        let (status, _) = write(&server, "PUT", "/api/me/favourites/5", None).await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    // Grown past the budget behind the app's back, as an older Libations could have.
+    let db = rusqlite::Connection::open(state.path().join("household.sqlite")).unwrap();
+    let big = serde_json::to_string(&vec![long_text("old"); 60]).unwrap();
+    db.execute(
+        "UPDATE notes SET conflicts = ?1 WHERE login = 'guest0@example.com' AND recipe = 1",
+        [&big],
+    )
+    .unwrap();
+    drop(db);
+    let (over, _) = download(state.path()).await;
+    assert!(over > BUDGET, "{over} bytes: not over the budget");
+
+    let server = person(state.path(), "keeper@example.com", &["--local-edit"]);
+    let note = json!({"text": long_text("more")});
+    let (status, said) = write(&server, "PUT", "/api/me/notes/6", Some(note)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{said}");
+    assert_eq!(said["field"], "(household)");
+    let (status, said) = write(&server, "DELETE", "/api/me/favourites/5", None).await;
+    assert_eq!(status, StatusCode::OK, "{said}");
+    let (status, said) = write(&server, "DELETE", "/api/me/notes/5", None).await;
+    assert_eq!(status, StatusCode::OK, "{said}");
+    drop(server);
+    let (after, _) = download(state.path()).await;
+    assert!(after < over, "{after} bytes, was {over}");
 }

@@ -18,6 +18,8 @@
 //! - [`strengths`]: the household's own ingredient strengths ("our overproof rum is 63%").
 //! - [`backup`]: the whole database as a versioned JSON file, and merging one back.
 //! - [`rules`]: caps, times, names: what every write is checked against first.
+//! - [`budget`]: the household-wide budget, the most its backup file may take, checked
+//!   after every write, before its commit.
 //! - [`strays`]: rows for recipe ids the collection never had, found and dropped.
 //!
 //! Two connections, each behind a mutex and used from blocking threads (the web layer
@@ -27,6 +29,9 @@
 //! waits up to the busy timeout and is then refused as [`HouseholdError::Busy`] (503).
 
 mod backup;
+mod budget;
+#[cfg(test)]
+mod budget_tests;
 mod menus;
 #[cfg(test)]
 mod menus_tests;
@@ -42,6 +47,7 @@ mod strengths_tests;
 mod tests;
 
 pub use backup::{Backup, Taken};
+pub use budget::HOUSEHOLD_BYTES;
 pub use menus::{DESCRIPTION_CHARS, MENU_RECIPES, MENUS, Menu, MenuDraft, MenuRecipe, TITLE_CHARS};
 pub use mine::{
     Asking, Mine, NoteChange, NoteState, REPLACED_SHOWN, RatingState, Replaced, Toggle,
@@ -184,7 +190,11 @@ impl Household {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Runs `f` in one transaction, committed only if it returns `Ok`.
+    /// Runs `f` in one transaction, committed only if it returns `Ok` and the household
+    /// stays within its budget ([`budget::keep`]: a write that grows it past
+    /// [`HOUSEHOLD_BYTES`] is refused, rolled back whole). The budget as it was before is
+    /// read on the read connection, which sees the last commit: this transaction holds the
+    /// write lock from its start, so no other commit comes between.
     ///
     /// A commit that fails on the disk (its WAL append or fsync) is refused, but SQLite
     /// may have appended its frames, commit frame included, to the WAL before the fsync
@@ -204,6 +214,7 @@ impl Household {
         }
         let tx = db.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let value = f(&tx)?;
+        budget::keep(&tx, || budget::bound(&self.db()))?;
         if let Err(failed) = tx.commit() {
             self.unsealed.store(true, Ordering::Relaxed);
             match schema::seal(&mut db) {
