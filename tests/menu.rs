@@ -858,7 +858,11 @@ async fn the_switch_forms_need_the_token_of_their_page() {
     let on = format!("/menus/{id}/on");
     let token = csrf(&menus_page(&alice).await);
     assert_eq!(token.len(), 32, "{token}");
-    let wrong = format!("{}0", &token[..31]);
+    // The token with its last digit changed (never the same digit: the check must see
+    // a token that differs, whatever the random key made).
+    let last = if token.ends_with('0') { '1' } else { '0' };
+    let wrong = format!("{}{last}", &token[..31]);
+    assert_ne!(wrong, token);
     for sent in [None, Some(""), Some(wrong.as_str())] {
         let (status, _) = post_form(&alice, &on, None, sent).await;
         assert_eq!(status, StatusCode::FORBIDDEN, "{sent:?}");
