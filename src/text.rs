@@ -108,14 +108,9 @@ pub struct Invisible {
 /// The first character of `text` that [`Invisible`] describes. With `multiline` (notes),
 /// line feeds and tabs are text.
 pub fn invisible(text: &str, multiline: bool) -> Option<Invisible> {
-    // Printable ASCII, nearly all recipe text, holds none: one pass over the bytes.
-    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-        return None;
-    }
-    text.chars()
-        .zip(1..)
-        .find(|&(c, _)| is_invisible(c) && !(multiline && matches!(c, '\n' | '\t')))
-        .map(|(c, at)| Invisible { at, c })
+    first(text, |c| {
+        is_invisible(c) && !(multiline && matches!(c, '\n' | '\t'))
+    })
 }
 
 /// As [`invisible`], for a one-line name (an ingredient on the shelf or in a strength, a
@@ -123,12 +118,20 @@ pub fn invisible(text: &str, multiline: bool) -> Option<Invisible> {
 /// names that look alike differ (U+200B ZERO WIDTH SPACE, U+2060 WORD JOINER). Prose keeps
 /// them: Thai and Khmer text puts U+200B between words.
 pub fn invisible_in_name(text: &str) -> Option<Invisible> {
+    first(text, |c| {
+        is_invisible(c) || matches!(c, '\u{200b}' | '\u{2060}')
+    })
+}
+
+/// The first character of `text` that `bad` is true of, and where.
+fn first(text: &str, bad: impl Fn(char) -> bool) -> Option<Invisible> {
+    // Printable ASCII, nearly all recipe text, holds none: one pass over the bytes.
     if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
         return None;
     }
     text.chars()
         .zip(1..)
-        .find(|&(c, _)| is_invisible(c) || matches!(c, '\u{200b}' | '\u{2060}'))
+        .find(|&(c, _)| bad(c))
         .map(|(c, at)| Invisible { at, c })
 }
 

@@ -70,6 +70,12 @@ impl House {
     }
 }
 
+/// `GET path`'s JSON answer.
+async fn get_json(server: &Server, path: &str) -> Value {
+    let response = client().get(server.url(path)).send().await.unwrap();
+    response.json().await.unwrap()
+}
+
 async fn create(server: &Server, name: &str) -> (StatusCode, Value) {
     write(
         server,
@@ -270,14 +276,7 @@ async fn a_database_held_by_another_writer_is_busy_not_broken() {
     holder.join().unwrap();
     let (status, _) = write(&server, "PUT", "/api/me/favourites/2", None).await;
     assert_eq!(status, StatusCode::OK);
-    let me: Value = client()
-        .get(server.url("/api/me"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let me = get_json(&server, "/api/me").await;
     assert_eq!(me["favourites"], json!([1, 2]));
 }
 
@@ -366,14 +365,7 @@ async fn a_damaged_household_leaves_the_recipes_served() {
         }
         let (status, _) = write(&server, "PUT", "/api/me/favourites/1", None).await;
         assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{how}");
-        let who: Value = client()
-            .get(server.url("/api/whoami"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let who = get_json(&server, "/api/whoami").await;
         assert_eq!(who["household"]["ok"], false, "{how}: {who}");
         assert!(server.log().contains("cannot be used"), "{how}");
         let db = house.db();
@@ -532,14 +524,7 @@ async fn refusals_are_in_plain_words() {
     let (status, said) = set(json!({"name": "Rum", "abv": "strong"})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(!said.to_string().contains("f64"), "{said}");
-    let own: Value = client()
-        .get(server.url("/api/bar/strengths"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let own = get_json(&server, "/api/bar/strengths").await;
     assert_eq!(own["strengths"][0]["abv"], 63.0, "{own}");
 
     let r = client()

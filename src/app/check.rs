@@ -66,16 +66,7 @@ pub(super) fn import_household(
             taken.strengths
         ))
     };
-    match run() {
-        Ok(said) => {
-            println!("{said}");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("libations: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    said(run())
 }
 
 /// Drops the household's rows for recipe ids `recipes_file` never had; prints each.
@@ -98,7 +89,13 @@ pub(super) fn repair_household(recipes_file: &Path, state_dir: Option<&Path>) ->
         }
         Ok(said)
     };
-    match run() {
+    said(run())
+}
+
+/// A household command's outcome: what it did on stdout and exit 0, or why not on stderr
+/// and exit 1.
+fn said(outcome: Result<String, String>) -> ExitCode {
+    match outcome {
         Ok(said) => {
             println!("{said}");
             ExitCode::SUCCESS

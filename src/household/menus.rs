@@ -68,12 +68,7 @@ impl MenuDraft {
             return Err(HouseholdError::refused("title", "a menu needs a title"));
         }
         line(title, TITLE_CHARS, "title", "a title")?;
-        if let Some(bad) = crate::text::invisible_in_name(title) {
-            return Err(HouseholdError::refused(
-                "title",
-                format!("holds {bad}, which does not show as itself"),
-            ));
-        }
+        rules::name_shows(title, "title")?;
         if self.recipes.len() > MENU_RECIPES {
             return Err(HouseholdError::refused(
                 "recipes",

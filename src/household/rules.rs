@@ -117,17 +117,24 @@ pub fn shelf_name(name: &str, field: &str) -> Result<String> {
             format!("an ingredient name can be at most {NAME_CHARS} characters; this one has {n}"),
         ));
     }
-    if let Some(bad) = crate::text::invisible_in_name(name) {
-        return Err(HouseholdError::refused(
-            field,
-            format!("holds {bad}, which does not show as itself"),
-        ));
-    }
+    name_shows(name, field)?;
     let key = crate::ingredients::key(name);
     if key.is_empty() {
         return Err(HouseholdError::refused(field, "is not an ingredient name"));
     }
     Ok(key)
+}
+
+/// Refuses a one-line name holding a character that does not show as itself
+/// ([`crate::text::invisible_in_name`]): a shelf name, a strength's, a menu's title, a login.
+pub fn name_shows(text: &str, field: &str) -> Result<()> {
+    match crate::text::invisible_in_name(text) {
+        Some(bad) => Err(HouseholdError::refused(
+            field,
+            format!("holds {bad}, which does not show as itself"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The longest login or person's name a backup may hold, in characters (a tailnet login
@@ -148,12 +155,7 @@ pub fn login(text: &str, field: &str, may_be_empty: bool) -> Result<()> {
     if !may_be_empty && text.trim().is_empty() {
         return Err(HouseholdError::refused(field, "is empty"));
     }
-    if let Some(bad) = crate::text::invisible_in_name(text) {
-        return Err(HouseholdError::refused(
-            field,
-            format!("holds {bad}, which does not show as itself"),
-        ));
-    }
+    name_shows(text, field)?;
     Ok(())
 }
 
