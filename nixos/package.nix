@@ -26,7 +26,7 @@ assert lib.assertMsg (lib.all (p: p.version == libtailscale.version) lockedSys)
 
 rustPlatform.buildRustPackage {
   pname = cargoToml.package.name;
-  version = cargoToml.package.version;
+  version = cargoToml.workspace.package.version;
 
   src = lib.fileset.toSource {
     root = ../.;
@@ -35,10 +35,12 @@ rustPlatform.buildRustPackage {
       ../Cargo.lock
       ../build.rs
       ../src
+      ../crates
+      ../data
       ../recipes
       ../static
       ../templates
-      ../tests # src/search.rs include_str!s tests/search-cases.json
+      ../tests # crates/model's search and the web crate's links include_str! tests/*.json
     ];
   };
 
@@ -71,6 +73,7 @@ rustPlatform.buildRustPackage {
   # Unit tests only: tests/ starts real servers (and the tailnet tests need Go, pebble and
   # a test control server), which the repo's own test command covers.
   cargoTestFlags = [
+    "--workspace"
     "--lib"
     "--bins"
   ];

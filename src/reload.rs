@@ -116,7 +116,7 @@ impl Reloader {
     }
 
     /// Serves `site` from now on; compresses its bodies in the background.
-    fn swap_in(&self, site: Site) -> usize {
+    pub fn swap_in(&self, site: Site) -> usize {
         let site = self.swap_in_as(site, "reloaded");
         let count = site.recipes().len();
         tokio::task::spawn_blocking(move || site.compress());
@@ -125,7 +125,7 @@ impl Reloader {
 
     /// Serves `site` from now on and logs it (`what`: why it changed); the caller
     /// compresses its bodies.
-    fn swap_in_as(&self, site: Site, what: &str) -> Arc<Site> {
+    pub fn swap_in_as(&self, site: Site, what: &str) -> Arc<Site> {
         let site = Arc::new(site);
         let count = site.recipes().len();
         self.site.store(site.clone());

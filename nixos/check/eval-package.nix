@@ -37,7 +37,7 @@ let
   check = name: ok: if ok then [ ] else [ name ];
 in
 check "pname/version come from Cargo.toml" (
-  drv.pname == cargoToml.package.name && drv.version == cargoToml.package.version
+  drv.pname == cargoToml.package.name && drv.version == cargoToml.workspace.package.version
 )
 ++ check "links override table for the target triple" (
   contains drv.postPatch ''[target."x86_64-unknown-linux-gnu".tailscale]''

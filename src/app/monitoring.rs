@@ -28,7 +28,13 @@ pub(super) async fn serve_metrics(
     let (listener, addr) = bind(addr).await?;
     tracing::info!("metrics on http://{addr}/metrics");
     let connections = Connections::new(
-        web::for_hosts(metrics::router(metrics.clone()), hosts),
+        web::for_hosts(
+            metrics::router(metrics.clone()).route(
+                "/debug/pprof/profile",
+                axum::routing::get(crate::profile::cpu),
+            ),
+            hosts,
+        ),
         Limits {
             max_connections: MAX_CONNECTIONS,
             ..state::connection_limits(limits)

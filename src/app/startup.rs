@@ -86,7 +86,7 @@ fn seed(args: &ServeArgs) -> Result<(), RunError> {
 
 /// Loads the recipes named by the flags, or the embedded sample.
 /// A relative `--recipes-file` is looked up in `$CREDENTIALS_DIRECTORY` when that is set.
-fn load_recipes(args: &ServeArgs) -> Result<Recipes, RunError> {
+pub fn load_recipes(args: &ServeArgs) -> Result<Recipes, RunError> {
     match &args.recipes_file {
         Some(path) => Ok(Recipes::from_file_at_most(
             &credentials::resolve(path)?,

@@ -1,35 +1,32 @@
-//! The shape of the source tree, checked: arrows between modules point one way.
+//! The shape of each crate's source tree, checked: arrows between rooms point one way.
 //!
-//! Read from the bottom up (`text`, then `recipes`, then `search`, …), every module can be
-//! understood, tested and moved on its own, and inside a module with a folder each room
-//! (sub-module) can be read knowing only the rooms below it. These tests read every
-//! production source file under `src/` (comments and `#[cfg(test)]` items skipped), resolve
-//! each `crate::`, `super::` and `self::` path it names (`use` groups included), and fail on:
+//! Between crates the compiler holds the arrows (Cargo refuses a circle of crates, and a
+//! crate cannot name one it does not depend on). Inside a crate it cannot, so these tests
+//! read every production source file of every crate (the binary's `src/` and each
+//! `crates/*/src/`; comments and `#[cfg(test)]` items skipped), resolve each `crate::`,
+//! `super::` and `self::` path it names (`use` groups included), and fail on:
 //!
-//! 1. a circle between top-level modules;
-//! 2. a circle between the rooms of any top-level module (its root `mod.rs` is the room
-//!    `mod` when it holds code; its `mod` and `use` lines are the map and not arrows);
-//! 3. an arrow the rules in `docs/ARCHITECTURE.md` (the ```` ```rules ```` block) do not
-//!    allow, or a room those rules do not list, for each module they list;
-//! 4. a source file longer than [`MAX_LINES`] outside its tests.
+//! 1. a circle between the rooms of any folder: the crate root's modules, or the child
+//!    modules of any module at any depth (a folder's root, `lib.rs` or `mod.rs`, is the
+//!    room `mod` when it holds code; its `mod` and `pub use` lines are the map and not
+//!    arrows; no list of folders to keep up to date);
+//! 2. a source file longer than [`MAX_LINES`] outside its tests.
 //!
 //! The steps, a file each: `source` lists the files and keeps what ships, `paths` resolves
-//! the paths a line names, `tree` turns them into arrows, `cycles` finds circles, `rules`
-//! reads the doc; the checks are below, the reader's own tests in `tests`.
+//! the paths a line names, `tree` turns them into arrows per folder, `cycles` finds
+//! circles; the checks are below, the reader's own tests in `tests`.
 
 mod cycles;
 mod paths;
-mod rules;
 mod source;
 #[cfg(test)]
 mod tests;
 mod tree;
 
 use cycles::{find_cycle, without_root};
-use rules::Rules;
 use source::sources;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tree::Tree;
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
@@ -37,72 +34,80 @@ type Graph = BTreeMap<String, BTreeSet<String>>;
 /// The most lines a source file may have outside its tests.
 const MAX_LINES: usize = 600;
 
-/// Top-level modules whose rooms must not form a circle even when no rule lists them.
-const FOLDERS: &[&str] = &[
-    "web",
-    "app",
-    "tailnet",
-    "connections",
-    "recipes",
-    "store",
-    "household",
-];
-
-fn tree() -> Tree {
-    Tree::new(sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src")))
+/// Every crate of the workspace: its name (its folder) and its `src/`.
+fn crates() -> Vec<(String, PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = vec![("libations".to_owned(), root.join("src"))];
+    let members = std::fs::read_dir(root.join("crates")).expect("read crates/");
+    for entry in members {
+        let dir = entry.expect("dir entry").path();
+        if dir.join("Cargo.toml").is_file() {
+            let name = dir.file_name().expect("a name").to_string_lossy();
+            found.push((format!("crates/{name}"), dir.join("src")));
+        }
+    }
+    found.sort();
+    found
 }
 
-#[test]
-fn no_module_imports_itself_through_others() {
-    let (top, _) = tree().arrows();
-    assert!(
-        top.get("search")
-            .is_some_and(|uses| uses.contains("recipes")),
-        "the reader sees search → recipes: {top:?}"
-    );
-    if let Some(cycle) = find_cycle(&top) {
-        panic!(
-            "modules import each other in a circle: {}",
-            cycle.join(" → ")
-        );
+fn trees() -> Vec<(String, Tree)> {
+    crates()
+        .into_iter()
+        .map(|(name, src)| (name, Tree::new(sources(&src))))
+        .collect()
+}
+
+fn folder_name(folder: &[String]) -> String {
+    match folder.is_empty() {
+        true => "the crate root".to_owned(),
+        false => folder.join("::"),
     }
 }
 
 #[test]
 fn no_room_imports_itself_through_others() {
-    let (_, inner) = tree().arrows();
-    for top in FOLDERS {
-        let graph = inner
-            .get(*top)
-            .unwrap_or_else(|| panic!("{top} has rooms: {inner:?}"));
-        if let Some(cycle) = find_cycle(&without_root(graph)) {
-            panic!(
-                "rooms of {top} import each other in a circle: {}",
-                cycle.join(" → ")
-            );
+    let trees = trees();
+    assert!(trees.len() >= 7, "the binary and six library crates");
+    let web = &trees
+        .iter()
+        .find(|(n, _)| n == "crates/web")
+        .expect("web")
+        .1;
+    let folders = web.arrows();
+    assert!(
+        folders[&Vec::new()]["handlers"].contains("who"),
+        "the reader sees handlers → who in crates/web: {:?}",
+        folders[&Vec::new()]
+    );
+    let mut circles = Vec::new();
+    for (name, tree) in &trees {
+        for (folder, graph) in tree.arrows() {
+            if let Some(cycle) = find_cycle(&without_root(&graph)) {
+                circles.push(format!(
+                    "{name}, {}: {}",
+                    folder_name(&folder),
+                    cycle.join(" → ")
+                ));
+            }
         }
     }
-}
-
-#[test]
-fn rooms_keep_the_written_rules() {
-    let doc =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ARCHITECTURE.md"))
-            .expect("read docs/ARCHITECTURE.md");
-    let rules = Rules::parse(&doc).unwrap_or_else(|e| panic!("{e}"));
-    assert!(rules.0.contains_key("web"), "the rules cover web/");
-    let (_, inner) = tree().arrows();
-    let broken = rules.broken(&inner);
     assert!(
-        broken.is_empty(),
-        "docs/ARCHITECTURE.md's rules are broken:\n{}",
-        broken.join("\n")
+        circles.is_empty(),
+        "rooms import each other in a circle:\n{}",
+        circles.join("\n")
     );
 }
 
 #[test]
 fn no_file_is_longer_than_the_limit() {
-    let long = tree().too_long();
+    let long: Vec<String> = trees()
+        .iter()
+        .flat_map(|(name, tree)| {
+            tree.too_long()
+                .into_iter()
+                .map(move |f| format!("{name}/src/{f}"))
+        })
+        .collect();
     assert!(
         long.is_empty(),
         "files over {MAX_LINES} lines:\n{}",
@@ -110,24 +115,22 @@ fn no_file_is_longer_than_the_limit() {
     );
 }
 
-/// Prints every module's rooms and their arrows, for writing the rules:
+/// Prints every crate's folders, their rooms and arrows:
 /// `cargo test --lib module_graph::print_rooms -- --ignored --nocapture`.
 #[test]
 #[ignore = "prints the graph; run by hand"]
 fn print_rooms() {
-    let (top, inner) = tree().arrows();
-    for (module, graph) in inner {
-        for (room, uses) in graph {
-            let uses: Vec<&str> = uses.iter().map(String::as_str).collect();
-            println!(
-                "{module}::{room} -> {}",
-                if uses.is_empty() {
+    for (name, tree) in trees() {
+        for (folder, graph) in tree.arrows() {
+            for (room, uses) in graph {
+                let uses: Vec<&str> = uses.iter().map(String::as_str).collect();
+                let uses = if uses.is_empty() {
                     "nothing".to_owned()
                 } else {
                     uses.join(", ")
-                }
-            );
+                };
+                println!("{name}: {} :: {room} -> {uses}", folder_name(&folder));
+            }
         }
     }
-    println!("top: {top:?}");
 }

@@ -1,5 +1,5 @@
 //! Which files ship, and what of each one can name another module: the source files
-//! under `src/` without those compiled only for tests, and each file's lines without its
+//! under a crate's `src/` without those compiled only for tests, and each file's lines without its
 //! tests, comments and (in a module's root) its map.
 
 use std::collections::BTreeSet;
@@ -52,7 +52,8 @@ pub(super) fn sources(src: &Path) -> Vec<Source> {
     found.retain(|s| {
         // A module inside a test-only one is test-only too (`module_graph/tree.rs`).
         let for_tests = test_only.iter().any(|t| s.module.starts_with(t));
-        !for_tests && !s.file.ends_with("tests.rs") && !s.module.is_empty()
+        // `main.rs` is a binary of its own; `lib.rs` is the crate root's room `mod`.
+        !for_tests && !s.file.ends_with("tests.rs") && s.file != "main.rs"
     });
     found
 }

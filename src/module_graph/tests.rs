@@ -3,7 +3,6 @@
 
 use super::cycles::{find_cycle, without_root};
 use super::paths::named;
-use super::rules::Rules;
 use super::source::{Source, module_path, outside_tests, production, sources};
 use super::tree::Tree;
 use std::collections::BTreeSet;
@@ -19,7 +18,7 @@ fn source(file: &str, code: &str) -> Source {
 
 fn paths(file: &str, code: &str) -> Vec<String> {
     let s = source(file, code);
-    let lines = production(&s.code, s.module.len() == 1);
+    let lines = production(&s.code, s.file.ends_with("mod.rs"));
     let children = BTreeSet::from(["caps".to_owned()]);
     named(&lines, &s.module, &children)
         .iter()
@@ -76,19 +75,26 @@ fn tree_of(files: &[(&str, &str)]) -> Tree {
     Tree::new(files.iter().map(|(f, c)| source(f, c)).collect())
 }
 
+fn folder(path: &str) -> Vec<String> {
+    path.split("::")
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
 #[test]
-fn a_back_arrow_between_rooms_is_a_circle_and_against_the_rules() {
+fn a_back_arrow_between_rooms_is_a_circle() {
     let files = [
         ("web/mod.rs", "mod http;\nmod site;\npub use site::Site;"),
         ("web/http/mod.rs", "pub struct Body;"),
         ("web/site.rs", "use super::http::Body;"),
     ];
-    let rules =
-        Rules::parse("```rules\nweb::http -> nothing\nweb::site -> http\nweb::mod -> nothing\n```")
-            .expect("rules parse");
-    let (_, inner) = tree_of(&files).arrows();
-    assert_eq!(find_cycle(&inner["web"]), None);
-    assert_eq!(rules.broken(&inner), Vec::<String>::new());
+    let folders = tree_of(&files).arrows();
+    assert_eq!(
+        folders[&folder("web")]["site"],
+        BTreeSet::from(["http".to_owned()])
+    );
+    assert_eq!(find_cycle(&folders[&folder("web")]), None);
 
     // The same tree with one arrow added the wrong way.
     let mut with_back_arrow = files.to_vec();
@@ -96,14 +102,49 @@ fn a_back_arrow_between_rooms_is_a_circle_and_against_the_rules() {
         "web/http/mod.rs",
         "use crate::web::site::Page;\npub struct Body;",
     );
-    let (_, inner) = tree_of(&with_back_arrow).arrows();
+    let folders = tree_of(&with_back_arrow).arrows();
     assert_eq!(
-        find_cycle(&inner["web"]).map(|c| c.join(" → ")),
+        find_cycle(&folders[&folder("web")]).map(|c| c.join(" → ")),
         Some("http → site → http".to_owned())
     );
+}
+
+#[test]
+fn a_circle_is_found_in_every_folder_at_any_depth() {
+    let deep = [
+        (
+            "lib.rs",
+            "mod web;\npub struct Root;\nfn f() { web::page(); }",
+        ),
+        ("web/mod.rs", "mod http;"),
+        ("web/http/mod.rs", "mod a;\nmod b;"),
+        ("web/http/a.rs", "use super::b::B;\npub struct A;"),
+        (
+            "web/http/b.rs",
+            "use crate::web::http::a::A;\npub struct B;",
+        ),
+    ];
+    let folders = tree_of(&deep).arrows();
     assert_eq!(
-        rules.broken(&inner),
-        ["web::http → site is against the rules"]
+        find_cycle(&without_root(&folders[&folder("web::http")])).map(|c| c.join(" → ")),
+        Some("a → b → a".to_owned()),
+        "two levels down, with no list naming the folder"
+    );
+    let top = [
+        ("lib.rs", "mod one;\nmod two;"),
+        ("one.rs", "use crate::two::Two;\npub struct One;"),
+        ("two.rs", "use crate::one::One;\npub struct Two;"),
+    ];
+    let folders = tree_of(&top).arrows();
+    assert_eq!(
+        find_cycle(&without_root(&folders[&folder("")])).map(|c| c.join(" → ")),
+        Some("one → two → one".to_owned()),
+        "between a crate's top-level modules"
+    );
+    assert_eq!(
+        folders[&folder("")].get("mod"),
+        None,
+        "a crate root that is only a map has no room of its own"
     );
 }
 
@@ -121,8 +162,8 @@ fn a_re_export_is_named_by_its_room_and_the_root_is_no_circle() {
         ),
         ("store/plan.rs", "use super::caps::check;"),
     ];
-    let (_, inner) = tree_of(&files).arrows();
-    let store = &inner["store"];
+    let folders = tree_of(&files).arrows();
+    let store = &folders[&folder("store")];
     assert_eq!(store["mod"], BTreeSet::from(["caps".to_owned()]));
     assert_eq!(
         store["caps"],
@@ -136,14 +177,6 @@ fn a_re_export_is_named_by_its_room_and_the_root_is_no_circle() {
 }
 
 #[test]
-fn a_room_missing_from_the_rules_is_named() {
-    let rules = Rules::parse("```rules\nweb::http -> nothing\n```").expect("rules parse");
-    let (_, inner) = tree_of(&[("web/http.rs", ""), ("web/new_room.rs", "")]).arrows();
-    assert_eq!(rules.broken(&inner), ["web::new_room is not in the rules"]);
-    assert!(Rules::parse("```rules\nweb::http\n```").is_err());
-}
-
-#[test]
 fn a_test_only_module_is_left_out_with_everything_inside_it() {
     let dir = tempfile::tempdir().expect("temp dir");
     let write = |file: &str, code: &str| {
@@ -152,9 +185,15 @@ fn a_test_only_module_is_left_out_with_everything_inside_it() {
         std::fs::write(path, code).expect("write");
     };
     write("lib.rs", "mod web;\n#[cfg(test)]\nmod checks;");
+    write("main.rs", "fn main() {}");
     write("web.rs", "pub fn page() {}");
     write("checks/mod.rs", "mod inner;");
     write("checks/inner.rs", "use crate::web::page;");
-    let found: Vec<String> = sources(dir.path()).into_iter().map(|s| s.file).collect();
-    assert_eq!(found, ["web.rs"]);
+    let mut found: Vec<String> = sources(dir.path()).into_iter().map(|s| s.file).collect();
+    found.sort();
+    assert_eq!(
+        found,
+        ["lib.rs", "web.rs"],
+        "the crate root counts, the binary's main does not"
+    );
 }

@@ -1,34 +1,40 @@
-//! The crate as a tree of top-level modules and their rooms, and the arrows between them.
+//! A crate as a tree of folders (the crate root and every module with child modules) and
+//! their rooms (the child modules), and the arrows between the rooms of each folder.
 
 use super::paths::{expand, named};
 use super::source::{Source, outside_tests, production};
 use super::{Graph, MAX_LINES};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The crate's files, and which top-level modules have which rooms.
+/// A folder: a module path (`[]` is the crate root, `["web", "http"]` is `web::http`).
+pub(super) type Folder = Vec<String>;
+
+/// One crate's files, which folders have which rooms, and what each folder's root
+/// re-exports.
 pub(super) struct Tree {
     sources: Vec<Source>,
-    /// A top-level module → its child modules (the rooms), from the files.
-    rooms: BTreeMap<String, BTreeSet<String>>,
-    /// A top-level module → the names its root re-exports → the room each comes from.
-    exports: BTreeMap<String, BTreeMap<String, String>>,
+    /// A folder → its child modules (the rooms), from the files.
+    rooms: BTreeMap<Folder, BTreeSet<String>>,
+    /// A folder → the names its root re-exports → the room each comes from.
+    exports: BTreeMap<Folder, BTreeMap<String, String>>,
 }
 
 impl Tree {
     pub(super) fn new(sources: Vec<Source>) -> Tree {
-        let mut rooms: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut rooms: BTreeMap<Folder, BTreeSet<String>> = BTreeMap::new();
         for s in &sources {
-            if let [top, room, ..] = s.module.as_slice() {
-                rooms.entry(top.clone()).or_default().insert(room.clone());
+            for depth in 0..s.module.len() {
+                let folder = s.module[..depth].to_vec();
+                rooms
+                    .entry(folder)
+                    .or_default()
+                    .insert(s.module[depth].clone());
             }
         }
         let mut exports = BTreeMap::new();
-        for s in sources.iter().filter(|s| s.module.len() == 1) {
-            let children = rooms.get(&s.module[0]).cloned().unwrap_or_default();
-            exports.insert(
-                s.module[0].clone(),
-                re_exports(&s.code, &s.module, &children),
-            );
+        for s in sources.iter().filter(|s| rooms.contains_key(&s.module)) {
+            let children = &rooms[&s.module];
+            exports.insert(s.module.clone(), re_exports(&s.code, &s.module, children));
         }
         Tree {
             sources,
@@ -37,55 +43,56 @@ impl Tree {
         }
     }
 
-    /// The room `module` is in: its second segment if that is a child module of its top
-    /// one, the room a name comes from if the top's root re-exports it, else `mod` (the
-    /// root's own items).
-    pub(super) fn room_of(&self, module: &[String]) -> Option<(String, String)> {
-        let top = module.first()?;
-        let room = match module.get(1) {
-            Some(r) if self.rooms.get(top).is_some_and(|rooms| rooms.contains(r)) => r.clone(),
-            Some(name) => match self.exports.get(top).and_then(|e| e.get(name)) {
-                Some(room) => room.clone(),
-                None => "mod".to_owned(),
-            },
-            None => "mod".to_owned(),
+    /// The room of `folder` that `path` (under it) is in: its next segment if that is a
+    /// room, the room a name comes from if the folder's root re-exports it, else `mod`
+    /// (the root's own items, or a name from another crate).
+    fn room_of(&self, folder: &[String], path: &[String]) -> String {
+        let Some(next) = path.get(folder.len()) else {
+            return "mod".to_owned();
         };
-        Some((top.clone(), room))
+        if self.rooms.get(folder).is_some_and(|r| r.contains(next)) {
+            return next.clone();
+        }
+        match self.exports.get(folder).and_then(|e| e.get(next)) {
+            Some(room) => room.clone(),
+            None => "mod".to_owned(),
+        }
     }
 
-    /// Arrows between top-level modules, and per top-level module between its rooms.
-    pub(super) fn arrows(&self) -> (Graph, BTreeMap<String, Graph>) {
-        let mut top = Graph::new();
-        let mut inner: BTreeMap<String, Graph> = BTreeMap::new();
-        for source in &self.sources {
-            let Some((from_top, from_room)) = self.room_of(&source.module) else {
-                continue;
-            };
-            let is_root = source.module.len() == 1;
-            let lines = production(&source.code, is_root);
-            top.entry(from_top.clone()).or_default();
-            if self.rooms.contains_key(&from_top) {
-                let graph = inner.entry(from_top.clone()).or_default();
-                graph.entry(from_room.clone()).or_default();
+    /// Every folder's arrows between its rooms (`a → b`: a file in room a names room b).
+    /// An arrow belongs to the deepest folder both ends are in.
+    pub(super) fn arrows(&self) -> BTreeMap<Folder, Graph> {
+        let mut folders: BTreeMap<Folder, Graph> = BTreeMap::new();
+        for (folder, rooms) in &self.rooms {
+            let graph = folders.entry(folder.clone()).or_default();
+            for room in rooms {
+                graph.entry(room.clone()).or_default();
             }
+        }
+        for source in &self.sources {
+            let is_root = self.rooms.contains_key(&source.module);
+            let lines = production(&source.code, is_root);
             let no_children = BTreeSet::new();
-            let children = match is_root {
-                true => self.rooms.get(&from_top).unwrap_or(&no_children),
-                false => &no_children,
-            };
+            let children = self.rooms.get(&source.module).unwrap_or(&no_children);
             for path in named(&lines, &source.module, children) {
-                let Some((to_top, to_room)) = self.room_of(&path) else {
-                    continue;
-                };
-                if to_top != from_top {
-                    top.entry(from_top.clone()).or_default().insert(to_top);
-                } else if to_room != from_room {
-                    let graph = inner.entry(from_top.clone()).or_default();
-                    graph.entry(from_room.clone()).or_default().insert(to_room);
+                let shared = source
+                    .module
+                    .iter()
+                    .zip(&path)
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                let folder = &source.module[..shared];
+                let (from, to) = (
+                    self.room_of(folder, &source.module),
+                    self.room_of(folder, &path),
+                );
+                if from != to && self.rooms.contains_key(folder) {
+                    let graph = folders.entry(folder.to_vec()).or_default();
+                    graph.entry(from).or_default().insert(to);
                 }
             }
         }
-        (top, inner)
+        folders
     }
 
     /// Files longer than [`MAX_LINES`] outside their tests, with their lengths.
@@ -94,12 +101,12 @@ impl Tree {
             .iter()
             .map(|s| (s, outside_tests(&s.code).len()))
             .filter(|(_, n)| *n > MAX_LINES)
-            .map(|(s, n)| format!("src/{} ({n} lines outside its tests)", s.file))
+            .map(|(s, n)| format!("{} ({n} lines outside its tests)", s.file))
             .collect()
     }
 }
 
-/// What a module's root re-exports: each `pub use` name (its alias if it has one) → the
+/// What a folder's root re-exports: each `pub use` name (its alias if it has one) → the
 /// room it comes from.
 pub(super) fn re_exports(
     code: &str,
@@ -121,7 +128,7 @@ pub(super) fn re_exports(
         expand(here, rest, &mut paths);
         let aliases = aliases_in(rest);
         for path in paths {
-            let (Some(room), Some(last)) = (path.get(1), path.last()) else {
+            let (Some(room), Some(last)) = (path.get(here.len()), path.last()) else {
                 continue;
             };
             if children.contains(room) {

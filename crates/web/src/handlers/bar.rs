@@ -1,0 +1,217 @@
+//! `/api/bar`: the household's shelf and what it makes (`can_make`, `missing_one`, the best
+//! next bottles), and changing it (people granted the shelf). `/api/household/…`: the
+//! whole household as a backup file, and loading one back (editors).
+
+use super::household::personal;
+use crate::error::{Api, WebError};
+use crate::guard::limits::{self, RequestLimits};
+use crate::household::{Backup, Household};
+use crate::site::{Served, Site};
+use crate::who::editing::{self, Editing, Provenance};
+use crate::who::home::{Home, on_blocking};
+use crate::who::visitor::Visitor;
+use axum::body::Bytes;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::json;
+
+use std::sync::Arc;
+
+type ApiResult = Result<Response, Api<WebError>>;
+
+/// `GET /api/bar`: the shelf and what it makes. Anyone the household has a door for sees
+/// it (the shelf is the home's, not private); `may_change` says whether they may tick.
+pub(crate) async fn bar(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    State(site): State<Arc<Site>>,
+    visitor: Visitor,
+) -> ApiResult {
+    let db = home.required()?;
+    let may_change = home.may_shelf(&visitor, &editing);
+    answer(db, site, may_change).await
+}
+
+async fn answer(db: Arc<Household>, site: Arc<Site>, may_change: bool) -> ApiResult {
+    let shelf = on_blocking(db, |db| db.shelf()).await?;
+    let shelf_set = shelf.iter().cloned().collect();
+    let mut body = serde_json::to_value(crate::ingredients::analyse(site.needs(), &shelf_set))?;
+    body["shelf"] = json!(shelf);
+    body["may_change"] = json!(may_change);
+    Ok(personal(body))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ShelfChange {
+    #[serde(default)]
+    have: Vec<String>,
+    #[serde(default)]
+    out: Vec<String>,
+    at: Option<i64>,
+}
+
+/// `PUT /api/bar/shelf` `{"have": [names], "out": [names]}`: answered as `GET /api/bar`.
+pub(crate) async fn change_shelf(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    State(site): State<Arc<Site>>,
+    visitor: Visitor,
+    from: Provenance,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> ApiResult {
+    let (db, person) = home.shelf_keeper(&visitor, &editing)?;
+    from.check()?;
+    home.take_write(&person)?;
+    editing::json_body(&headers, "the shelf's change")?;
+    let change: ShelfChange = super::body::typed(&bytes)?;
+    let writer = db.clone();
+    on_blocking(writer, move |db| {
+        db.change_shelf(&person, &change.have, &change.out, change.at)
+    })
+    .await?;
+    answer(db, site, true).await
+}
+
+/// `GET /api/household/download`: everything, as a backup file.
+pub(crate) async fn download(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+) -> ApiResult {
+    let (db, _) = home.keeper(&visitor, &editing)?;
+    let backup = on_blocking(db, |db| db.export()).await?;
+    let mut response = personal(serde_json::to_value(&backup)?);
+    response.headers_mut().insert(
+        header::CONTENT_DISPOSITION,
+        HeaderValue::from_static("attachment; filename=\"libations-household.json\""),
+    );
+    Ok(response)
+}
+
+/// `POST /api/household/upload`: a backup merged in (all of it or nothing). Who asks, where
+/// from and the content type are checked before the body is read.
+pub(crate) async fn upload(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    State(served): State<Served>,
+    State(limits): State<RequestLimits>,
+    visitor: Visitor,
+    from: Provenance,
+    request: Request,
+) -> ApiResult {
+    let (db, _) = home.keeper(&visitor, &editing)?;
+    from.check()?;
+    editing::json_body(request.headers(), "the backup")?;
+    let body = limits::read(&limits, request)
+        .await
+        .map_err(WebError::from)?;
+    let backup = Backup::from_slice(&body.bytes).map_err(WebError::from)?;
+    let recipes = served.site.load().recipes().clone();
+    let (taken, own) = on_blocking(db, move |db| {
+        let highest = highest_id_ever(&recipes)?;
+        Ok((db.import(&backup, highest)?, db.strengths()?))
+    })
+    .await?;
+    if taken.strengths > 0 {
+        // The household's strengths may have changed: every figure is worked out again.
+        crate::strength::set_household(own.into_iter().map(|s| (s.name, s.abv)).collect());
+        rebuild(&served).await?;
+    }
+    Ok(personal(serde_json::to_value(&taken)?).into_response())
+}
+
+/// The highest recipe id the collection ever had ([`crate::store::highest_id_ever`]); a
+/// journal that cannot be read is the household's refusal, naming it.
+pub fn highest_id_ever(recipes: &crate::recipes::Recipes) -> crate::household::Result<u64> {
+    crate::store::highest_id_ever(recipes)
+        .map_err(|e| crate::household::HouseholdError::refused("(recipes)", e.to_string()))
+}
+
+/// `GET /api/bar/strengths`: the household's own ingredient strengths, which win over the
+/// built-in table (README, "How strong is it?"), and whether this visitor may change them.
+pub(crate) async fn strengths(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+) -> ApiResult {
+    let db = home.required()?;
+    let may_change = home.may_shelf(&visitor, &editing);
+    strengths_answer(db, may_change).await
+}
+
+async fn strengths_answer(db: Arc<Household>, may_change: bool) -> ApiResult {
+    let own = on_blocking(db, |db| db.strengths()).await?;
+    Ok(personal(
+        json!({"strengths": own, "may_change": may_change}),
+    ))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StrengthChange {
+    name: String,
+    /// % ABV; `null` takes the household's figure back. It must be there: a change that
+    /// forgot it must not take a figure back unasked.
+    #[serde(deserialize_with = "said")]
+    abv: Option<f64>,
+    at: Option<i64>,
+}
+
+/// A field that must be present, `null` included (serde reads a missing `Option` as
+/// `None`): the change says it, or is refused naming the field.
+fn said<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    Option::<f64>::deserialize(d)
+}
+
+/// `PUT /api/bar/strengths` `{"name": "Overproof Rum", "abv": 63}` (`"abv": null` takes it
+/// back): by those who keep the shelf. Every recipe's strength is worked out again with it
+/// (once, a new site), then answered as the GET.
+pub(crate) async fn change_strength(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    State(served): State<Served>,
+    visitor: Visitor,
+    from: Provenance,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> ApiResult {
+    let (db, person) = home.shelf_keeper(&visitor, &editing)?;
+    from.check()?;
+    home.take_write(&person)?;
+    editing::json_body(&headers, "the strength")?;
+    let change: StrengthChange = super::body::typed(&bytes)?;
+    let writer = db.clone();
+    let own = on_blocking(writer, move |db| {
+        db.set_strength(&person, &change.name, change.abv, change.at)?;
+        db.strengths()
+    })
+    .await?;
+    crate::strength::set_household(own.into_iter().map(|s| (s.name, s.abv)).collect());
+    rebuild(&served).await?;
+    strengths_answer(db, true).await
+}
+
+/// Works the served collection out again with the household's strengths as they are now,
+/// and serves it. Should a reload or a saved change have swapped in another collection
+/// meanwhile, that one is worked out again instead.
+async fn rebuild(served: &Served) -> Result<(), WebError> {
+    for _ in 0..3 {
+        let current = served.site.load_full();
+        let (recipes, assets) = (current.recipes().clone(), served.assets.clone());
+        let site = tokio::task::spawn_blocking(move || Site::new(recipes, &assets))
+            .await
+            .map_err(WebError::Task)?
+            .map_err(WebError::from)?;
+        let site = Arc::new(site);
+        let previous = served.site.compare_and_swap(&current, site.clone());
+        if Arc::ptr_eq(&previous, &current) {
+            tokio::task::spawn_blocking(move || site.compress_quickly());
+            return Ok(());
+        }
+    }
+    Ok(())
+}

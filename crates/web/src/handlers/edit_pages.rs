@@ -1,0 +1,460 @@
+//! The plain-HTML side of editing, which works without JavaScript: the recipe form (new
+//! and edit), delete, the history of changes with undo. Forms post back here; a problem
+//! re-renders the form with each message next to its field and everything typed kept, a
+//! conflict shows the other version beside yours. `static/js/edit.js` makes the same form
+//! better in place, through the JSON API.
+
+use super::params::{ChangeNumber, RecipeId};
+use crate::error::WebError;
+use crate::http::cache_control;
+use crate::recipes::{IngredientLine, Recipe};
+use crate::site::Site;
+use crate::store::{Action, Edit, Entry, FieldError, Saved, journal, version};
+use crate::view::draft::{self, CAPS, Draft, Fields, field};
+use crate::view::templates::{ChangeView, ChangesPage, ConflictView, EditPage, ListField};
+use crate::who::change::change;
+use crate::who::editing::{self, Editing, Editor, Provenance};
+use crate::who::visitor::Visitor;
+use axum::Form;
+use axum::extract::rejection::{FormRejection, QueryRejection};
+use axum::extract::{Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use compact_str::CompactString;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// `GET /recipes/new`.
+pub(crate) async fn new_form(
+    State(site): State<Arc<Site>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+) -> Result<Response, WebError> {
+    let editor = editing.editor(&visitor)?;
+    let form = FormState::blank(&editor);
+    render(&site, form, StatusCode::OK)
+}
+
+/// `GET /recipes/{id}/edit`.
+pub(crate) async fn edit_form(
+    State(site): State<Arc<Site>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    RecipeId(id): RecipeId,
+) -> Result<Response, WebError> {
+    let editor = editing.editor(&visitor)?;
+    let recipe = site
+        .recipes()
+        .get(id)
+        .ok_or_else(|| WebError::NotFound(format!("There is no recipe {id}.")))?;
+    let form = FormState::of(&editor, recipe);
+    render(&site, form, StatusCode::OK)
+}
+
+/// `POST /recipes/new`: saves, or does what a row button asked, or shows the problems.
+pub(crate) async fn create(
+    State(site): State<Arc<Site>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    from: Provenance,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Result<Response, WebError> {
+    submit(&site, &editing, &visitor, &from, form, None).await
+}
+
+/// `POST /recipes/{id}/edit`.
+pub(crate) async fn update(
+    State(site): State<Arc<Site>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    RecipeId(id): RecipeId,
+    from: Provenance,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Result<Response, WebError> {
+    submit(&site, &editing, &visitor, &from, form, Some(id)).await
+}
+
+/// `POST /recipes/{id}/delete`: deletes, then shows the history with its undo.
+pub(crate) async fn delete(
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    RecipeId(id): RecipeId,
+    from: Provenance,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Result<Response, WebError> {
+    let (_, fields) = checked_form(&editing, &visitor, form)?;
+    once_each(&fields)?;
+    let expected = field(&fields, "version").to_owned();
+    let saved = change(&editing, &visitor, &from, Edit::Delete { id, expected }).await?;
+    Ok(done(&saved))
+}
+
+/// `POST /changes/{n}/undo`.
+pub(crate) async fn undo(
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    ChangeNumber(n): ChangeNumber,
+    from: Provenance,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Result<Response, WebError> {
+    let (_, fields) = checked_form(&editing, &visitor, form)?;
+    once_each(&fields)?;
+    let saved = change(&editing, &visitor, &from, Edit::Undo(n)).await?;
+    Ok(done(&saved))
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct ChangesParams {
+    done: Option<u64>,
+}
+
+/// `GET /changes`: the history, newest first, with undo buttons for editors.
+pub(crate) async fn changes(
+    State(site): State<Arc<Site>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    params: Result<Query<ChangesParams>, QueryRejection>,
+) -> Result<Response, WebError> {
+    let refusal = editing.editor(&visitor);
+    let why_not = refusal.as_ref().err().map(ToString::to_string);
+    let editor = refusal.ok();
+    let entries = editing.store().map(|s| s.changes()).unwrap_or_default();
+    let done = params.ok().and_then(|Query(p)| p.done);
+    let message = done
+        .and_then(|n| entries.iter().find(|e| e.n == n))
+        .map(|e| {
+            format!(
+                "Done: {} {}. Undo it below if that was a mistake.",
+                verb(e).to_lowercase(),
+                e.name
+            )
+        });
+    let views: Vec<ChangeView> = entries
+        .iter()
+        .map(|e| ChangeView::new(e, site.recipes().get(e.id).is_some(), verb(e)))
+        .collect();
+    let page = ChangesPage {
+        chrome: site.chrome(""),
+        message,
+        changes: views,
+        can_edit: editor.is_some(),
+        why_not,
+        csrf: editor.map(|e| e.token).unwrap_or_default(),
+        keep: journal::KEEP,
+        restarted: editing
+            .store()
+            .and_then(|s| s.history_restarted())
+            .and_then(|m| m.restarted),
+    };
+    let html = crate::site::render("history page", &page)?;
+    Ok(personal_page(html, StatusCode::OK))
+}
+
+/// What a change is called in the history.
+fn verb(e: &Entry) -> &'static str {
+    match (e.action, e.undoes.is_some()) {
+        (Action::Created, false) => "Added",
+        (Action::Changed, false) => "Changed",
+        (Action::Deleted, false) => "Deleted",
+        (Action::Created, true) => "Restored",
+        (Action::Changed, true) => "Changed back",
+        (Action::Deleted, true) => "Removed again",
+    }
+}
+
+/// After a delete or an undo: to the history, which says what was done.
+fn done(saved: &Saved) -> Response {
+    match &saved.entry {
+        Some(e) => Redirect::to(&format!("/changes?done={}", e.n)).into_response(),
+        None => Redirect::to("/changes").into_response(),
+    }
+}
+
+/// The form's fields, after checking who sent them and its token.
+pub(crate) fn checked_form(
+    editing: &Editing,
+    visitor: &Visitor,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Result<(Editor, Fields), WebError> {
+    editing.writable()?;
+    let editor = editing.editor(visitor)?;
+    let Form(fields) =
+        form.map_err(|e| WebError::BadRequest(format!("The form could not be read: {e}")))?;
+    editing::check_token(&editor, field(&fields, "csrf"))?;
+    Ok((editor, fields))
+}
+
+/// Refuses a delete or undo form with a field twice: which one was meant is not known.
+fn once_each(fields: &Fields) -> Result<(), WebError> {
+    match draft::repeated(fields) {
+        Some(name) => Err(WebError::FormRefused(format!(
+            "The form sent \u{201c}{name}\u{201d} more than once; nothing was changed."
+        ))),
+        None => Ok(()),
+    }
+}
+
+async fn submit(
+    site: &Site,
+    editing: &Arc<Editing>,
+    visitor: &Visitor,
+    from: &Provenance,
+    form: Result<Form<Fields>, FormRejection>,
+    id: Option<u64>,
+) -> Result<Response, WebError> {
+    let (editor, fields) = checked_form(editing, visitor, form)?;
+    if let Some(why) = draft::too_many_rows(draft::rows_sent(&fields)) {
+        return Err(WebError::FormRefused(why));
+    }
+    let mut state = FormState::posted(&editor, &fields, id);
+    if let Some(name) = draft::repeated(&fields) {
+        state.problems.push(FieldError {
+            field: name.to_owned(),
+            message: "was sent more than once, and the form sends it once; nothing was saved"
+                .into(),
+        });
+        return render(site, state, StatusCode::UNPROCESSABLE_ENTITY);
+    }
+    let op = field(&fields, "op");
+    if op != "save" && !op.is_empty() {
+        // A row button re-renders the whole page: it counts as a write, so that posting
+        // row buttons in a loop is held to the same pace as saving.
+        editing.take_write(&editor)?;
+        state.problems.extend(state.draft.apply(op));
+        return render(site, state, StatusCode::OK);
+    }
+    let draft = state.draft.to_json();
+    let edit = match id {
+        None => Edit::Create(draft),
+        Some(id) => Edit::Update {
+            id,
+            expected: state.version.clone(),
+            draft,
+        },
+    };
+    match change(editing, visitor, from, edit).await {
+        Ok(saved) => {
+            let n = saved
+                .entry
+                .as_ref()
+                .map_or(String::new(), |e| e.n.to_string());
+            let target = saved
+                .entry
+                .as_ref()
+                .map(|e| e.id)
+                .or(id)
+                .unwrap_or_default();
+            Ok(Redirect::to(&format!("/recipes/{target}?saved={n}")).into_response())
+        }
+        Err(WebError::Invalid(problems)) => {
+            state.draft.mark(&problems);
+            state.problems = problems;
+            render(site, state, StatusCode::UNPROCESSABLE_ENTITY)
+        }
+        Err(WebError::Conflict(c)) => {
+            // The form now carries the current version: saving again puts this over it.
+            // If the recipe was deleted meanwhile, saving again adds it as a new one.
+            state.version = c.current_version.clone().unwrap_or_default();
+            if c.current.is_none() {
+                state.id = None;
+            }
+            state.conflict = Some(ConflictView {
+                id: c.id,
+                current: c.current.clone(),
+            });
+            render(site, state, StatusCode::CONFLICT)
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// Everything the form page shows, whatever brought it up.
+pub(crate) struct FormState {
+    pub(crate) id: Option<u64>,
+    pub(crate) version: String,
+    pub(crate) csrf: String,
+    pub(crate) draft: Draft,
+    pub(crate) problems: Vec<FieldError>,
+    pub(crate) conflict: Option<ConflictView>,
+    /// What an import guessed (`/recipes/import`), to check before saving.
+    pub(crate) guesses: Vec<FieldError>,
+}
+
+impl FormState {
+    pub(crate) fn blank(editor: &Editor) -> FormState {
+        FormState {
+            id: None,
+            version: String::new(),
+            csrf: editor.token.clone(),
+            draft: Draft::default(),
+            problems: Vec::new(),
+            conflict: None,
+            guesses: Vec::new(),
+        }
+    }
+
+    /// A new recipe's form filled with what an import read, its guesses marked.
+    pub(crate) fn imported(
+        editor: &Editor,
+        recipe: &serde_json::Value,
+        guesses: Vec<FieldError>,
+    ) -> FormState {
+        FormState {
+            draft: Draft::from_json(recipe),
+            guesses,
+            ..FormState::blank(editor)
+        }
+    }
+
+    fn of(editor: &Editor, recipe: &Recipe) -> FormState {
+        FormState {
+            id: Some(recipe.id),
+            version: version(recipe),
+            draft: Draft::of(recipe),
+            ..FormState::blank(editor)
+        }
+    }
+
+    fn posted(editor: &Editor, fields: &Fields, id: Option<u64>) -> FormState {
+        FormState {
+            id,
+            version: field(fields, "version").to_owned(),
+            draft: Draft::posted(fields),
+            ..FormState::blank(editor)
+        }
+    }
+}
+
+/// Renders the form page for `state`, with suggestions from the collection.
+pub(crate) fn render(
+    site: &Site,
+    mut state: FormState,
+    status: StatusCode,
+) -> Result<Response, WebError> {
+    state.draft.pad_rows();
+    let values = Suggestions::from(site);
+    let lists = ["base", "glass", "method", "ice", "garnish"]
+        .into_iter()
+        .map(|f| ListField {
+            field: f,
+            label: label(f),
+            rows: if f == "garnish" { 3 } else { 2 },
+            value: state
+                .draft
+                .lists
+                .get(f)
+                .cloned()
+                .unwrap_or_default()
+                .join("\n"),
+            suggestions: values.lists.get(f).cloned().unwrap_or_default(),
+        })
+        .collect();
+    let title = match (state.id, &state.draft.name) {
+        (None, name) if !state.guesses.is_empty() && !name.is_empty() => format!("Add {name}"),
+        (None, _) => "New recipe".to_owned(),
+        (Some(_), name) if !name.is_empty() => format!("Edit {name}"),
+        (Some(id), _) => format!("Edit recipe {id}"),
+    };
+    let action = match state.id {
+        Some(id) => format!("/recipes/{id}/edit"),
+        None => "/recipes/new".to_owned(),
+    };
+    let page = EditPage {
+        chrome: site.chrome(""),
+        title,
+        action,
+        id: state.id,
+        version: state.version,
+        csrf: state.csrf,
+        lists,
+        problems: state.problems,
+        conflict: state.conflict,
+        caps: CAPS,
+        units: values.units,
+        ingredient_names: values.ingredients,
+        draft: state.draft,
+        guesses: state.guesses,
+    };
+    let html = crate::site::render("recipe form", &page)?;
+    Ok(personal_page(html, status))
+}
+
+fn label(field: &str) -> &'static str {
+    match field {
+        "base" => "Base",
+        "glass" => "Glass",
+        "method" => "Method",
+        "ice" => "Ice",
+        _ => "Garnish",
+    }
+}
+
+/// Values the collection already uses, most used first: what to type is usually one of them.
+struct Suggestions {
+    lists: BTreeMap<&'static str, Vec<String>>,
+    units: Vec<String>,
+    ingredients: Vec<String>,
+}
+
+impl Suggestions {
+    fn from(site: &Site) -> Suggestions {
+        let recipes = site.recipes().all();
+        let mut lists = BTreeMap::new();
+        for (field, pick) in [
+            (
+                "base",
+                (|r: &Recipe| &r.base) as fn(&Recipe) -> &Vec<CompactString>,
+            ),
+            ("glass", |r| &r.glass),
+            ("method", |r| &r.method),
+            ("ice", |r| &r.ice),
+        ] {
+            lists.insert(
+                field,
+                most_used(
+                    recipes
+                        .iter()
+                        .flat_map(|r| pick(r).iter().map(CompactString::as_str)),
+                    12,
+                ),
+            );
+        }
+        let lines = || recipes.iter().flat_map(|r| r.ingredients.iter());
+        Suggestions {
+            lists,
+            units: most_used(lines().map(|i: &IngredientLine| i.unit.as_str()), 30),
+            ingredients: most_used(lines().map(|i| i.name.as_str()), 400),
+        }
+    }
+}
+
+fn most_used<'a>(values: impl Iterator<Item = &'a str>, keep: usize) -> Vec<String> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for v in values.filter(|v| !v.trim().is_empty()) {
+        *counts.entry(v).or_default() += 1;
+    }
+    let mut ranked: Vec<(&str, usize)> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    ranked
+        .into_iter()
+        .take(keep)
+        .map(|(v, _)| v.to_owned())
+        .collect()
+}
+
+/// A page for one person: never cached by anyone else.
+pub(crate) fn personal_page(html: String, status: StatusCode) -> Response {
+    (
+        status,
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            ),
+            (header::CACHE_CONTROL, cache_control::private_no_store()),
+        ],
+        html,
+    )
+        .into_response()
+}

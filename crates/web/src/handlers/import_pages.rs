@@ -1,0 +1,255 @@
+//! The plain-HTML side of importing, which works without JavaScript: `/recipes/import`
+//! takes a link (or a page's source, or JSON-LD) and opens the ordinary recipe form filled
+//! with what was read, each guess marked; nothing is saved until Save, which is the form's
+//! own save. When what was read holds several recipes, a list to choose from, whose chosen
+//! recipes `/recipes/import/save` adds as one change (one Undo in Recent changes). A file
+//! is read by `static/js/import.js` through `POST /api/import` into the same list.
+
+use super::edit_pages::{FormState, checked_form, personal_page, render};
+use super::import::{Asked, allowed, preview};
+use crate::error::WebError;
+use crate::guard::limits::{self, RequestLimits};
+use crate::site::Site;
+use crate::store::{Edit, FieldError};
+use crate::view::draft::{Fields, field};
+use crate::view::templates::{ImportChoice, ImportPage};
+use crate::who::change::change;
+use crate::who::editing::{Editing, Provenance};
+use crate::who::visitor::Visitor;
+use axum::Form;
+use axum::body::Body;
+use axum::extract::rejection::FormRejection;
+use axum::extract::{FromRequest, Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// `GET /recipes/import`.
+pub(crate) async fn page(
+    State(site): State<Arc<Site>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+) -> Result<Response, WebError> {
+    let editor = editing.editor(&visitor)?;
+    show(blank(&site, editor.token), StatusCode::OK)
+}
+
+/// `POST /recipes/import`: reads the pasted link or text; one recipe opens the form, more
+/// the list to choose from.
+pub(crate) async fn read(
+    State(site): State<Arc<Site>>,
+    State(editing): State<Arc<Editing>>,
+    State(limits): State<RequestLimits>,
+    visitor: Visitor,
+    from: Provenance,
+    request: Request,
+) -> Result<Response, WebError> {
+    let (_held, form) = form_body(&editing, &visitor, &from, &limits, request).await?;
+    let (editor, fields) = checked_form(&editing, &visitor, form)?;
+    allowed(&editing, &visitor, &from)?;
+    let source = field(&fields, "source").trim().to_owned();
+    let lower = source.get(..8).unwrap_or(&source).to_ascii_lowercase();
+    let asked = if lower.starts_with("http://") || lower.starts_with("https://") {
+        Asked::Url(source.clone())
+    } else if source.starts_with('<') {
+        Asked::Html(source.clone())
+    } else {
+        Asked::JsonLd(source.clone())
+    };
+    let answer = match preview(&editing, site.recipes().clone(), asked).await {
+        Ok(answer) => answer,
+        Err(WebError::Invalid(problems)) => {
+            let page = ImportPage {
+                source,
+                problems,
+                ..blank(&site, editor.token)
+            };
+            return show(page, StatusCode::UNPROCESSABLE_ENTITY);
+        }
+        Err(e) => return Err(e),
+    };
+    let recipes = answer["recipes"].as_array().cloned().unwrap_or_default();
+    if let [recipe] = recipes.as_slice() {
+        let guesses = problems_of(&answer, 0)
+            .into_iter()
+            .map(|(field, message)| FieldError { field, message })
+            .collect();
+        let state = FormState::imported(&editor, recipe, guesses);
+        return render(&site, state, StatusCode::OK);
+    }
+    let page = choices(&site, editor.token, &answer, &recipes);
+    show(page, StatusCode::OK)
+}
+
+/// `POST /recipes/import/save`: the chosen recipes (`pick`, indices into `recipes`), as
+/// one change; then Recent changes, with its Undo.
+pub(crate) async fn save(
+    State(site): State<Arc<Site>>,
+    State(editing): State<Arc<Editing>>,
+    State(limits): State<RequestLimits>,
+    visitor: Visitor,
+    from: Provenance,
+    request: Request,
+) -> Result<Response, WebError> {
+    let (_held, form) = form_body(&editing, &visitor, &from, &limits, request).await?;
+    let (editor, fields) = checked_form(&editing, &visitor, form)?;
+    let all: Vec<Value> = serde_json::from_str(field(&fields, "recipes")).map_err(|_| {
+        WebError::BadRequest("The form did not send the recipes it read; read them again.".into())
+    })?;
+    let mut picks: Vec<usize> = fields
+        .iter()
+        .filter(|(k, _)| k == "pick")
+        .filter_map(|(_, v)| v.parse().ok())
+        .filter(|i| *i < all.len())
+        .collect();
+    picks.sort_unstable();
+    picks.dedup();
+    let again = |problems: Vec<FieldError>| {
+        let answer = serde_json::json!({ "recipes": all, "problems": [], "duplicates": [] });
+        let page = ImportPage {
+            problems,
+            ..choices(&site, editor.token.clone(), &answer, &all)
+        };
+        show(page, StatusCode::UNPROCESSABLE_ENTITY)
+    };
+    if picks.is_empty() {
+        return again(vec![FieldError {
+            field: String::new(),
+            message: "Choose at least one recipe to add; nothing was saved.".into(),
+        }]);
+    }
+    let drafts: Vec<Value> = picks.iter().map(|i| all[*i].clone()).collect();
+    match change(&editing, &visitor, &from, Edit::CreateMany(drafts.clone())).await {
+        Ok(saved) => {
+            let n = saved.entry.map(|e| e.n.to_string()).unwrap_or_default();
+            Ok(Redirect::to(&format!("/changes?done={n}")).into_response())
+        }
+        Err(WebError::Invalid(problems)) => again(named(problems, &drafts)),
+        Err(e) => Err(e),
+    }
+}
+
+/// The form, read only once the visitor may edit and the request comes from our own pages
+/// (its token is checked after, with the fields); with the budget its body holds.
+async fn form_body(
+    editing: &Editing,
+    visitor: &Visitor,
+    from: &Provenance,
+    limits: &RequestLimits,
+    request: Request,
+) -> Result<(limits::Read, Result<Form<Fields>, FormRejection>), WebError> {
+    editing.writable()?;
+    editing.editor(visitor)?;
+    from.check()?;
+    let (parts, body) = request.into_parts();
+    let read = limits::read(limits, Request::from_parts(parts.clone(), body)).await?;
+    let request = Request::from_parts(parts, Body::from(read.bytes.clone()));
+    let form = Form::<Fields>::from_request(request, &()).await;
+    Ok((read, form))
+}
+
+fn blank(site: &Site, csrf: String) -> ImportPage<'_> {
+    ImportPage {
+        chrome: site.chrome(""),
+        csrf,
+        source: String::new(),
+        problems: Vec::new(),
+        choices: Vec::new(),
+        recipes_json: String::new(),
+    }
+}
+
+fn show(page: ImportPage<'_>, status: StatusCode) -> Result<Response, WebError> {
+    let html = crate::site::render("import page", &page)?;
+    Ok(personal_page(html, status))
+}
+
+/// The list to choose from: each recipe with its problems and whether it is here already.
+fn choices<'a>(site: &'a Site, csrf: String, answer: &Value, recipes: &[Value]) -> ImportPage<'a> {
+    let duplicate_of = |i: usize| {
+        answer["duplicates"].as_array().and_then(|list| {
+            list.iter()
+                .find(|d| d["recipe"].as_u64() == Some(i as u64))
+                .and_then(|d| d["existing_id"].as_u64())
+        })
+    };
+    let choices = recipes
+        .iter()
+        .enumerate()
+        .map(|(index, r)| ImportChoice {
+            index,
+            name: r["name"].as_str().unwrap_or("(no name)").to_owned(),
+            summary: summary(r),
+            notes: problems_of(answer, index)
+                .into_iter()
+                .map(|(f, m)| if f.is_empty() { m } else { format!("{f}: {m}") })
+                .collect(),
+            duplicate_of: duplicate_of(index),
+        })
+        .collect();
+    ImportPage {
+        choices,
+        recipes_json: Value::from(recipes.to_vec()).to_string(),
+        ..blank(site, csrf)
+    }
+}
+
+/// The ingredients in a line: `50 ml Gin, 20 ml Lime Juice`.
+fn summary(recipe: &Value) -> String {
+    recipe["ingredients"]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .map(|r| {
+                    ["measure", "unit", "name"]
+                        .iter()
+                        .filter_map(|k| r[*k].as_str().filter(|s| !s.is_empty()))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default()
+}
+
+/// The problems and guesses of recipe `index`, as `(field, message)`.
+fn problems_of(answer: &Value, index: usize) -> Vec<(String, String)> {
+    answer["problems"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .filter(|p| p["recipe"].as_u64() == Some(index as u64))
+                .map(|p| {
+                    (
+                        p["field"].as_str().unwrap_or_default().to_owned(),
+                        p["message"].as_str().unwrap_or_default().to_owned(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `recipes[i].field` named by the chosen recipe's name.
+fn named(problems: Vec<FieldError>, drafts: &[Value]) -> Vec<FieldError> {
+    problems
+        .into_iter()
+        .map(|p| {
+            let field = p
+                .field
+                .strip_prefix("recipes[")
+                .and_then(|rest| rest.split_once(']'))
+                .and_then(|(i, rest)| {
+                    let name = drafts.get(i.parse::<usize>().ok()?)?["name"].as_str()?;
+                    Some(format!("{name}{rest}"))
+                })
+                .unwrap_or(p.field);
+            FieldError {
+                field,
+                message: p.message,
+            }
+        })
+        .collect()
+}

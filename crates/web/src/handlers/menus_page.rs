@@ -1,0 +1,128 @@
+//! `/menus`: the host's page for composing the guests' menus (issue #27, docs/MENU.md).
+//! Rendered per request (the menus are the household's, and whether the visitor may
+//! change them is theirs); without JavaScript it lists the menus with their drinks and
+//! switches one on or off through two small forms (`POST /menus/{id}/on`, `POST
+//! /menus/off`: the same checks as the API's and the page's form token, answered with a
+//! redirect back); composing is `static/js/menus.js` over `/api/menus…`. Someone who may
+//! not compose sees only the menu that is on: the others are drafts.
+
+use super::menu::Composer;
+use crate::error::{Api, WebError};
+use crate::handlers::params::MenuId;
+use crate::household::Menu;
+use crate::http::cache_control::private_no_store;
+use crate::site::Site;
+use crate::view::draft::{Fields, field};
+use crate::view::templates::{MenuSummary, MenusPage};
+use crate::who::editing::Editing;
+use crate::who::home::{Home, on_blocking};
+use crate::who::visitor::Visitor;
+use axum::Form;
+use axum::extract::State;
+use axum::extract::rejection::FormRejection;
+use axum::http::header;
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use std::sync::Arc;
+
+/// `GET /menus`: every menu with its drinks by name, and the controls the visitor may use.
+pub(crate) async fn page(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    State(site): State<Arc<Site>>,
+    visitor: Visitor,
+) -> Result<Response, WebError> {
+    let (menus, why) = match home.required() {
+        Err(e) => (Vec::new(), Some(e.to_string())),
+        Ok(db) => (on_blocking(db, |db| db.menus()).await?, None),
+    };
+    let keeper = home.menu_keeper(&visitor, &editing);
+    let may_change = keeper.is_ok();
+    let why = why.or_else(|| keeper.err().map(|e| e.to_string()));
+    let page = MenusPage {
+        chrome: site.chrome(""),
+        menus: menus
+            .iter()
+            .filter(|m| may_change || m.on)
+            .map(|m| summary(&site, m))
+            .collect(),
+        may_change,
+        why,
+        csrf: home.menu_form_token(&visitor, &editing).unwrap_or_default(),
+    };
+    let html = crate::site::render("menus page", &page)?;
+    let mut response = Html(html).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, private_no_store());
+    Ok(response)
+}
+
+fn summary<'a>(site: &'a Site, menu: &Menu) -> MenuSummary<'a> {
+    let recipes = site.recipes();
+    let drinks: Vec<&'a str> = menu
+        .recipes
+        .iter()
+        .filter_map(|r| recipes.get(r.id).map(|recipe| recipe.name.as_str()))
+        .collect();
+    let n = drinks.len();
+    let mut facts = vec![format!("{n} drink{}", if n == 1 { "" } else { "s" })];
+    if menu.can_make_now {
+        facts.push("and everything the shelf can make now".into());
+    }
+    if !menu.show_ingredients {
+        facts.push("ingredients hidden".into());
+    }
+    MenuSummary {
+        id: menu.id,
+        title: menu.title.clone(),
+        on: menu.on,
+        facts: facts.join(" · "),
+        drinks,
+    }
+}
+
+/// A switch form's composer, its token checked; a refusal is a page (not the API's
+/// JSON). A form that cannot be read sends no token, and is refused as one without.
+fn composer(
+    home: &Home,
+    editing: &Editing,
+    visitor: &Visitor,
+    composer: Result<Composer, Api<WebError>>,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Result<Composer, WebError> {
+    let composer = composer.map_err(|Api(e)| e)?;
+    let fields = form.map(|Form(f)| f).unwrap_or_default();
+    home.check_menu_form(visitor, editing, field(&fields, "csrf"))?;
+    Ok(composer)
+}
+
+/// `POST /menus/{id}/on` (a form on `/menus`): as `POST /api/menus/{id}/on`.
+pub(crate) async fn switch_on(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    asked: Result<Composer, Api<WebError>>,
+    MenuId(id): MenuId,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Result<Response, WebError> {
+    let db = composer(&home, &editing, &visitor, asked, form)?.db;
+    let key =
+        i64::try_from(id).map_err(|_| WebError::NotFound(format!("There is no menu {id}.")))?;
+    if !on_blocking(db, move |db| db.switch_menu_on(key)).await? {
+        return Err(WebError::NotFound(format!("There is no menu {id}.")));
+    }
+    Ok(Redirect::to("/menus").into_response())
+}
+
+/// `POST /menus/off` (a form on `/menus`): as `POST /api/menus/off`.
+pub(crate) async fn switch_off(
+    State(home): State<Arc<Home>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    asked: Result<Composer, Api<WebError>>,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Result<Response, WebError> {
+    let db = composer(&home, &editing, &visitor, asked, form)?.db;
+    on_blocking(db, |db| db.switch_menus_off()).await?;
+    Ok(Redirect::to("/menus").into_response())
+}

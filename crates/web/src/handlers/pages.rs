@@ -1,0 +1,212 @@
+//! Handlers for the HTML pages: the list and its searches, a recipe, and the pages for
+//! addresses and methods we do not serve. Errors answer as the site's error page.
+
+use super::params::{Amounts, RecipeId, Search, find_recipe};
+use crate::connections::Share;
+use crate::error::WebError;
+use crate::guard::gate::HeavyGate;
+use crate::guard::limits::is_api;
+use crate::household::Asking;
+use crate::http::cache_control;
+use crate::http::recent::Kind;
+use crate::site::Site;
+use crate::view::templates::EditControls;
+use crate::who::editing::Editing;
+use crate::who::home::Home;
+use crate::who::visitor::Visitor;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Extension, FromRef, FromRequestParts, Query, State};
+use axum::http::HeaderMap;
+use axum::http::request::Parts;
+use axum::response::Response;
+use std::convert::Infallible;
+use std::sync::Arc;
+
+/// `/`: the whole list, rendered at load; `/?q=…`: a search's, rendered per request.
+/// Personal terms (`is:fav`, `can:make`, …) are answered from the household for a person
+/// the tailnet names; such an answer is never kept for the next asker.
+pub(crate) async fn index(
+    State(site): State<Arc<Site>>,
+    State(heavy): State<HeavyGate>,
+    State(home): State<Arc<Home>>,
+    share: Option<Extension<Share>>,
+    visitor: Visitor,
+    search: Search,
+    headers: HeaderMap,
+) -> Result<Response, WebError> {
+    let Search::Matching { text, query } = search else {
+        return Ok(site.list_page().respond(&headers));
+    };
+    if Site::is_kept(&query)
+        && let Some(kept) = site.recent_answer(Kind::Page, &text, &headers)
+    {
+        return Ok(kept);
+    }
+    let asking = home.asking(&visitor, &query).await?;
+    let cost = site.search_cost(&query);
+    gated_page(&heavy, cost, share, site, headers, move |site, headers| {
+        let mine = asking.as_ref().map(Asking::as_mine);
+        Ok(site.search_answer(&text, query, mine.as_ref(), headers)?)
+    })
+    .await
+}
+
+/// `/recipes/{id}`. A recipe's page carries the whole list beside the recipe (for wide
+/// screens without JavaScript): with thousands of recipes that is a megabyte to render and
+/// compress per request, so it runs behind the same gate as searches.
+pub(crate) async fn recipe(
+    RecipeState {
+        site,
+        heavy,
+        editing,
+    }: RecipeState,
+    share: Option<Extension<Share>>,
+    visitor: Visitor,
+    RecipeId(id): RecipeId,
+    Amounts(display): Amounts,
+    after: Result<Query<AfterSave>, QueryRejection>,
+    headers: HeaderMap,
+) -> Result<Response, WebError> {
+    let cost = site.recipes().len();
+    let editor = editing.editor(&visitor).ok();
+    let personal = editor.is_some();
+    if !personal && let Some(kept) = site.kept_recipe_page(id, display, &headers) {
+        return Ok(kept);
+    }
+    let saved = after.ok().and_then(|Query(a)| a.saved);
+    let mut page = gated_page(&heavy, cost, share, site, headers, move |site, headers| {
+        let r = find_recipe(site, id)?;
+        let controls = editor.map(|e| EditControls {
+            csrf: e.token,
+            version: crate::store::version(r),
+            saved,
+        });
+        Ok(site.recipe_answer(r, display, controls, headers)?)
+    })
+    .await?;
+    if personal {
+        // The page carries this person's form token: nobody else's cache may keep it.
+        page.headers_mut().insert(
+            axum::http::header::CACHE_CONTROL,
+            cache_control::private_revalidate(),
+        );
+    }
+    Ok(page)
+}
+
+/// The parts of the state a recipe page needs: the site, the gate, and the editing
+/// permission (for its edit controls).
+pub(crate) struct RecipeState {
+    site: Arc<Site>,
+    heavy: HeavyGate,
+    editing: Arc<Editing>,
+}
+
+impl<S> FromRequestParts<S> for RecipeState
+where
+    S: Send + Sync,
+    Arc<Site>: FromRef<S>,
+    HeavyGate: FromRef<S>,
+    Arc<Editing>: FromRef<S>,
+{
+    type Rejection = Infallible;
+
+    async fn from_request_parts(_: &mut Parts, state: &S) -> Result<RecipeState, Infallible> {
+        Ok(RecipeState {
+            site: Arc::<Site>::from_ref(state),
+            heavy: HeavyGate::from_ref(state),
+            editing: Arc::<Editing>::from_ref(state),
+        })
+    }
+}
+
+/// `?saved=n` after a save: the page offers to undo change `n`.
+#[derive(Debug, Default, serde::Deserialize)]
+pub(crate) struct AfterSave {
+    saved: Option<u64>,
+}
+
+/// An HTML page rendered per request through the gate ([`HeavyGate::run`]), compressed for
+/// the request.
+async fn gated_page(
+    heavy: &HeavyGate,
+    cost: usize,
+    share: Option<Extension<Share>>,
+    site: Arc<Site>,
+    headers: HeaderMap,
+    render: impl FnOnce(&Site, &HeaderMap) -> Result<Response, WebError> + Send + 'static,
+) -> Result<Response, WebError> {
+    heavy
+        .run(cost, share.as_deref(), move || render(&site, &headers))
+        .await?
+}
+
+/// Any address no route serves.
+pub(crate) async fn not_found(uri: axum::http::Uri) -> WebError {
+    if is_api(uri.path()) {
+        WebError::NotFound("The API has nothing at this address.".into())
+    } else {
+        WebError::NotFound("There is no page at this address.".into())
+    }
+}
+
+/// A route asked with a method it has no handler for; `Allow` is set by the router
+/// ([`allowed`]), and the message says the same.
+pub(crate) async fn method_not_allowed(
+    method: axum::http::Method,
+    route: Option<axum::extract::MatchedPath>,
+    State(editing): State<Arc<Editing>>,
+) -> WebError {
+    let route = route.as_ref().map_or("", |r| r.as_str());
+    let takes = allowed(route, editing.writable().is_ok());
+    WebError::MethodNotAllowed(if takes.is_empty() {
+        "This address takes no method while the app is read-only: start it with \
+         --allow-edits to add and edit recipes."
+            .to_owned()
+    } else {
+        format!("This address takes {takes}, not {method}.")
+    })
+}
+
+/// The methods `route` (a pattern of `web::app`) takes, as `Allow` lists them. With editing
+/// off, the write methods are not listed: they answer 405 too, with the flag that turns
+/// them on, and a route that only writes takes nothing (an empty `Allow`, as RFC 9110
+/// has it for a resource switched off by configuration).
+pub(crate) fn allowed(route: &str, writable: bool) -> &'static str {
+    match (route, writable) {
+        ("/api/recipes/{id}", true) => "GET, HEAD, PUT, DELETE",
+        ("/api/recipes" | "/recipes/new" | "/recipes/{id}/edit" | "/recipes/import", true) => {
+            "GET, HEAD, POST"
+        }
+        (
+            "/recipes/{id}/delete"
+            | "/changes/{n}/undo"
+            | "/api/changes/{n}/undo"
+            | "/api/recipes/bulk"
+            | "/api/import"
+            | "/recipes/import/save",
+            true,
+        ) => "POST",
+        (
+            "/recipes/{id}/delete"
+            | "/changes/{n}/undo"
+            | "/api/changes/{n}/undo"
+            | "/api/recipes/bulk"
+            | "/api/import"
+            | "/recipes/import/save",
+            false,
+        ) => "",
+        // The household's routes do not depend on --allow-edits.
+        ("/api/me/favourites/{id}" | "/api/me/ratings/{id}" | "/api/me/notes/{id}", _) => {
+            "PUT, DELETE"
+        }
+        ("/api/me/made/{id}", _) => "POST, DELETE",
+        ("/api/bar/shelf", _) => "PUT",
+        ("/api/bar/strengths", _) => "GET, HEAD, PUT",
+        ("/api/household/upload", _) => "POST",
+        ("/api/menus", _) => "GET, HEAD, POST",
+        ("/api/menus/{id}", _) => "PUT, DELETE",
+        ("/api/menus/{id}/on" | "/api/menus/off" | "/menus/{id}/on" | "/menus/off", _) => "POST",
+        _ => "GET, HEAD",
+    }
+}

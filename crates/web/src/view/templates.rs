@@ -1,0 +1,645 @@
+//! The values each template in `templates/` is given (askama, compiled into the binary).
+//!
+//! Every full page extends `base.html` and is given its [`Chrome`]. Rendering returns a
+//! `Result`, never a half page: a render error becomes a 500 (see `Site`).
+
+use super::draft::{Caps, Draft};
+use super::glass;
+pub(crate) use super::links::NotePart;
+pub(crate) use super::menu::MenuDrink;
+use crate::ingredients::ShelfIngredient;
+use crate::recipes::{IngredientLine, Recipe, Recipes};
+use crate::units::{self, AmountView, Unit};
+use askama::Template;
+use std::time::SystemTime;
+
+/// Asset URLs every page links to (content-hashed, resolved once).
+#[derive(Debug, Clone)]
+pub(crate) struct Urls {
+    pub(crate) css: String,
+    pub(crate) js: String,
+    pub(crate) glasses: String,
+    pub(crate) icon: String,
+    pub(crate) apple_touch: String,
+    /// The menu's own stylesheet (the guests' page, the printed card, composing).
+    pub(crate) menu_css: String,
+    /// What the guests' page links to, under `/menu/assets/` (the one place
+    /// [`crate::router::guests`] serves files from).
+    pub(crate) guest: GuestUrls,
+}
+
+/// The guests' page's assets, under `/menu/assets/`: the same files as under `/static/`.
+#[derive(Debug, Clone)]
+pub(crate) struct GuestUrls {
+    pub(crate) css: String,
+    pub(crate) menu_css: String,
+    pub(crate) js: String,
+    pub(crate) glasses: String,
+    pub(crate) icon: String,
+}
+
+/// The footer line: how many recipes and when the file last changed.
+#[derive(Debug, Clone)]
+pub(crate) struct Footer {
+    pub(crate) count: String,
+    pub(crate) updated_iso: String,
+    pub(crate) updated_human: String,
+}
+
+impl Footer {
+    pub(crate) fn new(recipes: &Recipes) -> Footer {
+        let (iso, human) = format_time(recipes.updated());
+        let n = recipes.len();
+        Footer {
+            count: format!("{n} recipe{}", if n == 1 { "" } else { "s" }),
+            updated_iso: iso,
+            updated_human: human,
+        }
+    }
+}
+
+/// What every full page shows around its own part (`base.html`): the asset links, the
+/// search box and the footer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Chrome<'a> {
+    pub(crate) urls: &'a Urls,
+    pub(crate) footer: &'a Footer,
+    /// The search as typed, shown back in the search box ("" on other pages).
+    pub(crate) q: &'a str,
+}
+
+/// One row of the list.
+pub(crate) struct Row<'a> {
+    pub(crate) recipe: &'a Recipe,
+    pub(crate) icon: &'static str,
+}
+
+impl<'a> Row<'a> {
+    pub(crate) fn new(recipe: &'a Recipe) -> Row<'a> {
+        Row {
+            recipe,
+            icon: glass::icon(&recipe.glass),
+        }
+    }
+}
+
+/// The list page: all recipes, or a search's. `list` is a [`ListBody`], or the text of one
+/// already rendered (the full list, rendered once at load for this page and recipe pages).
+#[derive(Template)]
+#[template(path = "list.html")]
+pub(crate) struct ListPage<'a, L: std::fmt::Display> {
+    pub(crate) chrome: Chrome<'a>,
+    pub(crate) list: L,
+}
+
+/// The list without the page around it: the list page has it, and a recipe's page shows
+/// the whole list beside the recipe on a wide screen (rendered once, see `Site`).
+#[derive(Template)]
+#[template(path = "list_body.html")]
+pub(crate) struct ListBody<'a> {
+    pub(crate) urls: &'a Urls,
+    pub(crate) q: &'a str,
+    pub(crate) total: usize,
+    pub(crate) rows: Vec<Row<'a>>,
+    /// Terms of `q` that depend on who is asking, left to the phone for now (see
+    /// [`crate::search::SearchQuery::personal`]).
+    pub(crate) personal: Vec<crate::search::Personal>,
+}
+
+#[derive(Template)]
+#[template(path = "recipe.html")]
+pub(crate) struct RecipePage<'a> {
+    pub(crate) chrome: Chrome<'a>,
+    /// Edit, delete and undo, for a visitor who may edit.
+    pub(crate) edit: Option<EditControls>,
+    pub(crate) r: &'a Recipe,
+    pub(crate) icon: &'static str,
+    pub(crate) amounts: Amounts<'a>,
+    /// How strong it is, and how that was worked out.
+    pub(crate) strength: crate::view::strength::StrengthView,
+    /// The notes, their addresses as links.
+    pub(crate) notes: Vec<NotePart<'a>>,
+    /// The whole list ([`ListBody`], already escaped), shown beside the recipe when wide.
+    pub(crate) list: &'a str,
+}
+
+/// A recipe's ingredient lines as one reader asked to see them (`?units=oz&serves=4`),
+/// and the links that change that. Without JavaScript these links are how the page
+/// converts and scales; `static/js/recipe.js` follows the same links in place.
+pub(crate) struct Amounts<'a> {
+    pub(crate) lines: Vec<(&'a IngredientLine, String)>,
+    pub(crate) unit_links: Vec<Link>,
+    pub(crate) serve_links: Vec<Link>,
+    pub(crate) unit: Option<&'static str>,
+    pub(crate) servings: u32,
+}
+
+/// One choice in a row of choices: where it leads and whether it is the current one.
+pub(crate) struct Link {
+    pub(crate) href: String,
+    pub(crate) value: String,
+    pub(crate) label: String,
+    pub(crate) current: bool,
+}
+
+/// The servings offered as one tap; any other number can be typed.
+pub(crate) const SERVINGS: [u32; 4] = [1, 2, 4, 8];
+
+impl<'a> Amounts<'a> {
+    pub(crate) fn new(r: &'a Recipe, display: AmountView) -> Amounts<'a> {
+        let href = |unit: Option<Unit>, servings: u32| {
+            let mut query = Vec::new();
+            if let Some(unit) = unit {
+                query.push(format!("units={}", unit.name()));
+            }
+            if servings != 1 {
+                query.push(format!("serves={servings}"));
+            }
+            let query = if query.is_empty() {
+                String::new()
+            } else {
+                format!("?{}", query.join("&"))
+            };
+            format!("/recipes/{}{query}", r.id)
+        };
+        let unit_links = Unit::ALL
+            .into_iter()
+            .map(|unit| {
+                let current = display.unit == Some(unit);
+                // The current unit's link leads back to the file's own units.
+                let to = if current { None } else { Some(unit) };
+                Link {
+                    href: href(to, display.servings),
+                    value: unit.name().to_owned(),
+                    label: unit.name().to_owned(),
+                    current,
+                }
+            })
+            .collect();
+        let serve_links = SERVINGS
+            .into_iter()
+            .map(|n| Link {
+                href: href(display.unit, n),
+                value: n.to_string(),
+                label: format!("×{n}"),
+                current: display.servings == n,
+            })
+            .collect();
+        Amounts {
+            lines: r
+                .ingredients
+                .iter()
+                .map(|i| (i, units::amount(&i.measure, &i.unit, display)))
+                .collect(),
+            unit_links,
+            serve_links,
+            unit: display.unit.map(Unit::name),
+            servings: display.servings,
+        }
+    }
+}
+
+/// `/shelf`: the ingredients one can tick, units, and moving a phone's choices.
+#[derive(Template)]
+#[template(path = "shelf.html")]
+pub(crate) struct ShelfPage<'a> {
+    pub(crate) chrome: Chrome<'a>,
+    /// Every ingredient that can block a recipe (staples are left out).
+    pub(crate) ingredients: Vec<&'a ShelfIngredient>,
+}
+
+/// The guests' page (`/menu`): the menu that is on, big type for a tablet or a phone;
+/// no search box, no footer, no link or form into the rest of the app; one script, the
+/// change feed (`static/js/menu.js`), and its assets under `/menu/assets/`.
+#[derive(Template)]
+#[template(path = "menu.html")]
+pub(crate) struct MenuPage<'a> {
+    pub(crate) urls: &'a Urls,
+    /// The glass sprite, as this page links it.
+    pub(crate) glasses: &'a str,
+    pub(crate) title: &'a str,
+    /// Whether a menu is on (if not, the page says there is none tonight).
+    pub(crate) on: bool,
+    pub(crate) drinks: Vec<MenuDrink<'a>>,
+    /// What the change feed says while the menu stays as shown.
+    pub(crate) version: &'a str,
+}
+
+/// The printed menu (`/menu/print`): one page of the given paper, the drinks in one or
+/// two columns, and a QR code of the guests' address.
+#[derive(Template)]
+#[template(path = "menu_print.html")]
+pub(crate) struct MenuCard<'a> {
+    pub(crate) urls: &'a Urls,
+    pub(crate) glasses: &'a str,
+    pub(crate) title: &'a str,
+    pub(crate) on: bool,
+    pub(crate) drinks: Vec<MenuDrink<'a>>,
+    /// The menu asked for by id (`?menu=`), kept by the size form.
+    pub(crate) menu_id: Option<i64>,
+    /// `a5`, `a4` or `letter`, and every choice with its label.
+    pub(crate) size: &'a str,
+    pub(crate) sizes: &'static [(&'static str, &'static str)],
+    pub(crate) columns: u8,
+    /// 1 (roomy) to 4 (small type): how tightly the drinks are set to stay on one page.
+    pub(crate) fit: u8,
+    /// Whether even the smallest type may not hold it all.
+    pub(crate) crowded: bool,
+    /// The QR code (inline SVG, see [`super::qr`]) and the address it holds.
+    pub(crate) qr: Option<String>,
+    pub(crate) guest_url: &'a str,
+}
+
+/// `/menus`, composing the guests' menus: each menu as the server shows it without
+/// JavaScript (its drinks by name, switch on or off, print); the editor is filled in by
+/// `static/js/menus.js`.
+#[derive(Template)]
+#[template(path = "menus.html")]
+pub(crate) struct MenusPage<'a> {
+    pub(crate) chrome: Chrome<'a>,
+    pub(crate) menus: Vec<MenuSummary<'a>>,
+    /// Whether the visitor may compose and switch menus.
+    pub(crate) may_change: bool,
+    /// Why not, or why there are none (no household).
+    pub(crate) why: Option<String>,
+    /// What the switch forms send back (empty for someone who may not compose).
+    pub(crate) csrf: String,
+}
+
+/// One menu on `/menus`.
+pub(crate) struct MenuSummary<'a> {
+    pub(crate) id: i64,
+    pub(crate) title: String,
+    pub(crate) on: bool,
+    /// "3 drinks · can make now · ingredients hidden".
+    pub(crate) facts: String,
+    pub(crate) drinks: Vec<&'a str>,
+}
+
+#[derive(Template)]
+#[template(path = "error.html")]
+pub(crate) struct ErrorPage<'a> {
+    pub(crate) chrome: Chrome<'a>,
+    pub(crate) title: &'a str,
+    pub(crate) message: &'a str,
+}
+
+/// An ISO 8601 timestamp and a short human date ("30 Nov 2026"), both in UTC.
+pub(crate) fn format_time(t: SystemTime) -> (String, String) {
+    let secs = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let iso = format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    );
+    let human = format!("{d} {} {y}", MONTHS[(m - 1) as usize]);
+    (iso, human)
+}
+
+/// Days since 1970-01-01 → (year, month 1–12, day 1–31), proleptic Gregorian.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// The recipe form: new, edit, after a problem or a conflict.
+#[derive(Template)]
+#[template(path = "edit.html")]
+pub(crate) struct EditPage<'a> {
+    pub(crate) chrome: Chrome<'a>,
+    pub(crate) title: String,
+    pub(crate) action: String,
+    pub(crate) id: Option<u64>,
+    /// The version the form was filled from (sent back to detect a conflict).
+    pub(crate) version: String,
+    pub(crate) csrf: String,
+    pub(crate) draft: Draft,
+    pub(crate) lists: Vec<ListField>,
+    pub(crate) problems: Vec<crate::store::FieldError>,
+    pub(crate) conflict: Option<ConflictView>,
+    pub(crate) caps: Caps,
+    pub(crate) units: Vec<String>,
+    pub(crate) ingredient_names: Vec<String>,
+    /// What an import guessed, by field: shown above the form and beside each field, to
+    /// check before saving.
+    pub(crate) guesses: Vec<crate::store::FieldError>,
+}
+
+impl EditPage<'_> {
+    /// What an import guessed for `field` (or inside it), if anything.
+    pub(crate) fn guess_for(&self, field: &str) -> Option<&str> {
+        self.guesses
+            .iter()
+            .find(|g| g.field == field || g.field.starts_with(&format!("{field}[")))
+            .map(|g| g.message.as_str())
+    }
+
+    /// The first problem with `field` or anything inside it (`garnish[2]` for `garnish`).
+    pub(crate) fn error_for(&self, field: &str) -> Option<&str> {
+        self.problems
+            .iter()
+            .find(|p| {
+                p.field == field
+                    || p.field
+                        .strip_prefix(field)
+                        .is_some_and(|rest| rest.starts_with('['))
+                        && field != "ingredients"
+            })
+            .map(|p| p.message.as_str())
+    }
+}
+
+/// One list field of the form (a textarea, one entry per line).
+pub(crate) struct ListField {
+    pub(crate) field: &'static str,
+    pub(crate) label: &'static str,
+    pub(crate) rows: usize,
+    pub(crate) value: String,
+    pub(crate) suggestions: Vec<String>,
+}
+
+/// The other version, shown beside the form after a conflict.
+pub(crate) struct ConflictView {
+    pub(crate) id: u64,
+    pub(crate) current: Option<Recipe>,
+}
+
+/// Adding recipes from elsewhere: a link, a page's source or JSON-LD, or a file; and when
+/// what was read holds several recipes, the list to choose from.
+#[derive(Template)]
+#[template(path = "import.html")]
+pub(crate) struct ImportPage<'a> {
+    pub(crate) chrome: Chrome<'a>,
+    pub(crate) csrf: String,
+    /// What was pasted, kept when it could not be read.
+    pub(crate) source: String,
+    /// Why it could not be read, or why the chosen ones could not be saved.
+    pub(crate) problems: Vec<crate::store::FieldError>,
+    pub(crate) choices: Vec<ImportChoice>,
+    /// The recipes read, as JSON, posted back with the choice.
+    pub(crate) recipes_json: String,
+}
+
+/// One recipe of an import to choose or leave.
+pub(crate) struct ImportChoice {
+    pub(crate) index: usize,
+    pub(crate) name: String,
+    pub(crate) summary: String,
+    pub(crate) notes: Vec<String>,
+    pub(crate) duplicate_of: Option<u64>,
+}
+
+/// The history of changes.
+#[derive(Template)]
+#[template(path = "changes.html")]
+pub(crate) struct ChangesPage<'a> {
+    pub(crate) chrome: Chrome<'a>,
+    pub(crate) message: Option<String>,
+    pub(crate) changes: Vec<ChangeView>,
+    pub(crate) can_edit: bool,
+    /// Why this visitor cannot undo (shown instead of the buttons).
+    pub(crate) why_not: Option<String>,
+    pub(crate) csrf: String,
+    pub(crate) keep: usize,
+    /// When the history was started again (set aside, or written again), what happened.
+    pub(crate) restarted: Option<String>,
+}
+
+/// One change as the history shows it.
+pub(crate) struct ChangeView {
+    pub(crate) n: u64,
+    pub(crate) verb: &'static str,
+    pub(crate) id: u64,
+    pub(crate) name: String,
+    /// Whether the recipe is still there to link to.
+    pub(crate) live: bool,
+    pub(crate) fields: Vec<String>,
+    pub(crate) who: String,
+    pub(crate) at_iso: String,
+    pub(crate) at_human: String,
+    pub(crate) undoes: Option<u64>,
+}
+
+impl ChangeView {
+    pub(crate) fn new(e: &crate::store::Entry, live: bool, verb: &'static str) -> ChangeView {
+        let at = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(e.at);
+        let (at_iso, day) = format_time(at);
+        let at_human = format!("{day}, {} UTC", at_iso.get(11..16).unwrap_or_default());
+        ChangeView {
+            n: e.n,
+            verb,
+            id: e.id,
+            name: e.name.clone(),
+            live,
+            fields: e.fields.clone(),
+            who: e.who.clone(),
+            at_iso,
+            at_human,
+            undoes: e.undoes,
+        }
+    }
+}
+
+/// What a recipe page shows an editor: edit and delete, and undo right after a save.
+pub(crate) struct EditControls {
+    pub(crate) csrf: String,
+    pub(crate) version: String,
+    /// The change just saved (`?saved=n`), to offer its undo.
+    pub(crate) saved: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recipes::Origin;
+    use std::time::Duration;
+
+    fn urls() -> Urls {
+        Urls {
+            css: "/static/app.1.css".into(),
+            js: "/static/app.1.js".into(),
+            glasses: "/static/glasses.1.svg".into(),
+            icon: "/static/icon.1.svg".into(),
+            apple_touch: "/static/apple-touch-icon.1.png".into(),
+            menu_css: "/static/menu.1.css".into(),
+            guest: GuestUrls {
+                css: "/menu/assets/app.1.css".into(),
+                menu_css: "/menu/assets/menu.1.css".into(),
+                js: "/menu/assets/js.1/menu.js".into(),
+                glasses: "/menu/assets/glasses.1.svg".into(),
+                icon: "/menu/assets/icon.1.svg".into(),
+            },
+        }
+    }
+
+    fn recipes(text: &str) -> Recipes {
+        Recipes::parse(text, Origin::Embedded, SystemTime::UNIX_EPOCH).unwrap()
+    }
+
+    fn list(recipes: &Recipes, q: &str) -> String {
+        let (urls, footer) = (urls(), Footer::new(recipes));
+        ListPage {
+            chrome: Chrome {
+                urls: &urls,
+                footer: &footer,
+                q,
+            },
+            list: ListBody {
+                urls: &urls,
+                q,
+                total: recipes.len(),
+                rows: recipes.all().iter().map(Row::new).collect(),
+                personal: Vec::new(),
+            },
+        }
+        .render()
+        .unwrap()
+    }
+
+    #[test]
+    fn user_text_is_escaped() {
+        let r = recipes(
+            r#"[{"id": 1, "name": "<script>alert(1)</script>", "base": ["<b>Gin</b>"],
+                "ingredients": [{"name": "\"quoted\" & <i>", "measure": "<1>", "unit": "ml"}],
+                "notes": "<img src=x onerror=alert(1)>"}]"#,
+        );
+        let html = list(&r, "<q>\"x\"");
+        assert!(!html.contains("<script>alert"), "{html}");
+        assert!(html.contains("&#60;script&#62;alert(1)&#60;/script&#62;"));
+        assert!(html.contains("&#60;b&#62;Gin&#60;/b&#62;"));
+        assert!(!html.contains("<img src=x"));
+        assert!(!html.contains("<i>"));
+        assert!(html.contains("value=\"&#60;q&#62;&#34;x&#34;\""), "{html}");
+        let single = page(&r, 1);
+        assert!(!single.contains("<script>alert") && !single.contains("<img src=x"));
+        assert!(!single.contains("<i>"));
+        assert!(
+            single.contains("&#34;quoted&#34; &#38; &#60;i&#62;"),
+            "{single}"
+        );
+    }
+
+    fn page(recipes: &Recipes, id: u64) -> String {
+        let (urls, footer) = (urls(), Footer::new(recipes));
+        let r = recipes.get(id).unwrap();
+        RecipePage {
+            edit: None,
+            chrome: Chrome {
+                urls: &urls,
+                footer: &footer,
+                q: "",
+            },
+            r,
+            icon: glass::icon(&r.glass),
+            amounts: Amounts::new(r, AmountView::default()),
+            strength: crate::view::strength::StrengthView::new(
+                r,
+                &crate::strength::of_recipe(r),
+                1,
+            ),
+            notes: crate::view::links::note_parts(&r.notes),
+            list: "<ol id=\"recipes\"></ol>",
+        }
+        .render()
+        .unwrap()
+    }
+
+    #[test]
+    fn list_rows_are_links_without_the_recipe() {
+        let r = recipes(
+            r#"[{"id": 7, "name": "Gimlet", "base": ["Gin"], "glass": ["Coupe"],
+                "ingredients": [{"name": "Lime Cordial", "measure": "20", "unit": "ml"}]}]"#,
+        );
+        let html = list(&r, "");
+        assert!(
+            html.contains("<a class=\"row\" href=\"/recipes/7\">"),
+            "{html}"
+        );
+        assert!(html.contains("#glass-coupe"));
+        assert!(html.contains("<span class=\"base\">Gin</span>"));
+        assert!(!html.contains("Lime Cordial"), "details load on demand");
+        assert!(html.contains("rel=\"manifest\""));
+    }
+
+    #[test]
+    fn missing_glass_and_empty_lists_render() {
+        let r = recipes(r#"[{"id": 1, "name": "Bare"}]"#);
+        let html = page(&r, 1);
+        assert!(html.contains("#glass-default"));
+        assert!(
+            !html.contains("<table"),
+            "no ingredients table when there are none"
+        );
+        assert!(!html.contains("<dt>Method</dt>"));
+        assert!(!html.contains("class=\"notes\""));
+        assert!(html.contains("1 recipe ·"));
+    }
+
+    #[test]
+    fn full_recipe_renders_every_part() {
+        let r = recipes(
+            r#"[{"id": 10, "name": "New York Sour", "base": ["Bourbon"], "glass": ["12oz Lowball"],
+              "method": ["Dry Shake", "Shake"], "ice": ["Cubed"],
+              "ingredients": [{"name": "Lemon Juice", "measure": "20", "unit": "ml"}, {"name": "Claret", "measure": "", "unit": "float"}],
+              "garnish": ["Lemon Sail"], "notes": "Use claret or malbec"}]"#,
+        );
+        let html = page(&r, 10);
+        for part in [
+            "#glass-lowball",
+            "<td class=\"amount\" data-measure=\"20\" data-unit=\"ml\">20 ml</td><th scope=\"row\">Lemon Juice</th>",
+            "<td class=\"amount\" data-measure=\"\" data-unit=\"float\">float</td>",
+            "<dd>Dry Shake, Shake</dd>",
+            "<dd>Cubed</dd>",
+            "<dd>Lemon Sail</dd>",
+            "<dd>12oz Lowball</dd>",
+            "Use claret or malbec",
+            "<button type=\"button\" class=\"wake\" aria-pressed=\"false\" hidden>",
+        ] {
+            assert!(html.contains(part), "missing {part}");
+        }
+    }
+
+    #[test]
+    fn addresses_in_notes_are_escaped_links() {
+        let r = recipes(
+            r#"[{"id": 1, "name": "L", "notes": "Source: https://a.example/?x=<b>&y=\"1\" or javascript:alert(1)"}]"#,
+        );
+        let html = page(&r, 1);
+        assert!(
+            html.contains(
+                "<p class=\"notes\">Source: <a href=\"https://a.example/?x=&#60;b&#62;&#38;y=&#34;1\" rel=\"noopener noreferrer\">https://a.example/?x=&#60;b&#62;&#38;y=&#34;1</a>&#34; or javascript:alert(1)</p>"
+            ),
+            "{html}"
+        );
+        assert!(!html.contains("href=\"javascript"));
+    }
+
+    #[test]
+    fn time_formats() {
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_000_000);
+        assert_eq!(
+            format_time(t),
+            ("2026-11-30T00:53:20Z".into(), "30 Nov 2026".into())
+        );
+        assert_eq!(format_time(SystemTime::UNIX_EPOCH).1, "1 Jan 1970");
+        let leap = SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400);
+        assert_eq!(format_time(leap).1, "29 Feb 2000");
+    }
+}

@@ -1,0 +1,48 @@
+//! The change pipeline: every change, from the JSON API or a form, passes the same checks
+//! in the same order (permission, origin, rate), then goes to the store on a blocking
+//! thread and the new collection is published.
+//!
+//! A file of its own because both ways of changing recipes use it: the checks live in one
+//! place, so the forms cannot skip one the API makes.
+
+use super::editing::{Editing, Provenance};
+use super::visitor::Visitor;
+use crate::error::WebError;
+use crate::store::{Edit, Saved, Store, StoreError};
+use std::sync::Arc;
+
+/// Runs one change for the visitor: permission, origin, rate, then the store (on a
+/// blocking thread) and publishing. Shared with the HTML forms.
+pub(crate) async fn change(
+    editing: &Arc<Editing>,
+    visitor: &Visitor,
+    from: &Provenance,
+    edit: Edit,
+) -> Result<Saved, WebError> {
+    let editor = editing.editor(visitor)?;
+    from.check()?;
+    editing.take_write(&editor)?;
+    let store = editing
+        .store()
+        .cloned()
+        .ok_or_else(|| WebError::Forbidden("Editing is off.".into()))?;
+    let who = editor.login.clone();
+    let saved = on_blocking(store, move |store| store.apply(edit, &who)).await?;
+    if saved.entry.is_some() {
+        editing.publish(&saved).await?;
+    }
+    Ok(saved)
+}
+
+/// Runs a store call on the blocking pool: it reads and fsyncs files. Its refusal names
+/// the recipes file as the editor knows it ([`WebError::from_store`]).
+pub(crate) async fn on_blocking<T: Send + 'static>(
+    store: Arc<Store>,
+    work: impl FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, WebError> {
+    let file = store.path().to_owned();
+    tokio::task::spawn_blocking(move || work(&store))
+        .await
+        .map_err(WebError::Task)?
+        .map_err(|e| WebError::from_store(e, &file))
+}
