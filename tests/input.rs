@@ -1091,7 +1091,7 @@ async fn a_file_broken_by_hand_is_named_from_its_directory_not_by_its_server_pat
 }
 
 #[test]
-fn help_says_what_holds_and_the_readme_shows_it_as_it_is() {
+fn help_says_what_holds_and_the_deploying_doc_shows_it_as_it_is() {
     let out = std::process::Command::new(common::BIN)
         .arg("--help")
         .env_remove("COLUMNS")
@@ -1111,9 +1111,9 @@ fn help_says_what_holds_and_the_readme_shows_it_as_it_is() {
     ] {
         assert!(flat.contains(holds), "{holds:?} not in --help");
     }
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let flags = &readme[readme.find("\n## Flags\n").unwrap()..];
+    let deploying =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/DEPLOYING.md")).unwrap();
+    let flags = &deploying[deploying.find("\n## Flags\n").unwrap()..];
     let block = flags
         .split("```text\n")
         .nth(1)
@@ -1123,6 +1123,7 @@ fn help_says_what_holds_and_the_readme_shows_it_as_it_is() {
         .unwrap();
     assert_eq!(
         block, help,
-        "README.md's --help is not the binary's: regenerate it"
+        "docs/DEPLOYING.md's --help is not the binary's: regenerate it"
     );
 }
+
