@@ -289,9 +289,9 @@ in
 
         DynamicUser = true;
         # The Go version's module used the same directory: its node state, in
-        # tsnet-libations/ here, is adopted on the first start (see the README). The
+        # tsnet-libations/ here, is adopted on the first start (docs/DEPLOYING.md). The
         # household (shelf, favourites, ratings, notes) is household.sqlite in it too:
-        # back up /var/lib/libations (README, "At the bar").
+        # back up /var/lib/libations (docs/HOUSEHOLD.md, "Where it lives").
         StateDirectory = "libations";
         StateDirectoryMode = "0700";
         LoadCredential =

@@ -1091,7 +1091,7 @@ async fn a_file_broken_by_hand_is_named_from_its_directory_not_by_its_server_pat
 }
 
 #[test]
-fn help_says_what_holds_and_the_readme_shows_it_as_it_is() {
+fn help_says_what_holds_and_the_deploying_doc_shows_it_as_it_is() {
     let out = std::process::Command::new(common::BIN)
         .arg("--help")
         .env_remove("COLUMNS")
@@ -1111,9 +1111,9 @@ fn help_says_what_holds_and_the_readme_shows_it_as_it_is() {
     ] {
         assert!(flat.contains(holds), "{holds:?} not in --help");
     }
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let flags = &readme[readme.find("\n## Flags\n").unwrap()..];
+    let deploying =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/DEPLOYING.md")).unwrap();
+    let flags = &deploying[deploying.find("\n## Flags\n").unwrap()..];
     let block = flags
         .split("```text\n")
         .nth(1)
@@ -1123,6 +1123,155 @@ fn help_says_what_holds_and_the_readme_shows_it_as_it_is() {
         .unwrap();
     assert_eq!(
         block, help,
-        "README.md's --help is not the binary's: regenerate it"
+        "docs/DEPLOYING.md's --help is not the binary's: regenerate it"
     );
+}
+
+#[test]
+fn the_readme_is_short_and_every_link_in_the_docs_leads_somewhere() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 400,
+        "README.md has {lines} lines, more than 400: move a section to docs/"
+    );
+    // The checker itself finds each kind of broken link (so an empty answer below means
+    // something): a missing file, a missing heading in another file and in the same one.
+    let bad =
+        "[a](docs/NOPE.md) [b](docs/USING.md#no-such-heading) <img src=\"nope.png\"> [c](#nope)";
+    assert_eq!(
+        markdown::broken(root, &root.join("README.md"), bad).len(),
+        4,
+        "the link checker misses broken links"
+    );
+    let (mut broken, mut checked) = (Vec::new(), 0);
+    for file in markdown::ours(root) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        checked += markdown::links(&text).len();
+        broken.extend(markdown::broken(root, &file, &text));
+    }
+    assert!(
+        checked > 100,
+        "only {checked} links found: is the parser right?"
+    );
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// Relative links in our markdown, read the way GitHub renders them.
+mod markdown {
+    use std::collections::HashSet;
+    use std::path::{Path, PathBuf};
+
+    /// README.md and every `.md` under docs/.
+    pub fn ours(root: &Path) -> Vec<PathBuf> {
+        let mut files = vec![root.join("README.md")];
+        let mut dirs = vec![root.join("docs")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "md") {
+                    files.push(path);
+                }
+            }
+        }
+        files
+    }
+
+    /// The lines outside fenced code blocks; inline code spans taken out (`keep_code`:
+    /// only their backticks, as a heading's anchor keeps the code's text).
+    fn prose(text: &str, keep_code: bool) -> Vec<String> {
+        let mut fenced = false;
+        let mut out = Vec::new();
+        for line in text.lines() {
+            if line.trim_start().starts_with("```") {
+                fenced = !fenced;
+            } else if !fenced {
+                let step = if keep_code { 1 } else { 2 };
+                out.push(line.split('`').step_by(step).collect());
+            }
+        }
+        out
+    }
+
+    /// Every link target: `[text](target)`, and `src="…"`/`href="…"` of inline HTML.
+    pub fn links(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for line in prose(text, false) {
+            for opener in ["](", "src=\"", "href=\""] {
+                let close: &[char] = if opener == "](" { &[')', ' '] } else { &['"'] };
+                for rest in line.split(opener).skip(1) {
+                    out.push(rest.split(close).next().unwrap_or("").to_owned());
+                }
+            }
+        }
+        out
+    }
+
+    /// GitHub's anchor for a heading: lower case, spaces to '-', punctuation dropped.
+    fn slug(heading: &str) -> String {
+        heading
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect()
+    }
+
+    /// The anchors of a file's headings (a repeated one gets `-1`, `-2`, …).
+    fn anchors(text: &str) -> HashSet<String> {
+        let mut out = HashSet::new();
+        for line in prose(text, true) {
+            let hashes = line.chars().take_while(|&c| c == '#').count();
+            if !(1..=6).contains(&hashes) || !line[hashes..].starts_with(' ') {
+                continue;
+            }
+            let base = slug(line[hashes..].trim());
+            let mut anchor = base.clone();
+            for n in 1.. {
+                if !out.contains(&anchor) {
+                    break;
+                }
+                anchor = format!("{base}-{n}");
+            }
+            out.insert(anchor);
+        }
+        out
+    }
+
+    /// What is wrong with the relative links in `text`, the contents of `file`.
+    pub fn broken(root: &Path, file: &Path, text: &str) -> Vec<String> {
+        let name = file
+            .strip_prefix(root)
+            .unwrap_or(file)
+            .display()
+            .to_string();
+        let mut out = Vec::new();
+        for link in links(text) {
+            if link.contains("://") || link.starts_with("mailto:") {
+                continue;
+            }
+            let (path, anchor) = link.split_once('#').unwrap_or((&link, ""));
+            let target = if path.is_empty() {
+                file.to_path_buf()
+            } else {
+                file.parent().unwrap().join(path)
+            };
+            if !target.exists() {
+                out.push(format!("{name}: {link}: no file {}", target.display()));
+            } else if !anchor.is_empty() && target.extension().is_some_and(|e| e == "md") {
+                let heads = if path.is_empty() {
+                    anchors(text)
+                } else {
+                    anchors(&std::fs::read_to_string(&target).unwrap())
+                };
+                if !heads.contains(anchor) {
+                    out.push(format!("{name}: {link}: no heading #{anchor}"));
+                }
+            }
+        }
+        out
+    }
 }
