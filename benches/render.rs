@@ -13,7 +13,7 @@ use std::time::SystemTime;
 fn render(c: &mut Criterion, text: &str) {
     let recipes = Recipes::parse(text, Origin::Embedded, SystemTime::UNIX_EPOCH).unwrap();
     let assets = Assets::load();
-    let site = Site::new(recipes.clone(), &assets).unwrap();
+    let site = Site::new(recipes.clone(), &assets, Default::default()).unwrap();
     let mut g = c.benchmark_group("render");
     g.sample_size(20);
     g.bench_function("list_page_5000", |b| {
@@ -23,7 +23,7 @@ fn render(c: &mut Criterion, text: &str) {
         })
     });
     g.bench_function("site_new_5000", |b| {
-        b.iter(|| Site::new(black_box(recipes.clone()), &assets).unwrap())
+        b.iter(|| Site::new(black_box(recipes.clone()), &assets, Default::default()).unwrap())
     });
     g.bench_function("assets_load", |b| b.iter(Assets::load));
     g.finish();

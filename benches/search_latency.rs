@@ -79,7 +79,7 @@ fn main() {
     let recipes = Recipes::parse(&text, Origin::Embedded, SystemTime::UNIX_EPOCH)
         .expect("the collection is valid");
     let assets = Arc::new(Assets::load());
-    let site = Site::new(recipes, &assets).expect("the site builds");
+    let site = Site::new(recipes, &assets, Default::default()).expect("the site builds");
     // As in a server that has finished starting: the background compression is done.
     site.compress();
     let site = Arc::new(site);
@@ -98,10 +98,14 @@ fn main() {
         results.push(stats("index", q, hits, times));
     }
 
+    let metrics = Arc::new(Metrics::new());
+    let served = Arc::new(ArcSwap::new(site.clone()));
+    let publisher = web::Publisher::new(served.clone(), assets.clone(), metrics.clone());
     let state = AppState {
-        site: Arc::new(ArcSwap::new(site.clone())),
+        site: served,
         assets,
-        metrics: Arc::new(Metrics::new()),
+        publisher,
+        metrics,
         limits: RequestLimits::default(),
         heavy: web::HeavyGate::for_this_machine(),
         who: Arc::new(web::identity::Fixed::default()),

@@ -7,8 +7,7 @@
 use crate::credentials::{self, CredentialError};
 use crate::metrics::Metrics;
 use crate::recipes::{LoadError, Recipes, Stamp};
-use crate::web::{Assets, Site, SiteError};
-use arc_swap::ArcSwap;
+use crate::web::{PublishError, Publisher};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,10 +24,7 @@ pub enum ReloadError {
     #[error(transparent)]
     Load(#[from] LoadError),
     #[error(transparent)]
-    Site(#[from] SiteError),
-    /// The task that reads the file and builds the site panicked or was cancelled.
-    #[error("the reload task did not finish: {0}")]
-    Task(#[from] tokio::task::JoinError),
+    Publish(#[from] PublishError),
 }
 
 async fn stamp(path: &Path) -> Option<Stamp> {
@@ -39,22 +35,17 @@ async fn stamp(path: &Path) -> Option<Stamp> {
         .flatten()
 }
 
-/// Reloads the recipes file into the shared site.
+/// Reloads the recipes file into the shared site, through the one [`Publisher`].
 #[derive(Clone)]
 pub struct Reloader {
     /// `None` when serving the embedded sample: there is nothing to reload.
     path: Option<PathBuf>,
-    site: Arc<ArcSwap<Site>>,
-    assets: Arc<Assets>,
+    publisher: Publisher,
     metrics: Arc<Metrics>,
     /// The stamp of the file as last read or written by us: the poller reloads when the
     /// file's stamp differs. Shared by clones, so a save in the app (which publishes its own
     /// collection) does not make the poller read the file again.
     seen: Arc<Mutex<Option<Stamp>>>,
-    /// Held while a new site is built and swapped in, by reloads and publishes alike, so
-    /// that an older collection never replaces a newer one; holds the number of the last
-    /// change published.
-    swapping: Arc<tokio::sync::Mutex<u64>>,
     /// A larger file is refused and the served recipes kept.
     max_bytes: u64,
 }
@@ -64,18 +55,15 @@ impl Reloader {
     pub fn new(
         path: Option<PathBuf>,
         loaded: Option<Stamp>,
-        site: Arc<ArcSwap<Site>>,
-        assets: Arc<Assets>,
+        publisher: Publisher,
         metrics: Arc<Metrics>,
         max_bytes: u64,
     ) -> Reloader {
         Reloader {
             path,
-            site,
-            assets,
+            publisher,
             metrics,
             seen: Arc::new(Mutex::new(loaded)),
-            swapping: Arc::new(tokio::sync::Mutex::new(0)),
             max_bytes,
         }
     }
@@ -84,58 +72,29 @@ impl Reloader {
         self.seen.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Loads the file again; on success swaps it in and returns the recipe count. A
+    /// Loads the file again; on success serves it and returns the recipe count. A
     /// refused file is logged and counted here, so callers need not report it again.
     pub async fn reload(&self) -> Result<usize, ReloadError> {
-        let Some(path) = &self.path else {
+        let Some(path) = self.path.clone() else {
             tracing::info!(
                 "reload asked for, but the embedded sample is served: nothing to reload"
             );
-            return Ok(self.site.load().recipes().len());
+            return Ok(self.publisher.site().load().recipes().len());
         };
-        let _turn = self.swapping.lock().await;
-        match self.build(path.clone()).await {
-            Ok(site) => Ok(self.swap_in(site)),
+        let max = self.max_bytes;
+        let read = move || -> Result<Recipes, ReloadError> {
+            let recipes = Recipes::from_file_at_most(&credentials::resolve(&path)?, max)?;
+            recipes.log_warnings();
+            Ok(recipes)
+        };
+        match self.publisher.reloaded(read).await {
+            Ok(count) => Ok(count),
             Err(e) => {
                 self.metrics.reload_failed();
                 tracing::error!("reload rejected, still serving the previous recipes: {e}");
                 Err(e)
             }
         }
-    }
-
-    /// Reads the file at `path` and builds a site from it, off the async workers.
-    async fn build(&self, path: PathBuf) -> Result<Site, ReloadError> {
-        let (assets, max) = (self.assets.clone(), self.max_bytes);
-        tokio::task::spawn_blocking(move || -> Result<Site, ReloadError> {
-            let recipes = Recipes::from_file_at_most(&credentials::resolve(&path)?, max)?;
-            recipes.log_warnings();
-            Ok(Site::new(recipes, &assets)?)
-        })
-        .await?
-    }
-
-    /// Serves `site` from now on; compresses its bodies in the background.
-    pub fn swap_in(&self, site: Site) -> usize {
-        let site = self.swap_in_as(site, "reloaded");
-        let count = site.recipes().len();
-        tokio::task::spawn_blocking(move || site.compress());
-        count
-    }
-
-    /// Serves `site` from now on and logs it (`what`: why it changed); the caller
-    /// compresses its bodies.
-    pub fn swap_in_as(&self, site: Site, what: &str) -> Arc<Site> {
-        let site = Arc::new(site);
-        let count = site.recipes().len();
-        self.site.store(site.clone());
-        self.metrics.loaded(count);
-        tracing::info!(
-            recipes = count,
-            "{what} {count} recipes from {}",
-            site.recipes().origin()
-        );
-        site
     }
 
     /// Reloads on SIGHUP and whenever the file changes, until `stopping` is cancelled.
@@ -180,12 +139,9 @@ impl Reloader {
     }
 }
 
-/// A change saved in the app: its collection is served at once, and the file it wrote is
-/// marked as seen so the poller does not load it again.
-/// A change saved in the app: its collection is served at once, and the file it wrote is
-/// marked as seen so the poller does not load it again. Publishes and reloads take turns
-/// (`swapping`), and a publish for an older change than the last one published is
-/// dropped: the newer collection already holds it.
+/// A change saved in the app: its collection is served at once (through the
+/// [`Publisher`], in turn with reloads; an older change than the last published is
+/// dropped), and the file it wrote is marked as seen so the poller does not load it again.
 impl crate::web::Publish for Reloader {
     fn publish(
         &self,
@@ -194,20 +150,10 @@ impl crate::web::Publish for Reloader {
         change: u64,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), String>> + Send + '_>> {
         Box::pin(async move {
-            let mut last = self.swapping.lock().await;
-            if change <= *last {
-                return Ok(());
-            }
-            let assets = self.assets.clone();
-            let site = tokio::task::spawn_blocking(move || Site::new(recipes, &assets))
+            self.publisher
+                .saved(recipes, change, || *self.seen() = written)
                 .await
-                .map_err(|e| e.to_string())?
-                .map_err(|e| e.to_string())?;
-            let site = self.swap_in_as(site, "saved in the app: serving");
-            tokio::task::spawn_blocking(move || site.compress_quickly());
-            *self.seen() = written;
-            *last = change;
-            Ok(())
+                .map_err(|e| e.to_string())
         })
     }
 }

@@ -9,7 +9,7 @@ use crate::metrics::Metrics;
 use crate::recipes::{Recipes, Stamp};
 use crate::reload::Reloader;
 use crate::web::{self, Assets, Site};
-use crate::{memory, signals, tasks};
+use crate::{memory, signals, strength, tasks};
 use arc_swap::ArcSwap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -39,26 +39,17 @@ pub(super) async fn serve(
     let metrics = Arc::new(Metrics::new());
     metrics.loaded(loaded.recipes.len());
     let home = state::home(args)?;
-    // The household's own strengths, before the first collection is worked out with them.
-    if let Some(db) = home.db() {
-        match db.strengths() {
-            Ok(own) => {
-                crate::strength::set_household(own.into_iter().map(|s| (s.name, s.abv)).collect())
-            }
-            Err(e) => tracing::warn!("the household's strengths could not be read: {e}"),
-        }
-    }
-    let site = start_site(loaded.recipes, &loaded.assets)?;
+    let site = start_site(loaded.recipes, &loaded.assets, own_strengths(&home))?;
+    let publisher = web::Publisher::new(site, loaded.assets, metrics.clone());
     let reloader = Reloader::new(
         args.recipes_file.clone(),
         loaded.stamp,
-        site.clone(),
-        loaded.assets.clone(),
+        publisher.clone(),
         metrics.clone(),
         args.limits.max_recipes_bytes,
     );
     let editing = state::editing(args, Arc::new(reloader.clone()));
-    let state = state::app_state(args, site, loaded.assets, metrics.clone(), editing, home)?;
+    let state = state::app_state(args, publisher, metrics.clone(), editing, home)?;
     let reloading = tokio::spawn(reloader.run(stopping.clone()));
     let hosts = web::AllowedHosts::new(&args.allowed_hosts);
     if let Some(addr) = args.metrics_addr {
@@ -98,11 +89,30 @@ fn stop_on_signal() -> Result<CancellationToken, RunError> {
     Ok(stopping)
 }
 
+/// The household's own strengths, read before the first collection is worked out with
+/// them (none when there is no household, or it cannot be read: logged).
+fn own_strengths(home: &web::Home) -> strength::Household {
+    let Some(db) = home.db() else {
+        return strength::Household::new();
+    };
+    match db.strengths() {
+        Ok(own) => web::strengths_table(own),
+        Err(e) => {
+            tracing::warn!("the household's strengths could not be read: {e}");
+            strength::Household::new()
+        }
+    }
+}
+
 /// The site to serve, swappable by reloads. Compression (brotli quality 11) waits until
 /// we serve: small assets first, then the large bodies. Until a body is compressed, it
 /// is sent as it is.
-fn start_site(recipes: Recipes, assets: &Arc<Assets>) -> Result<Arc<ArcSwap<Site>>, RunError> {
-    let site = Arc::new(Site::new(recipes, assets)?);
+fn start_site(
+    recipes: Recipes,
+    assets: &Arc<Assets>,
+    own: strength::Household,
+) -> Result<Arc<ArcSwap<Site>>, RunError> {
+    let site = Arc::new(Site::new(recipes, assets, Arc::new(own))?);
     let compressing = (site.clone(), assets.clone());
     tokio::task::spawn_blocking(move || {
         compressing.1.compress();

@@ -7,23 +7,22 @@ use crate::credentials;
 use crate::household::{self, Household};
 use crate::metrics::Metrics;
 use crate::store::Store;
-use crate::web::{self, AppState, Assets, Editing, Home, Publish, RequestLimits, Site};
-use arc_swap::ArcSwap;
+use crate::web::{self, AppState, Editing, Home, Publish, RequestLimits};
 use std::sync::Arc;
 use std::time::Duration;
 
 /// The router's state: the site, the limits on requests, who a request is from.
 pub(super) fn app_state(
     args: &ServeArgs,
-    site: Arc<ArcSwap<Site>>,
-    assets: Arc<Assets>,
+    publisher: web::Publisher,
     metrics: Arc<Metrics>,
     editing: Arc<Editing>,
     home: Arc<Home>,
 ) -> Result<AppState, RunError> {
     Ok(AppState {
-        site,
-        assets,
+        site: publisher.site().clone(),
+        assets: publisher.assets().clone(),
+        publisher,
         metrics,
         limits: RequestLimits {
             max_uri_bytes: args.limits.max_uri_bytes,

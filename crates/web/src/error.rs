@@ -121,6 +121,15 @@ pub(crate) enum WebError {
     Household(String),
 }
 
+impl From<crate::site::PublishError> for WebError {
+    fn from(e: crate::site::PublishError) -> WebError {
+        match e {
+            crate::site::PublishError::Site(e) => WebError::Site(e),
+            crate::site::PublishError::Task(e) => WebError::Task(e),
+        }
+    }
+}
+
 impl From<crate::household::HouseholdError> for WebError {
     fn from(e: crate::household::HouseholdError) -> WebError {
         use crate::household::HouseholdError as H;
@@ -462,7 +471,7 @@ mod tests {
     async fn a_plain_refusal_under_the_api_becomes_json_in_words() {
         use tower::ServiceExt;
         let recipes = crate::recipes::Recipes::sample().expect("sample");
-        let site = Site::new(recipes, &crate::Assets::load()).expect("site");
+        let site = Site::new(recipes, &crate::Assets::load(), Default::default()).expect("site");
         let plain = || async {
             (
                 StatusCode::BAD_REQUEST,

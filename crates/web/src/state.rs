@@ -6,7 +6,7 @@
 
 use super::guard::gate::HeavyGate;
 use super::guard::limits::RequestLimits;
-use super::site::{Assets, Served, Site};
+use super::site::{Assets, Publisher, Site};
 use super::who::editing::Editing;
 use super::who::home::Home;
 use super::who::identity::Resolve;
@@ -24,6 +24,9 @@ use std::sync::Arc;
 pub struct AppState {
     pub site: Arc<ArcSwap<Site>>,
     pub assets: Arc<Assets>,
+    /// The one way a new site is served (a reload, a save, the household's strengths):
+    /// it swaps `site`.
+    pub publisher: Publisher,
     pub metrics: Arc<Metrics>,
     pub limits: RequestLimits,
     pub heavy: HeavyGate,
@@ -74,12 +77,9 @@ impl FromRef<AppState> for Arc<Site> {
     }
 }
 
-impl FromRef<AppState> for Served {
-    fn from_ref(state: &AppState) -> Served {
-        Served {
-            site: state.site.clone(),
-            assets: state.assets.clone(),
-        }
+impl FromRef<AppState> for Publisher {
+    fn from_ref(state: &AppState) -> Publisher {
+        state.publisher.clone()
     }
 }
 

@@ -31,7 +31,6 @@ use crate::text::fold;
 use dilution::Method;
 use serde::Serialize;
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
 use table::Table;
 
 /// Grams of ethanol in a millilitre.
@@ -39,24 +38,9 @@ pub const ETHANOL_DENSITY: f64 = 0.789;
 /// Grams of ethanol in the standard drink the server counts in (WHO, Australia and others).
 pub const STANDARD_DRINK_G: f64 = 10.0;
 
-/// A household's own strengths: shelf name ([`key`]) → % ABV.
+/// A household's own strengths: shelf name ([`key`]) → % ABV. Whoever works a collection
+/// out passes the household's table in (`web::Site::new`); there is no table held here.
 pub type Household = HashMap<String, f64>;
-
-/// The household's table as last read from `household.sqlite` (at start-up and after each
-/// change through `PUT /api/bar/strengths`), which every collection is worked out with.
-static HOUSEHOLD: RwLock<Option<Arc<Household>>> = RwLock::new(None);
-
-/// Makes `table` the household's strengths for collections worked out from now on.
-pub fn set_household(table: Household) {
-    let mut held = HOUSEHOLD.write().unwrap_or_else(|p| p.into_inner());
-    *held = Some(Arc::new(table));
-}
-
-/// The household's strengths as last set (none before any is).
-pub fn household() -> Arc<Household> {
-    let held = HOUSEHOLD.read().unwrap_or_else(|p| p.into_inner());
-    held.clone().unwrap_or_default()
-}
 
 /// Where a row's strength came from.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -6,7 +6,7 @@ use super::household::personal;
 use crate::error::{Api, WebError};
 use crate::guard::limits::{self, RequestLimits};
 use crate::household::{Backup, Household};
-use crate::site::{Served, Site};
+use crate::site::{Publisher, Site};
 use crate::who::editing::{self, Editing, Provenance};
 use crate::who::home::{Home, on_blocking};
 use crate::who::visitor::Visitor;
@@ -97,7 +97,7 @@ pub(crate) async fn download(
 pub(crate) async fn upload(
     State(home): State<Arc<Home>>,
     State(editing): State<Arc<Editing>>,
-    State(served): State<Served>,
+    State(publisher): State<Publisher>,
     State(limits): State<RequestLimits>,
     visitor: Visitor,
     from: Provenance,
@@ -110,7 +110,7 @@ pub(crate) async fn upload(
         .await
         .map_err(WebError::from)?;
     let backup = Backup::from_slice(&body.bytes).map_err(WebError::from)?;
-    let recipes = served.site.load().recipes().clone();
+    let recipes = publisher.site().load().recipes().clone();
     let (taken, own) = on_blocking(db, move |db| {
         let highest = highest_id_ever(&recipes)?;
         Ok((db.import(&backup, highest)?, db.strengths()?))
@@ -118,8 +118,7 @@ pub(crate) async fn upload(
     .await?;
     if taken.strengths > 0 {
         // The household's strengths may have changed: every figure is worked out again.
-        crate::strength::set_household(own.into_iter().map(|s| (s.name, s.abv)).collect());
-        rebuild(&served).await?;
+        publisher.strengths(table(own)).await?;
     }
     Ok(personal(serde_json::to_value(&taken)?).into_response())
 }
@@ -173,7 +172,7 @@ fn said<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error>
 pub(crate) async fn change_strength(
     State(home): State<Arc<Home>>,
     State(editing): State<Arc<Editing>>,
-    State(served): State<Served>,
+    State(publisher): State<Publisher>,
     visitor: Visitor,
     from: Provenance,
     headers: HeaderMap,
@@ -190,28 +189,11 @@ pub(crate) async fn change_strength(
         db.strengths()
     })
     .await?;
-    crate::strength::set_household(own.into_iter().map(|s| (s.name, s.abv)).collect());
-    rebuild(&served).await?;
+    publisher.strengths(table(own)).await?;
     strengths_answer(db, true).await
 }
 
-/// Works the served collection out again with the household's strengths as they are now,
-/// and serves it. Should a reload or a saved change have swapped in another collection
-/// meanwhile, that one is worked out again instead.
-async fn rebuild(served: &Served) -> Result<(), WebError> {
-    for _ in 0..3 {
-        let current = served.site.load_full();
-        let (recipes, assets) = (current.recipes().clone(), served.assets.clone());
-        let site = tokio::task::spawn_blocking(move || Site::new(recipes, &assets))
-            .await
-            .map_err(WebError::Task)?
-            .map_err(WebError::from)?;
-        let site = Arc::new(site);
-        let previous = served.site.compare_and_swap(&current, site.clone());
-        if Arc::ptr_eq(&previous, &current) {
-            tokio::task::spawn_blocking(move || site.compress_quickly());
-            return Ok(());
-        }
-    }
-    Ok(())
+/// The household's own strengths as the strength tables take them: name → % ABV.
+pub fn table(own: Vec<crate::household::OwnStrength>) -> crate::strength::Household {
+    own.into_iter().map(|s| (s.name, s.abv)).collect()
 }

@@ -18,6 +18,7 @@
 //! - [`assets`]: [`Assets`], the embedded static files under hashed names.
 
 mod prebuilt;
+mod publish;
 mod pwa;
 mod recipe_page;
 mod render;
@@ -28,6 +29,7 @@ mod assets;
 mod tests;
 
 pub use assets::Assets;
+pub use publish::{PublishError, Publisher};
 pub(crate) use render::render;
 
 use crate::http::cache_control::REVALIDATE;
@@ -37,12 +39,12 @@ use crate::http::recent::Recent;
 use crate::http::spliced::Middle;
 use crate::recipes::Recipes;
 use crate::search::Index;
-use crate::strength::Strengths;
+use crate::strength::{Household, Strengths};
 use crate::view::templates::{Chrome, Footer, GuestUrls, Urls};
 use prebuilt::{SharedText, joined, json_array, list, shelf};
 use pwa::{manifest, service_worker};
 use std::ops::Range;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 const HTML: &str = "text/html; charset=utf-8";
 const JSON: &str = "application/json";
@@ -65,15 +67,6 @@ pub enum SiteError {
     Compressing(#[from] std::io::Error),
 }
 
-/// The swappable site itself and the assets a new one is made with, for the one handler
-/// that serves a new one (the household's strengths changed: every recipe is worked out
-/// again, [`crate::handlers`]'s `bar::change_strength`).
-#[derive(Clone)]
-pub(crate) struct Served {
-    pub(crate) site: std::sync::Arc<arc_swap::ArcSwap<Site>>,
-    pub(crate) assets: std::sync::Arc<Assets>,
-}
-
 /// A loaded collection and everything rendered from it.
 #[derive(Debug)]
 pub struct Site {
@@ -81,6 +74,9 @@ pub struct Site {
     index: Index,
     /// Every recipe's strength, worked out once with the index ([`crate::strength`]).
     strengths: Strengths,
+    /// The household's own strengths they were worked out with: a site made again from
+    /// this one (a reload, a save) keeps them unless they are what changed.
+    own_strengths: Arc<Household>,
     urls: Urls,
     footer: Footer,
     list_page: FixedBody,
@@ -111,7 +107,11 @@ pub struct Site {
 impl Site {
     /// Renders the full list page and the API's JSON once. Compression is left to
     /// [`Site::compress`], so that start-up is not held up by it.
-    pub fn new(recipes: Recipes, assets: &Assets) -> Result<Site, SiteError> {
+    pub fn new(
+        recipes: Recipes,
+        assets: &Assets,
+        own_strengths: Arc<Household>,
+    ) -> Result<Site, SiteError> {
         let urls = Urls {
             css: assets.url("app.css"),
             js: assets.url("js/app.js"),
@@ -137,7 +137,7 @@ impl Site {
         // other threads while this one renders the list (start-up for thousands of recipes).
         let (index, strengths, all_json, shelf, list) = std::thread::scope(|scope| {
             let side = scope.spawn(|| {
-                let strengths = Strengths::new(&recipes, &crate::strength::household());
+                let strengths = Strengths::new(&recipes, &own_strengths);
                 let index = Index::with_strengths(&recipes, &strengths);
                 let json = json_array(recipes.all(), &strengths).map(|(json, spans)| {
                     (FixedBody::new(json, "application/json", REVALIDATE), spans)
@@ -169,6 +169,7 @@ impl Site {
             recipes,
             index,
             strengths,
+            own_strengths,
             urls,
             footer,
             list_page,
@@ -220,6 +221,11 @@ impl Site {
     /// Every recipe's strength ([`crate::strength`]).
     pub(crate) fn strengths(&self) -> &Strengths {
         &self.strengths
+    }
+
+    /// The household's own strengths this site was worked out with.
+    pub fn own_strengths(&self) -> &Arc<Household> {
+        &self.own_strengths
     }
 
     /// What each recipe needs from a shelf (read once, with the index).

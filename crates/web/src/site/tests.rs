@@ -31,7 +31,8 @@ fn listed<'a>(site: &Site, hits: impl IntoIterator<Item = &'a Recipe>) -> Vec<u8
 #[test]
 fn search_json_is_the_serialised_hits() {
     let recipes = Recipes::sample().expect("the sample is valid");
-    let site = Site::new(recipes.clone(), &Assets::load()).expect("the site builds");
+    let site =
+        Site::new(recipes.clone(), &Assets::load(), Default::default()).expect("the site builds");
     let all = listed(&site, recipes.all());
     assert_eq!(site.all_json().bytes().as_ref(), all.as_slice());
     for q in ["", "gin", "lime juice", "base:rum", "zzz", "e"] {
@@ -52,6 +53,7 @@ fn search_json_is_the_serialised_hits() {
         )
         .expect("an empty list is valid"),
         &Assets::load(),
+        Default::default(),
     )
     .expect("the site builds");
     assert_eq!(empty.all_json().bytes().as_ref(), b"[]");
@@ -77,7 +79,7 @@ fn large_site(copies: u64) -> Site {
         std::time::UNIX_EPOCH,
     )
     .expect("the copies are valid");
-    Site::new(recipes, &Assets::load()).expect("the site builds")
+    Site::new(recipes, &Assets::load(), Default::default()).expect("the site builds")
 }
 
 async fn decoded(response: Response<Body>) -> Vec<u8> {
@@ -135,7 +137,12 @@ async fn search_answers_are_kept_per_search_and_coding_and_sent_again_unchanged(
 /// search is never kept.
 #[tokio::test]
 async fn small_search_answers_are_kept_too_in_every_coding() {
-    let site = Site::new(Recipes::sample().unwrap(), &Assets::load()).unwrap();
+    let site = Site::new(
+        Recipes::sample().unwrap(),
+        &Assets::load(),
+        Default::default(),
+    )
+    .unwrap();
     for coding in ["br", "gzip", "identity"] {
         let request = accept(coding);
         for (kind, q) in [(Kind::Page, "lime"), (Kind::Json, "lime")] {
@@ -169,7 +176,8 @@ async fn small_search_answers_are_kept_too_in_every_coding() {
 #[test]
 fn recipe_pages_carry_the_list_as_rendered_alone() {
     let recipes = Recipes::sample().expect("the sample is valid");
-    let site = Site::new(recipes.clone(), &Assets::load()).expect("the site builds");
+    let site =
+        Site::new(recipes.clone(), &Assets::load(), Default::default()).expect("the site builds");
     let alone = render(
         "recipe list",
         &ListBody {
@@ -343,7 +351,7 @@ async fn check_answers(site: &Site, r: &Recipe, spliced: bool) {
 #[tokio::test]
 async fn brotli_recipe_pages_are_spliced_around_the_list_once_it_is_compressed() {
     let recipes = Recipes::sample().unwrap();
-    let site = Site::new(recipes.clone(), &Assets::load()).unwrap();
+    let site = Site::new(recipes.clone(), &Assets::load(), Default::default()).unwrap();
     check_answers(&site, &recipes.all()[0], false).await;
     site.compress();
     for r in recipes.all() {
@@ -354,7 +362,7 @@ async fn brotli_recipe_pages_are_spliced_around_the_list_once_it_is_compressed()
 #[tokio::test]
 async fn a_list_past_the_streaming_size_is_spliced_too() {
     let recipes = generated(400, "Generated");
-    let site = Site::new(recipes.clone(), &Assets::load()).unwrap();
+    let site = Site::new(recipes.clone(), &Assets::load(), Default::default()).unwrap();
     let list = site.list_body().unwrap().len();
     assert!(
         list > crate::http::compressing::STREAM_FROM,
@@ -370,7 +378,7 @@ async fn a_list_past_the_streaming_size_is_spliced_too() {
 #[tokio::test]
 async fn a_page_holding_the_mark_is_compressed_whole() {
     let recipes = generated(3, &format!("Odd{LIST_MARK}"));
-    let site = Site::new(recipes.clone(), &Assets::load()).unwrap();
+    let site = Site::new(recipes.clone(), &Assets::load(), Default::default()).unwrap();
     site.compress();
     let page = site
         .render_recipe(&recipes.all()[1], AmountView::default(), None)
@@ -424,7 +432,7 @@ async fn a_recipe_pages_etag_changes_with_everything_on_it() {
             crate::recipes::Origin::Embedded,
             std::time::UNIX_EPOCH,
         );
-        let site = Site::new(parsed.unwrap(), &Assets::load()).unwrap();
+        let site = Site::new(parsed.unwrap(), &Assets::load(), Default::default()).unwrap();
         site.compress_quickly();
         site
     };
