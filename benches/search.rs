@@ -7,7 +7,7 @@ mod common;
 use criterion::Criterion;
 use libations::ingredients::{Needs, analyse, key};
 use libations::recipes::{Origin, Recipes};
-use libations::search::{Index, Mine, SearchQuery};
+use libations::search::{Asker, Index, SearchQuery};
 use std::collections::{HashMap, HashSet};
 use std::hint::black_box;
 use std::time::SystemTime;
@@ -35,7 +35,7 @@ fn personal(c: &mut Criterion, recipes: &Recipes, index: &Index) {
         .step_by(5)
         .map(|r| (r.id, now_ms - r.id * 3_600_000))
         .collect();
-    let mine = Mine {
+    let mine = Asker {
         favourites: &favourites,
         ratings: &ratings,
         last_made: &last_made,

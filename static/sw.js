@@ -1,7 +1,7 @@
 // Libations service worker: the recipes stay readable when the phone drops off the network.
 // Network first for everything, so nothing stale is shown while the server answers; the
 // cache only when it does not. The server puts VERSION and PRECACHE before this text
-// (src/web/site/pwa.rs); new recipes or assets change them, and so install a fresh worker.
+// (crates/web/src/site/pwa.rs); new recipes or assets change them, and so install a fresh worker.
 "use strict";
 /* global VERSION, PRECACHE */
 const CACHE = "libations-" + VERSION;

@@ -43,7 +43,7 @@ pub(super) fn import_household(
     recipes_file: Option<&Path>,
 ) -> ExitCode {
     let run = || -> Result<String, String> {
-        let dir = super::state::state_dir(state_dir).map_err(|e| e.to_string())?;
+        let dir = super::wiring::state_dir(state_dir).map_err(|e| e.to_string())?;
         let highest = highest_id_ever(recipes_file)?;
         let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
         let backup = Backup::from_slice(&bytes)
@@ -72,7 +72,7 @@ pub(super) fn import_household(
 /// Drops the household's rows for recipe ids `recipes_file` never had; prints each.
 pub(super) fn repair_household(recipes_file: &Path, state_dir: Option<&Path>) -> ExitCode {
     let run = || -> Result<String, String> {
-        let dir = super::state::state_dir(state_dir).map_err(|e| e.to_string())?;
+        let dir = super::wiring::state_dir(state_dir).map_err(|e| e.to_string())?;
         let highest = highest_id_ever(Some(recipes_file))?;
         let db = Household::open_in(&dir).map_err(|e| e.to_string())?;
         let dropped = db

@@ -2,7 +2,7 @@
 
 use super::bind::bind;
 use super::shared::Shared;
-use super::{RunError, state};
+use super::{RunError, wiring};
 use crate::cli::ServeArgs;
 use crate::connections::{self, Connections};
 use std::time::{Duration, Instant};
@@ -17,7 +17,7 @@ pub(super) async fn serve_local(
     let (listener, addr) = bind(args.addr).await?;
     let connections = Connections::new(
         app,
-        state::connection_limits(&args.limits),
+        wiring::connection_limits(&args.limits),
         shared.metrics.clone(),
         shared.stopping,
         shared.budget,

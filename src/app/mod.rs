@@ -8,7 +8,7 @@
 //! - [`check`]: the `check` command; [`import`]: `libations import`.
 //! - [`startup`]: recipes and assets read in parallel, then the async runtime.
 //! - [`serving`]: signals, the site, the reloader, the listeners, and the orderly stop.
-//! - [`state`]: what the web layer gets from the flags (limits, who a request is from).
+//! - [`wiring`]: what the web layer gets from the flags (limits, who a request is from).
 //! - [`routers`]: the one place both routers are made (`--local`'s, the tailnet's).
 //! - [`local`] and [`tailnet`]: the two ways of listening (`--local`, or the tailnet node).
 //! - [`monitoring`]: the metrics and health listener (`--metrics-addr`).
@@ -27,8 +27,8 @@ mod routers;
 mod serving;
 mod shared;
 mod startup;
-mod state;
 mod tailnet;
+mod wiring;
 
 use crate::cli::{Cli, Command};
 use std::process::ExitCode;

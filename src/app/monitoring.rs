@@ -1,7 +1,7 @@
 //! The metrics and health listener (`--metrics-addr`).
 
 use super::bind::bind;
-use super::{RunError, state};
+use super::{RunError, wiring};
 use crate::cli::LimitArgs;
 use crate::connections::{self, Budget, Connections, Limits};
 use crate::metrics::{self, Metrics};
@@ -37,7 +37,7 @@ pub(super) async fn serve_metrics(
         ),
         Limits {
             max_connections: MAX_CONNECTIONS,
-            ..state::connection_limits(limits)
+            ..wiring::connection_limits(limits)
         },
         Arc::new(Metrics::new()),
         stopping.clone(),

@@ -2,7 +2,7 @@
 
 use super::routers::{self, Facing};
 use super::shared::Shared;
-use super::{RunError, local, monitoring, state, tailnet};
+use super::{RunError, local, monitoring, tailnet, wiring};
 use crate::cli::ServeArgs;
 use crate::connections::Budget;
 use crate::metrics::Metrics;
@@ -38,7 +38,7 @@ pub(super) async fn serve(
     let stopping = stop_on_signal()?;
     let metrics = Arc::new(Metrics::new());
     metrics.loaded(loaded.recipes.len());
-    let home = state::home(args)?;
+    let home = wiring::home(args)?;
     let site = start_site(loaded.recipes, &loaded.assets, own_strengths(&home))?;
     let publisher = web::Publisher::new(site, loaded.assets, metrics.clone());
     let reloader = Reloader::new(
@@ -48,8 +48,8 @@ pub(super) async fn serve(
         metrics.clone(),
         args.limits.max_recipes_bytes,
     );
-    let editing = state::editing(args, Arc::new(reloader.clone()));
-    let state = state::app_state(args, publisher, metrics.clone(), editing, home)?;
+    let editing = wiring::editing(args, Arc::new(reloader.clone()));
+    let state = wiring::app_state(args, publisher, metrics.clone(), editing, home)?;
     let reloading = tokio::spawn(reloader.run(stopping.clone()));
     let hosts = web::AllowedHosts::new(&args.allowed_hosts);
     if let Some(addr) = args.metrics_addr {

@@ -27,7 +27,7 @@ pub(super) async fn serve_tailnet(
     let auth_key = auth_key(t.auth_key_file.as_deref())?;
     let node = tailnet::NodeConfig {
         hostname: args.hostname.clone(),
-        state_dir: super::state::state_dir(t.state_dir.as_deref())?,
+        state_dir: super::wiring::state_dir(t.state_dir.as_deref())?,
         auth_key,
         control_url: t.control_url.clone(),
         ephemeral: t.ephemeral,
@@ -62,7 +62,7 @@ pub(super) async fn serve_tailnet(
         node,
         routers: Box::new(make),
         listener: t.tailnet_listener,
-        limits: super::state::connection_limits(&args.limits),
+        limits: super::wiring::connection_limits(&args.limits),
         metrics: shared.metrics,
         budget: shared.budget,
         stopping: shared.stopping,

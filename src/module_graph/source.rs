@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// One source file: its module path (`src/web/http/mod.rs` → `["web", "http"]`) and text.
+/// One source file: its module path (`web/http/mod.rs` under `src/` → `["web", "http"]`) and text.
 pub(super) struct Source {
     pub(super) file: String,
     pub(super) module: Vec<String>,

@@ -1,9 +1,9 @@
 // Libations in the browser: search as you type, open recipes in place, keep the screen on,
 // work offline. Every page works without this (rows are links to recipe pages, search is
 // a form, amounts are links); these modules make it instant. No build step: the browser
-// loads them as they are, from one hashed directory (src/web/site/assets.rs).
+// loads them as they are, from one hashed directory (crates/web/src/site/assets.rs).
 //
-//   rules.js    the rules shared with the server (search, amounts, shelf, links in notes)
+//   model.js    the rules shared with the server (search, amounts, shelf, links in notes)
 //   markup.js   markup as data: to DOM here, to HTML in the tests
 //   view.js     a recipe's markup, as templates/recipe_body.html writes it
 //   storage.js  this phone's units, shelf and favourites

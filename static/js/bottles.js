@@ -9,7 +9,7 @@ const LINKS = 8; // recipes named per bottle before "more"
 
 let last = null; // what was shown last: { analysis, names, empty }
 
-// `analysis`: GET /api/bar's shape (or rules.js `analyse`), or null when it is not known;
+// `analysis`: GET /api/bar's shape (or model.js `analyse`), or null when it is not known;
 // `names`: Map(id → name), or null; `emptyShelf`: nothing is ticked.
 export function showMakes(analysis, names, emptyShelf) {
   last = { analysis, names, emptyShelf };

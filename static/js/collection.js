@@ -1,18 +1,18 @@
 // The collection's recipes, for My bar: the names of the recipes a next bottle unlocks and
 // of the person's own (favourites, ratings, notes, made), and what the shelf makes worked
-// out here (rules.js `analyse`, the server's answer field for field), so that a tick made
+// out here (model.js `analyse`, the server's answer field for field), so that a tick made
 // offline or by a visitor the server does not know counts at once.
 //
 // It is GET /api/recipes, the list page's own data: the service worker keeps it from its
 // first visit and the browser revalidates it by ETag, so on My bar it is usually a 304 or
 // the worker's copy, not a download (at 5,000 recipes a fresh one is about 2.7 MB, a few
 // hundred KB compressed; the sample's is 21 KB). Asked for once per page, and each
-// recipe's needs (rules.js `needs`) worked out once, not at every tick.
-import { needs } from "./rules.js";
+// recipe's needs (model.js `needs`) worked out once, not at every tick.
+import { needs } from "./model.js";
 
 let loading = null;
 
-// { needed: [[id, needs]…] for rules.js `analyseNeeds`, names: Map(id → name), offline }, or null when it cannot be had.
+// { needed: [[id, needs]…] for model.js `analyseNeeds`, names: Map(id → name), offline }, or null when it cannot be had.
 export function collection() {
   if (loading) return loading;
   loading = fetch("/api/recipes", { headers: { Accept: "application/json" } })

@@ -8,7 +8,7 @@
 // stars), notes: Map(id → text), conflicts: Map(id → [text…]), made: [{id, at}…] newest
 // first, shelf: Set(key) | null (the household's, from GET /api/bar; null until known) }.
 // `ready` is false until /api/me has answered once (or could not be asked).
-import { ingredientKey } from "./rules.js";
+import { ingredientKey } from "./model.js";
 import { onPending, pendingChanges, queue as send, setWho, unqueue } from "./pending.js";
 
 export const household = {

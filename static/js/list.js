@@ -1,11 +1,11 @@
-// The list of recipes: search as you type (the same rules as the server, rules.js), the
+// The list of recipes: search as you type (the same rules as the server, model.js), the
 // personal terms from who is asking: a person's favourites, ratings and "made one" log and
 // the household's shelf (household.js), or for an unknown visitor what this device keeps
 // (can make, missing one, favourites; it keeps no ratings or "made one" log, so a rating
 // matches nothing and made:never everything), recipes opened in their row on a
 // phone or in the pane beside the list on a wide screen (pane.js), and the keyboard.
 // Without this the rows are links to recipe pages and the search is a form.
-import { doc, fold, missing, needs, parse, personalPasses, personalTerm, rank, refusal } from "./rules.js";
+import { doc, fold, missing, needs, parse, personalPasses, personalTerm, rank, refusal } from "./model.js";
 import { bar, onChange } from "./storage.js";
 import { household, onHousehold } from "./household.js";
 import { el } from "./markup.js";
@@ -91,7 +91,7 @@ async function load() {
 
 // ---- Searching --------------------------------------------------------------------------
 
-// Who is asking (rules.js, `personalPasses`): a person's own and the household's shelf,
+// Who is asking (model.js, `personalPasses`): a person's own and the household's shelf,
 // or what this device keeps (its shelf is always a shelf, empty or not).
 function mine() {
   if (!household.known) return { favourites: bar.favourites, ratings: new Map(), lastMade: new Map(), now: Date.now(), shelf: bar.shelf };

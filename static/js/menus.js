@@ -6,7 +6,7 @@
 // drinks, save, and delete after a confirm.
 import { el } from "./markup.js";
 import { collection } from "./collection.js";
-import { fold } from "./rules.js";
+import { fold } from "./model.js";
 
 const FOUND = 8; // matches shown while typing
 

@@ -4,7 +4,7 @@
 // (household.js), else this phone's; servings last while the page does; `?units=&serves=`
 // of a shared link win for its page. Every recipe on the page is painted again when a
 // choice changes.
-import { UNITS, amount } from "./rules.js";
+import { UNITS, amount } from "./model.js";
 import { bar, changeBar, drinkGrams, onChange } from "./storage.js";
 import { household, setFavourite } from "./household.js";
 import { paintMine, startMine } from "./mine.js";
@@ -15,8 +15,8 @@ import { wakeToggle } from "./wake.js";
 let servings = 1;
 let pageUnits; // undefined: the phone's choice
 // The servings offered as one tap and the most one may ask for, as the server's page
-// says (data-serves and data-max-serves on the list, from src/web/view/templates.rs and
-// src/units.rs).
+// says (data-serves and data-max-serves on the list, from crates/web/src/view/templates.rs and
+// crates/model/src/units.rs).
 const offered = { serves: [], max: Infinity };
 
 const unitsNow = () => (pageUnits !== undefined ? pageUnits : bar.units);

@@ -6,7 +6,7 @@
 // the shelf makes and the best next bottles (bottles.js), the shopping list kept on this
 // device (shopping.js), the units (per device), and the export file. The page's HTML is the
 // same for everyone (rendered once per collection): all of this is filled in here.
-import { analyseNeeds, fold, parse, startsAWord } from "./rules.js";
+import { analyseNeeds, fold, parse, startsAWord } from "./model.js";
 import { bar, barJSON, changeBar, forgetBar, loadBar, onChange, readBar } from "./storage.js";
 import { barAnswer, changeShelf, household, onHousehold, setFavourite } from "./household.js";
 import { el } from "./markup.js";

@@ -2,7 +2,7 @@
 // never sent to the server: it is what one person takes to the shop, not the household's.
 // Items come from the best next bottles or are typed; ticked off once bought; removed;
 // shared (the system's share sheet, where there is one) or copied as plain text.
-import { fold } from "./rules.js";
+import { fold } from "./model.js";
 import { el } from "./markup.js";
 
 export const STORE = "libations-shopping"; // the localStorage key

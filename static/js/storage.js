@@ -1,7 +1,7 @@
 // This phone's choices: units, shelf, favourites, the standard drink, kept in localStorage and never sent
 // anywhere. Every change is made on top of what is stored now (another tab or the
 // installed app may have changed it), and every page showing them is told (`onChange`).
-import { UNITS, ingredientKey } from "./rules.js";
+import { UNITS, ingredientKey } from "./model.js";
 
 const STORE = "libations"; // the localStorage key
 export const bar = { units: null, shelf: new Set(), favourites: new Set(), drink: null };

@@ -3,14 +3,14 @@
 // recipe opened in place is its own page's recipe. tests/js/markup.test.mjs renders every
 // recipe of the sample both ways and compares them. No DOM here: see markup.js.
 import { h } from "./markup.js";
-import { UNITS, amount, noteParts } from "./rules.js";
+import { UNITS, amount, noteParts } from "./model.js";
 
 // How a recipe is shown: `units` ("ml", "oz", "cl"; null: as the file writes them),
 // `servings`, and from the server's page the servings offered as one tap (`serves`)
 // and the most one may ask for (`max`).
 //   { units, servings, serves: [1, 2, 4, 8], max: 100 }
 
-// The address of recipe `id` shown in `units` for `n` servings (src/web/view/templates.rs).
+// The address of recipe `id` shown in `units` for `n` servings (crates/web/src/view/templates.rs).
 export function recipeHref(id, units, n) {
   const q = [];
   if (units) q.push("units=" + units);
@@ -66,7 +66,7 @@ export function recipeBody(r, choices) {
     table, h("dl", { class: "facts" }, ...facts), strength, notes, h("div", { class: "tools" }, ...tools));
 }
 
-// ---- How strong it is: keep in step with src/web/view/strength.rs ----------------------
+// ---- How strong it is: keep in step with crates/web/src/view/strength.rs ----------------------
 // Rounded as the server rounds: halves up, by whole numbers.
 const whole = (x) => Math.floor(x + 0.5);
 export const percent = (x) => (whole(x) === 0 && x > 0 ? "<1" : String(whole(x)));

@@ -1,4 +1,4 @@
-//! Shared by the fault tests (tests/faults.rs for the recipes file, tests/household_safety.rs
+//! Shared by the fault tests (tests/suite/faults.rs for the recipes file, tests/suite/household_safety.rs
 //! for the household's database): whether faults can be injected here, `strace --inject`
 //! attached to the running binary, a small tmpfs to fill, and a replayable random source.
 

@@ -1,4 +1,4 @@
-//! For the tests of a person's own things (tests/household.rs, tests/menu.rs): the binary
+//! For the tests of a person's own things (tests/suite/household.rs, tests/suite/menu.rs): the binary
 //! as someone on a household's state directory, and a same-origin JSON write.
 
 use super::{Server, client, same_origin};

@@ -1,6 +1,6 @@
 //! The tailnet harness (`tests/tailnet-harness`: control, DERP, Pebble, client nodes on
 //! 127.0.0.1) and the real binary as a node on it, for `tests/tailnet.rs` and
-//! `tests/funnel.rs`.
+//! `tests/suite/funnel.rs`.
 
 use serde_json::Value;
 use std::collections::HashMap;

@@ -1,9 +1,9 @@
-// Runs static/js/rules.js's amounts and shelf rules against the tables src/units.rs and
-// src/ingredients.rs are tested with, so the phone and the no-JS page never disagree.
+// Runs static/js/model.js's amounts and shelf rules against the tables crates/model/src/units.rs and
+// crates/model/src/ingredients.rs are tested with, so the phone and the no-JS page never disagree.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import * as L from "../../static/js/rules.js";
+import * as L from "../../static/js/model.js";
 import { recordSkip } from "../skip-log.mjs";
 
 const root = new URL("../../", import.meta.url);

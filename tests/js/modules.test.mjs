@@ -1,5 +1,5 @@
 // The page's JavaScript is ES modules served from one directory named by a hash over all
-// of them (src/web/site/assets.rs), so that a page never mixes two builds' modules. Walks the
+// of them (crates/web/src/site/assets.rs), so that a page never mixes two builds' modules. Walks the
 // imports from the page's <script type="module"> as a browser does, against the real
 // binary ($LIBATIONS_BIN, else the newer of target/{release,debug}/libations).
 import { after, before, test } from "node:test";

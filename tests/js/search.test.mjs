@@ -1,14 +1,14 @@
-// Runs static/js/rules.js's search against the table that src/search.rs is tested with, so the
+// Runs static/js/model.js's search against the table that crates/model/src/search.rs is tested with, so the
 // instant (JavaScript) search and the server's search cannot drift apart.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import * as S from "../../static/js/rules.js";
+import * as S from "../../static/js/model.js";
 
 const root = new URL("../../", import.meta.url);
 const table = JSON.parse(readFileSync(new URL("tests/search-cases.json", root), "utf8"));
 
-test("rules.js loads without a DOM and exposes the search", () => {
+test("model.js loads without a DOM and exposes the search", () => {
   assert.equal(typeof S.search, "function");
 });
 
@@ -40,7 +40,7 @@ function sorted(recipes) {
     .map((x) => x[2]);
 }
 
-// A context as rules.js takes it, from the table's (ids as object keys, a shelf of names).
+// A context as model.js takes it, from the table's (ids as object keys, a shelf of names).
 function mineOf(m) {
   const ids = (o) => new Map(Object.entries(o).map(([id, v]) => [Number(id), v]));
   return {
@@ -111,7 +111,7 @@ test("limits table: identical terms count once, too many or too long is refused"
 
 // `figures` in tests/search-cases.json: abv:, drinks: and sort: over the recipes of
 // tests/strength-cases.json, each carrying the strength its `want` gives (as the list JSON
-// carries the server's), held to the same answers as src/search.rs.
+// carries the server's), held to the same answers as crates/model/src/search.rs.
 test("figures table: abv:, drinks: and sort: over the strength cases", () => {
   const strengths = JSON.parse(readFileSync(new URL("tests/strength-cases.json", root), "utf8"));
   const recipes = sorted(strengths.cases.map((c) => ({ ...c.recipe, strength: c.want })));

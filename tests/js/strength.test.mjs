@@ -1,7 +1,7 @@
 // tests/strength-cases.json from the page's side: the server, given the cases' recipes as
 // a recipes file, answers each case's `want` in the list JSON (the page reads the figures,
 // it never works them out again), and view.js writes the line from them as
-// src/web/view/strength.rs does (its rounding: halves up). The household's case is left
+// crates/web/src/view/strength.rs does (its rounding: halves up). The household's case is left
 // to the Rust tests (it needs the household's table). Needs a built binary, as markup.test.mjs.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";

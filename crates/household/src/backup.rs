@@ -8,9 +8,9 @@
 //! problem named by its path (`people[2].ratings[0].stars`), and merged in one
 //! transaction: a refused or failed load changes nothing.
 
+use super::limits::{self, Person};
 use super::menus::{self, MenuRow};
 use super::mine::{self, NoteChange};
-use super::rules::{self, Person};
 use super::strengths::{self, STRENGTH_ROWS, StrengthRow};
 use super::{Household, HouseholdError, Result, shelf};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -111,12 +111,12 @@ impl Backup {
     /// Reads a backup file's bytes, refusing anything that is not one, with the path of
     /// the field at fault.
     pub fn from_slice(bytes: &[u8]) -> Result<Backup> {
-        if bytes.len() > rules::BACKUP_BYTES {
+        if bytes.len() > limits::BACKUP_BYTES {
             return Err(HouseholdError::refused(
                 "(file)",
                 format!(
                     "a backup can be at most {} MiB; this one has {} bytes",
-                    rules::BACKUP_BYTES >> 20,
+                    limits::BACKUP_BYTES >> 20,
                     bytes.len()
                 ),
             ));
@@ -182,15 +182,15 @@ impl Backup {
         for (i, row) in self.strengths.iter().enumerate() {
             row.check(&format!("strengths[{i}]"))?;
             time(row.at, &format!("strengths[{i}].at"))?;
-            rules::login(&row.by, &format!("strengths[{i}].by"), true)?;
+            limits::login(&row.by, &format!("strengths[{i}].by"), true)?;
         }
         for (i, menu) in self.menus.iter().enumerate() {
-            rules::login(&menu.by, &format!("menus[{i}].by"), true)?;
+            limits::login(&menu.by, &format!("menus[{i}].by"), true)?;
         }
         for (i, row) in self.shelf.iter().enumerate() {
-            rules::shelf_name(&row.name, &format!("shelf[{i}].name"))?;
+            limits::shelf_name(&row.name, &format!("shelf[{i}].name"))?;
             time(row.at, &format!("shelf[{i}].at"))?;
-            rules::login(&row.by, &format!("shelf[{i}].by"), true)?;
+            limits::login(&row.by, &format!("shelf[{i}].by"), true)?;
         }
         for (p, person) in self.people.iter().enumerate() {
             person.check(&format!("people[{p}]"))?;
@@ -215,13 +215,13 @@ impl Backup {
             ];
             for (what, ids) in ids {
                 for (i, id) in ids.into_iter().enumerate() {
-                    rules::known_recipe(id, highest, &format!("{at}.{what}[{i}].id"))?;
+                    limits::known_recipe(id, highest, &format!("{at}.{what}[{i}].id"))?;
                 }
             }
         }
         for (m, menu) in self.menus.iter().enumerate() {
             for (i, r) in menu.recipes.iter().enumerate() {
-                rules::known_recipe(r.id, highest, &format!("menus[{m}].recipes[{i}].id"))?;
+                limits::known_recipe(r.id, highest, &format!("menus[{m}].recipes[{i}].id"))?;
             }
         }
         Ok(())
@@ -240,13 +240,13 @@ fn time(at: i64, field: &str) -> Result<()> {
 
 impl PersonRows {
     fn check(&self, at: &str) -> Result<()> {
-        rules::login(&self.login, &format!("{at}.login"), false)?;
-        rules::login(&self.name, &format!("{at}.name"), true)?;
+        limits::login(&self.login, &format!("{at}.login"), false)?;
+        limits::login(&self.name, &format!("{at}.name"), true)?;
         let caps = [
-            ("favourites", self.favourites.len(), rules::PER_PERSON),
-            ("ratings", self.ratings.len(), rules::PER_PERSON),
-            ("notes", self.notes.len(), rules::PER_PERSON),
-            ("made", self.made.len(), rules::MADE_ROWS),
+            ("favourites", self.favourites.len(), limits::PER_PERSON),
+            ("ratings", self.ratings.len(), limits::PER_PERSON),
+            ("notes", self.notes.len(), limits::PER_PERSON),
+            ("made", self.made.len(), limits::MADE_ROWS),
         ];
         for (what, n, cap) in caps {
             if n > cap {
@@ -257,11 +257,11 @@ impl PersonRows {
             }
         }
         for (i, f) in self.favourites.iter().enumerate() {
-            rules::recipe(f.id, &format!("{at}.favourites[{i}].id"))?;
+            limits::recipe(f.id, &format!("{at}.favourites[{i}].id"))?;
             time(f.at, &format!("{at}.favourites[{i}].at"))?;
         }
         for (i, r) in self.ratings.iter().enumerate() {
-            rules::recipe(r.id, &format!("{at}.ratings[{i}].id"))?;
+            limits::recipe(r.id, &format!("{at}.ratings[{i}].id"))?;
             if r.stars.is_some_and(|s| !(1..=5).contains(&s)) {
                 return Err(HouseholdError::refused(
                     format!("{at}.ratings[{i}].stars"),
@@ -271,19 +271,19 @@ impl PersonRows {
             time(r.at, &format!("{at}.ratings[{i}].at"))?;
         }
         for (i, n) in self.notes.iter().enumerate() {
-            rules::recipe(n.id, &format!("{at}.notes[{i}].id"))?;
+            limits::recipe(n.id, &format!("{at}.notes[{i}].id"))?;
             for (c, text) in n.text.iter().chain(&n.conflicts).enumerate() {
                 let field = if c == 0 && n.text.is_some() {
                     format!("{at}.notes[{i}].text")
                 } else {
                     format!("{at}.notes[{i}].conflicts")
                 };
-                rules::note(text, &field)?;
+                limits::note(text, &field)?;
             }
             time(n.at, &format!("{at}.notes[{i}].at"))?;
         }
         for (i, m) in self.made.iter().enumerate() {
-            rules::recipe(m.id, &format!("{at}.made[{i}].id"))?;
+            limits::recipe(m.id, &format!("{at}.made[{i}].id"))?;
             time(m.at, &format!("{at}.made[{i}].at"))?;
         }
         Ok(())
@@ -297,7 +297,7 @@ impl Household {
         let mut backup = Backup {
             format: FORMAT.into(),
             version: VERSION,
-            exported_at: rules::now_ms(),
+            exported_at: limits::now_ms(),
             shelf: Vec::new(),
             people: Vec::new(),
             menus: Vec::new(),
@@ -401,8 +401,8 @@ fn person_rows(db: &Connection, login: String, name: String) -> Result<PersonRow
 fn merge(tx: &Connection, backup: &Backup) -> Result<Taken> {
     let mut taken = Taken::default();
     for row in &backup.shelf {
-        let key = rules::shelf_name(&row.name, "shelf.name")?;
-        shelf::tick(tx, &key, row.have, row.at.min(rules::now_ms()), &row.by)?;
+        let key = limits::shelf_name(&row.name, "shelf.name")?;
+        shelf::tick(tx, &key, row.have, row.at.min(limits::now_ms()), &row.by)?;
         taken.shelf += 1;
     }
     for person in &backup.people {
@@ -416,8 +416,8 @@ fn merge(tx: &Connection, backup: &Backup) -> Result<Taken> {
     }
     taken.menus = menus::merge(tx, &backup.menus)?;
     for (i, row) in backup.strengths.iter().enumerate() {
-        let key = rules::shelf_name(&row.name, &format!("strengths[{i}].name"))?;
-        let at = row.at.min(rules::now_ms());
+        let key = limits::shelf_name(&row.name, &format!("strengths[{i}].name"))?;
+        let at = row.at.min(limits::now_ms());
         strengths::put(tx, &key, row.abv, at, &row.by, &format!("strengths[{i}]"))?;
         taken.strengths += 1;
     }
@@ -430,16 +430,16 @@ fn merge_person(
     person: &PersonRows,
     taken: &mut Taken,
 ) -> Result<()> {
-    let now = rules::now_ms();
+    let now = limits::now_ms();
     for f in &person.favourites {
-        mine::favourite(tx, login, rules::recipe(f.id, "id")?, f.on, f.at.min(now))?;
+        mine::favourite(tx, login, limits::recipe(f.id, "id")?, f.on, f.at.min(now))?;
         taken.favourites += 1;
     }
     for r in &person.ratings {
         mine::rating(
             tx,
             login,
-            rules::recipe(r.id, "id")?,
+            limits::recipe(r.id, "id")?,
             r.stars,
             r.at.min(now),
         )?;
@@ -450,7 +450,7 @@ fn merge_person(
         taken.notes += 1;
     }
     for m in &person.made {
-        mine::made(tx, login, rules::recipe(m.id, "id")?, m.at.min(now))?;
+        mine::made(tx, login, limits::recipe(m.id, "id")?, m.at.min(now))?;
         taken.made += 1;
     }
     Ok(())
@@ -459,7 +459,7 @@ fn merge_person(
 /// A note from a file: the same text joins the conflicts; another text is kept too, the
 /// one made last on top and the other as a conflict. Nothing stored is lost.
 fn merge_note(tx: &Connection, login: &str, row: &NoteRow, now: i64) -> Result<()> {
-    let recipe = rules::recipe(row.id, "id")?;
+    let recipe = limits::recipe(row.id, "id")?;
     let at = row.at.min(now);
     let stored: Option<(Option<String>, String, i64)> = tx
         .query_row(

@@ -1,5 +1,5 @@
 //! The household's one budget: the most bytes its backup file may take, so that every
-//! backup the app writes loads back (issue #40). The caps in [`super::rules`] bound each
+//! backup the app writes loads back (issue #40). The caps in [`super::limits`] bound each
 //! table per person, but people are not counted, so their sum is not bounded: without this,
 //! a household could grow a `GET /api/household/download` past [`BACKUP_BYTES`], a file
 //! that neither the upload nor `libations import-household` takes.
@@ -30,7 +30,7 @@
 //! Rows the export leaves out (menu drinks of no menu, a person's rows under a login it
 //! does not list) are counted anyway: an upper bound may be loose, not short.
 
-use super::rules::BACKUP_BYTES;
+use super::limits::BACKUP_BYTES;
 use super::{HouseholdError, Result};
 use rusqlite::Connection;
 

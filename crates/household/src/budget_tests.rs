@@ -174,7 +174,7 @@ fn the_bound_follows_long_notes_byte_for_byte() {
 /// Notes, put straight into the database (as an older version could have), until the
 /// bound is within `short` bytes of `target`; says the bound.
 fn fill_to(h: &Household, target: u64, short: u64) -> u64 {
-    let note = "€".repeat(rules::NOTE_CHARS); // 6,000 bytes
+    let note = "€".repeat(limits::NOTE_CHARS); // 6,000 bytes
     let mut login = 0;
     loop {
         let now = bound(&h.writer()).unwrap();

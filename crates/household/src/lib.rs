@@ -17,7 +17,7 @@
 //! - [`menus`]: menus for guests, at most one of them on.
 //! - [`strengths`]: the household's own ingredient strengths ("our overproof rum is 63%").
 //! - [`backup`]: the whole database as a versioned JSON file, and merging one back.
-//! - [`rules`]: caps, times, names: what every write is checked against first.
+//! - [`limits`]: caps, times, names: what every write is checked against first.
 //! - [`budget`]: the household-wide budget, the most its backup file may take, checked
 //!   after every write, before its commit.
 //! - [`strays`]: rows for recipe ids the collection never had, found and dropped.
@@ -37,11 +37,11 @@ mod backup;
 mod budget;
 #[cfg(test)]
 mod budget_tests;
+mod limits;
 mod menus;
 #[cfg(test)]
 mod menus_tests;
 mod mine;
-mod rules;
 mod schema;
 mod shelf;
 mod strays;
@@ -53,11 +53,11 @@ mod tests;
 
 pub use backup::{Backup, Taken};
 pub use budget::HOUSEHOLD_BYTES;
+pub use limits::{BACKUP_BYTES, Person, now_ms};
 pub use menus::{DESCRIPTION_CHARS, MENU_RECIPES, MENUS, Menu, MenuDraft, MenuRecipe, TITLE_CHARS};
 pub use mine::{
-    Asking, Mine, NoteChange, NoteState, REPLACED_SHOWN, RatingState, Replaced, Toggle,
+    Asking, NoteChange, NoteState, PersonData, REPLACED_SHOWN, RatingState, Replaced, Toggle,
 };
-pub use rules::{BACKUP_BYTES, Person, now_ms};
 pub use schema::check_file;
 pub use shelf::{Rater, RecipeRatings};
 pub use strays::Stray;

@@ -8,7 +8,7 @@
 //! whole menu checked at once can be refused naming the field before anything is
 //! written.
 
-use super::rules::{self, Person};
+use super::limits::{self, Person};
 use super::{Household, HouseholdError, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
@@ -68,7 +68,7 @@ impl MenuDraft {
             return Err(HouseholdError::refused("title", "a menu needs a title"));
         }
         line(title, TITLE_CHARS, "title", "a title")?;
-        rules::name_shows(title, "title")?;
+        limits::name_shows(title, "title")?;
         if self.recipes.len() > MENU_RECIPES {
             return Err(HouseholdError::refused(
                 "recipes",
@@ -80,7 +80,7 @@ impl MenuDraft {
         }
         let mut recipes: Vec<MenuRecipe> = Vec::with_capacity(self.recipes.len());
         for (i, r) in self.recipes.iter().enumerate() {
-            rules::recipe(r.id, &format!("recipes[{i}].id"))?;
+            limits::recipe(r.id, &format!("recipes[{i}].id"))?;
             if let Some(first) = recipes.iter().position(|kept| kept.id == r.id) {
                 return Err(HouseholdError::refused(
                     format!("recipes[{i}].id"),
@@ -191,7 +191,7 @@ impl Household {
                 draft.title,
                 draft.can_make_now,
                 draft.show_ingredients,
-                rules::now_ms(),
+                limits::now_ms(),
                 who.login
             ])?;
             let id = tx.last_insert_rowid();
@@ -215,7 +215,7 @@ impl Household {
                     draft.title,
                     draft.can_make_now,
                     draft.show_ingredients,
-                    rules::now_ms(),
+                    limits::now_ms(),
                     who.login
                 ])?;
             if changed == 0 {
@@ -274,7 +274,7 @@ fn put_recipes(db: &Connection, menu: i64, recipes: &[MenuRecipe]) -> Result<()>
         "INSERT INTO menu_recipes (menu, position, recipe, description) VALUES (?1, ?2, ?3, ?4)",
     )?;
     for (position, r) in recipes.iter().enumerate() {
-        let recipe = rules::recipe(r.id, "recipes")?;
+        let recipe = limits::recipe(r.id, "recipes")?;
         insert.execute(params![menu, position as i64, recipe, r.description])?;
     }
     Ok(())
@@ -419,7 +419,7 @@ pub(super) fn merge(tx: &Connection, rows: &[MenuRow]) -> Result<usize> {
                     draft.title,
                     draft.can_make_now,
                     draft.show_ingredients,
-                    row.at.min(rules::now_ms()),
+                    row.at.min(limits::now_ms()),
                     row.by
                 ])?;
                 let id = tx.last_insert_rowid();

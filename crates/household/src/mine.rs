@@ -7,7 +7,7 @@
 //! conflict) until the person settles it. Every text a note loses is also kept in
 //! `replaced_notes`.
 
-use super::rules::{self, MADE_ROWS, NOTE_CONFLICTS, PER_PERSON, Person, REPLACED_KEPT};
+use super::limits::{self, MADE_ROWS, NOTE_CONFLICTS, PER_PERSON, Person, REPLACED_KEPT};
 use super::{Household, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 /// Everything one person has, as `GET /api/me` shows it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Mine {
+pub struct PersonData {
     pub favourites: Vec<u64>,
     pub ratings: BTreeMap<u64, u8>,
     pub notes: BTreeMap<u64, String>,
@@ -67,7 +67,7 @@ fn id(recipe: i64) -> u64 {
 
 impl Household {
     /// What `person` has: their favourites, ratings, notes and log.
-    pub fn mine(&self, login: &str) -> Result<Mine> {
+    pub fn mine(&self, login: &str) -> Result<PersonData> {
         let db = self.db();
         read_mine(&db, login)
     }
@@ -80,8 +80,8 @@ impl Household {
         on: bool,
         at: Option<i64>,
     ) -> Result<Toggle> {
-        let recipe = rules::recipe(recipe, "id")?;
-        let at = rules::when(at, "at")?;
+        let recipe = limits::recipe(recipe, "id")?;
+        let at = limits::when(at, "at")?;
         self.write(|tx| {
             if !on {
                 stored(tx, "favourites", &who.login, recipe, "favourite")?;
@@ -99,14 +99,14 @@ impl Household {
         stars: Option<u8>,
         at: Option<i64>,
     ) -> Result<RatingState> {
-        let recipe = rules::recipe(recipe, "id")?;
+        let recipe = limits::recipe(recipe, "id")?;
         if stars.is_some_and(|s| !(1..=5).contains(&s)) {
             return Err(super::HouseholdError::refused(
                 "stars",
                 "must be a whole number from 1 to 5",
             ));
         }
-        let at = rules::when(at, "at")?;
+        let at = limits::when(at, "at")?;
         self.write(|tx| {
             if stars.is_none() {
                 stored(tx, "ratings", &who.login, recipe, "rating")?;
@@ -118,11 +118,11 @@ impl Household {
 
     /// Changes `person`'s note on `recipe` (see the module doc for conflicts).
     pub fn set_note(&self, who: &Person, recipe: u64, change: NoteChange) -> Result<NoteState> {
-        let recipe = rules::recipe(recipe, "id")?;
+        let recipe = limits::recipe(recipe, "id")?;
         if let Some(text) = &change.text {
-            rules::note(text, "text")?;
+            limits::note(text, "text")?;
         }
-        let at = rules::when(change.at, "at")?;
+        let at = limits::when(change.at, "at")?;
         self.write(|tx| {
             if change.text.is_none() {
                 stored(tx, "notes", &who.login, recipe, "note")?;
@@ -142,8 +142,8 @@ impl Household {
 
     /// Logs that `person` made `recipe` at `at` (once: the same time twice is one entry).
     pub fn add_made(&self, who: &Person, recipe: u64, at: Option<i64>) -> Result<i64> {
-        let recipe = rules::recipe(recipe, "id")?;
-        let at = rules::when(at, "at")?;
+        let recipe = limits::recipe(recipe, "id")?;
+        let at = limits::when(at, "at")?;
         self.write(|tx| {
             seen(tx, who)?;
             made(tx, &who.login, recipe, at)?;
@@ -153,7 +153,7 @@ impl Household {
 
     /// Takes back one "made one" entry; false when there was none at that time.
     pub fn remove_made(&self, who: &Person, recipe: u64, at: i64) -> Result<bool> {
-        let recipe = rules::recipe(recipe, "id")?;
+        let recipe = limits::recipe(recipe, "id")?;
         self.write(|tx| {
             let n = tx.execute(
                 "DELETE FROM made WHERE login = ?1 AND recipe = ?2 AND at = ?3",
@@ -164,8 +164,8 @@ impl Household {
     }
 }
 
-pub(super) fn read_mine(db: &Connection, login: &str) -> Result<Mine> {
-    let mut mine = Mine::default();
+pub(super) fn read_mine(db: &Connection, login: &str) -> Result<PersonData> {
+    let mut mine = PersonData::default();
     let mut stmt = db.prepare_cached(
         "SELECT recipe FROM favourites WHERE login = ?1 AND on_ = 1 ORDER BY recipe",
     )?;
@@ -212,7 +212,7 @@ pub(super) fn seen(db: &Connection, who: &Person) -> Result<()> {
         "INSERT INTO people (login, name, seen) VALUES (?1, ?2, ?3)
          ON CONFLICT (login) DO UPDATE SET name = excluded.name, seen = excluded.seen",
     )?
-    .execute(params![who.login, who.name, rules::now_ms()])?;
+    .execute(params![who.login, who.name, limits::now_ms()])?;
     Ok(())
 }
 
@@ -255,7 +255,7 @@ pub(super) fn favourite(
         });
     }
     if stored.is_none() {
-        rules::room(
+        limits::room(
             count(
                 db,
                 "SELECT count(*) FROM favourites WHERE login = ?1",
@@ -297,7 +297,7 @@ pub(super) fn rating(
         });
     }
     if stored.is_none() {
-        rules::room(
+        limits::room(
             count(db, "SELECT count(*) FROM ratings WHERE login = ?1", login)?,
             PER_PERSON,
             "ratings",
@@ -343,7 +343,7 @@ pub(super) fn note(
         })
         .optional()?;
     if stored.is_none() {
-        rules::room(
+        limits::room(
             count(db, "SELECT count(*) FROM notes WHERE login = ?1", login)?,
             PER_PERSON,
             "notes",
@@ -381,7 +381,7 @@ pub(super) fn note(
 
 fn keep_replaced(db: &Connection, login: &str, recipe: i64, text: &str, at: i64) -> Result<()> {
     db.prepare_cached("INSERT INTO replaced_notes (login, recipe, text, at, replaced) VALUES (?1, ?2, ?3, ?4, ?5)")?
-        .execute(params![login, recipe, text, at, rules::now_ms()])?;
+        .execute(params![login, recipe, text, at, limits::now_ms()])?;
     db.prepare_cached(
         "DELETE FROM replaced_notes WHERE login = ?1 AND recipe = ?2 AND rowid NOT IN
          (SELECT rowid FROM replaced_notes WHERE login = ?1 AND recipe = ?2
@@ -400,7 +400,7 @@ pub(super) fn made(db: &Connection, login: &str, recipe: i64, at: i64) -> Result
     if exists {
         return Ok(());
     }
-    rules::room(
+    limits::room(
         count(db, "SELECT count(*) FROM made WHERE login = ?1", login)?,
         MADE_ROWS,
         "\"made one\" entries",
@@ -412,7 +412,7 @@ pub(super) fn made(db: &Connection, login: &str, recipe: i64, at: i64) -> Result
 }
 
 /// What a search for `person` needs to answer the personal terms (`is:fav`, `rating:…`,
-/// `made:…`, `can:make`, `missing:one`), owned, for [`crate::search::Mine`] to borrow.
+/// `made:…`, `can:make`, `missing:one`), owned, for [`crate::search::Asker`] to borrow.
 #[derive(Debug, Clone, Default)]
 pub struct Asking {
     pub favourites: std::collections::HashSet<u64>,
@@ -424,8 +424,8 @@ pub struct Asking {
 }
 
 impl Asking {
-    pub fn as_mine(&self) -> crate::search::Mine<'_> {
-        crate::search::Mine {
+    pub fn as_asker(&self) -> crate::search::Asker<'_> {
+        crate::search::Asker {
             favourites: &self.favourites,
             ratings: &self.ratings,
             last_made: &self.last_made,
@@ -451,7 +451,7 @@ impl Household {
     /// The texts `login`'s note on `recipe` lost, newest first: the undo of a change made
     /// by mistake is writing one of them back.
     pub fn replaced_notes(&self, login: &str, recipe: u64) -> Result<Vec<Replaced>> {
-        let recipe = rules::recipe(recipe, "id")?;
+        let recipe = limits::recipe(recipe, "id")?;
         let db = self.db();
         let mut query = db.prepare_cached(
             "SELECT text, at, replaced FROM replaced_notes WHERE login = ?1 AND recipe = ?2
@@ -483,7 +483,7 @@ impl Household {
             ratings: mine.ratings.into_iter().collect(),
             last_made,
             shelf: self.shelf()?.into_iter().collect(),
-            now_ms: u64::try_from(rules::now_ms()).unwrap_or_default(),
+            now_ms: u64::try_from(limits::now_ms()).unwrap_or_default(),
         })
     }
 }

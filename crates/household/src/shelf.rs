@@ -2,7 +2,7 @@
 //! per ingredient), and the ratings everyone gave a recipe (shown as an average with who
 //! rated).
 
-use super::rules::{self, Person, SHELF_CHANGE, SHELF_ROWS};
+use super::limits::{self, Person, SHELF_CHANGE, SHELF_ROWS};
 use super::{Household, HouseholdError, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
@@ -44,7 +44,7 @@ impl Household {
         at: Option<i64>,
     ) -> Result<()> {
         let changes = shelf_changes(have, out)?;
-        let at = rules::when(at, "at")?;
+        let at = limits::when(at, "at")?;
         self.write(|tx| {
             super::mine::seen(tx, who)?;
             for (name, on) in &changes {
@@ -56,7 +56,7 @@ impl Household {
 
     /// How the household rated `recipe`.
     pub fn ratings_of(&self, recipe: u64) -> Result<RecipeRatings> {
-        let recipe = rules::recipe(recipe, "id")?;
+        let recipe = limits::recipe(recipe, "id")?;
         let db = self.db();
         let mut stmt = db.prepare_cached(
             "SELECT coalesce(p.name, r.login), r.stars FROM ratings r LEFT JOIN people p ON p.login = r.login
@@ -95,7 +95,7 @@ fn shelf_changes(have: &[String], out: &[String]) -> Result<Vec<(String, bool)>>
     for (list, names, on) in lists {
         for (i, name) in names.iter().enumerate() {
             let field = format!("{list}[{i}]");
-            let key = rules::shelf_name(name, &field)?;
+            let key = limits::shelf_name(name, &field)?;
             if let Some((_, other)) = changes.iter().find(|(k, _)| *k == key) {
                 if *other != on {
                     return Err(HouseholdError::refused(

@@ -2,7 +2,7 @@
 //! name ([`crate::ingredients::key`]); they win over the built-in table and lose to a
 //! recipe row's own `abv` (`libations_model::strength`). The change made last wins, per name.
 
-use super::rules::{self, Person};
+use super::limits::{self, Person};
 use super::{Household, HouseholdError, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
@@ -33,7 +33,7 @@ pub struct StrengthRow {
 impl StrengthRow {
     /// The rules a row must keep, `field` naming it (`strengths[3]`).
     pub(super) fn check(&self, field: &str) -> Result<()> {
-        rules::shelf_name(&self.name, &format!("{field}.name"))?;
+        limits::shelf_name(&self.name, &format!("{field}.name"))?;
         abv_in_range(self.abv, &format!("{field}.abv"))
     }
 }
@@ -83,7 +83,7 @@ pub(super) fn put(
             let rows: i64 = tx
                 .prepare_cached("SELECT count(*) FROM strengths")?
                 .query_row([], |r| r.get(0))?;
-            rules::room(rows, STRENGTH_ROWS, "strengths", field)?;
+            limits::room(rows, STRENGTH_ROWS, "strengths", field)?;
         }
     }
     tx.prepare_cached(
@@ -119,9 +119,9 @@ impl Household {
         abv: Option<f64>,
         at: Option<i64>,
     ) -> Result<()> {
-        let key = rules::shelf_name(name, "name")?;
+        let key = limits::shelf_name(name, "name")?;
         abv_in_range(abv, "abv")?;
-        let at = rules::when(at, "at")?;
+        let at = limits::when(at, "at")?;
         self.write(|tx| {
             super::mine::seen(tx, who)?;
             put(tx, &key, abv, at, &who.login, "name")

@@ -330,7 +330,7 @@ fn a_database_from_a_newer_libations_is_refused_unchanged() {
 
 #[test]
 fn a_seal_appends_one_commit_frame_and_changes_nothing() {
-    // What makes it seal off a failed commit's frames (tests/household_safety.rs proves
+    // What makes it seal off a failed commit's frames (tests/suite/household_safety.rs proves
     // that with real failing syscalls): it writes a frame, where the next commit would.
     let (dir, h) = open();
     h.set_favourite(&alice(), 3, true, None).unwrap();
@@ -372,7 +372,7 @@ fn a_note_keeps_twenty_conflicts_then_refuses_until_settled() {
         },
     )
     .unwrap();
-    for i in 1..=rules::NOTE_CONFLICTS {
+    for i in 1..=limits::NOTE_CONFLICTS {
         let state = h.set_note(&alice(), 7, stale(format!("top {i}"))).unwrap();
         assert_eq!(state.conflicts.len(), i);
     }
@@ -390,13 +390,13 @@ fn a_note_keeps_twenty_conflicts_then_refuses_until_settled() {
     assert!(message.contains("20"), "{message}");
     // Nothing written: the text on top, its conflicts and the history are as they were.
     let mine = h.mine("alice@example.com").unwrap();
-    assert_eq!(mine.notes[&7], format!("top {}", rules::NOTE_CONFLICTS));
-    assert_eq!(mine.note_conflicts[&7].len(), rules::NOTE_CONFLICTS);
+    assert_eq!(mine.notes[&7], format!("top {}", limits::NOTE_CONFLICTS));
+    assert_eq!(mine.note_conflicts[&7].len(), limits::NOTE_CONFLICTS);
     assert_eq!(replaced(&h), kept_before);
     // Settling some makes room again.
     let settle = NoteChange {
         text: Some("settled".into()),
-        was: Some(Some(format!("top {}", rules::NOTE_CONFLICTS))),
+        was: Some(Some(format!("top {}", limits::NOTE_CONFLICTS))),
         settles: mine.note_conflicts[&7][..5].to_vec(),
         at: None,
     };
@@ -414,12 +414,12 @@ fn a_notes_history_keeps_the_newest_fifty() {
         h.set_note(&alice(), 7, change).unwrap();
     }
     let kept = h.replaced_notes("alice@example.com", 7).unwrap();
-    assert_eq!(kept.len(), rules::REPLACED_KEPT);
+    assert_eq!(kept.len(), limits::REPLACED_KEPT);
     assert_eq!(kept[0].text, "version 58");
-    assert_eq!(kept[rules::REPLACED_KEPT - 1].text, "version 9");
+    assert_eq!(kept[limits::REPLACED_KEPT - 1].text, "version 9");
     let rows: i64 = h
         .db()
         .query_row("SELECT count(*) FROM replaced_notes", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(rows, rules::REPLACED_KEPT as i64);
+    assert_eq!(rows, limits::REPLACED_KEPT as i64);
 }

@@ -15,7 +15,7 @@
 //! by our export (`base: Gin`, `ice: Cubed`, `glass: …`, `method: …`) fill those fields;
 //! otherwise base and ice are guessed from the ingredients and instructions.
 
-use super::draft::Draft;
+use super::incoming::Incoming;
 use super::line;
 use serde_json::Value;
 
@@ -31,7 +31,7 @@ pub fn looks_like(value: &Value) -> bool {
 }
 
 /// The recipe of a Bar Assistant file (either kind).
-pub fn from_value(value: &Value) -> Draft {
+pub fn from_value(value: &Value) -> Incoming {
     let (recipe, names) = match value.get("recipe") {
         Some(recipe) => (recipe, value.get("ingredients").and_then(Value::as_array)),
         None => (value, None),
@@ -43,9 +43,9 @@ pub fn from_value(value: &Value) -> Draft {
             .map(super::jsonld::text)
             .unwrap_or_default()
     };
-    let mut d = Draft {
+    let mut d = Incoming {
         name: text("name"),
-        ..Draft::default()
+        ..Incoming::default()
     };
     let tags: Vec<String> = recipe
         .get("tags")
@@ -141,7 +141,7 @@ fn garnish(text: &str, ours: bool) -> Vec<String> {
         .collect()
 }
 
-fn add_row(d: &mut Draft, row: &Value, names: Option<&Vec<Value>>, ours: bool) {
+fn add_row(d: &mut Incoming, row: &Value, names: Option<&Vec<Value>>, ours: bool) {
     let id = row.get("_id").and_then(Value::as_str).unwrap_or_default();
     let named = row.get("name").and_then(Value::as_str).map(str::to_owned);
     let name = named

@@ -10,7 +10,7 @@
 //! Each field filled here gets a mark ("base guessed from the ingredients"); each one
 //! still empty gets "… not given", so the person sees what to check before saving.
 
-use super::draft::Draft;
+use super::incoming::Incoming;
 
 /// Spirit families by a word of the ingredient's name, most specific first.
 const SPIRITS: &[(&str, &str)] = &[
@@ -71,7 +71,7 @@ const GLASSES: &[(&str, &str)] = &[
 ];
 
 /// Fills what `draft` left empty and marks it.
-pub fn fill(draft: &mut Draft) {
+pub fn fill(draft: &mut Incoming) {
     let hints = draft.hints.to_lowercase();
     if draft.base.is_empty() {
         draft.base = base(draft);
@@ -138,7 +138,7 @@ fn family(name: &str, table: &[(&str, &'static str)]) -> Option<&'static str> {
         .map(|(_, family)| *family)
 }
 
-fn base(draft: &Draft) -> Vec<String> {
+fn base(draft: &Incoming) -> Vec<String> {
     for table in [SPIRITS, WINES] {
         let mut volumes: Vec<(&'static str, f64)> = Vec::new();
         for row in &draft.ingredients {
@@ -254,9 +254,9 @@ mod tests {
 
     #[test]
     fn guesses_are_marked() {
-        let mut d = Draft {
+        let mut d = Incoming {
             hints: "Shake hard and double strain into a chilled coupe.".to_owned(),
-            ..Draft::default()
+            ..Incoming::default()
         };
         d.add_line("2 oz white rum");
         d.add_line("1 oz lime juice");
@@ -272,7 +272,7 @@ mod tests {
 
     #[test]
     fn half_of_the_largest_spirit() {
-        let mut d = Draft::default();
+        let mut d = Incoming::default();
         d.add_line("45 ml bourbon");
         d.add_line("15 ml rye whiskey");
         d.add_line("2 oz ginger beer");

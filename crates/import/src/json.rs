@@ -3,16 +3,16 @@
 //! JSON-LD. A libations recipe is taken as it is (its `id` left out): nothing is guessed.
 
 use super::ImportError;
-use super::draft::Draft;
+use super::incoming::Incoming;
 use serde_json::Value;
 
-pub fn from_bytes(bytes: &[u8]) -> Result<Vec<Draft>, ImportError> {
+pub fn from_bytes(bytes: &[u8]) -> Result<Vec<Incoming>, ImportError> {
     let value: Value =
         serde_json::from_slice(bytes).map_err(|e| ImportError::Json(e.to_string()))?;
     from_value(&value)
 }
 
-pub fn from_value(value: &Value) -> Result<Vec<Draft>, ImportError> {
+pub fn from_value(value: &Value) -> Result<Vec<Incoming>, ImportError> {
     if super::jsonld::looks_like(value) {
         return super::jsonld::from_value(value);
     }
@@ -78,8 +78,8 @@ fn list(item: &Value, name: &str) -> Vec<String> {
     }
 }
 
-fn ours(item: &Value) -> Draft {
-    let mut d = Draft {
+fn ours(item: &Value) -> Incoming {
+    let mut d = Incoming {
         name: text(item, "name"),
         base: list(item, "base"),
         glass: list(item, "glass"),
@@ -87,7 +87,7 @@ fn ours(item: &Value) -> Draft {
         ice: list(item, "ice"),
         garnish: list(item, "garnish"),
         notes: text(item, "notes"),
-        ..Draft::default()
+        ..Incoming::default()
     };
     let rows = field(item, "ingredients").and_then(Value::as_array);
     for row in rows.into_iter().flatten() {

@@ -12,12 +12,12 @@
 //! decoded to text. Keywords written by our export (`base: Gin`, `glass: Coupe`,
 //! `method: Stir`, `ice: Cubed`) fill those fields again; everything else is guessed.
 
-use super::draft::Draft;
+use super::incoming::Incoming;
 use super::{ImportError, Stop, scan};
 use serde_json::Value;
 
 /// The recipes in every JSON-LD script of a page; `Err` as soon as `stop` says so.
-pub fn from_html(html: &str, stop: &Stop) -> Result<Vec<Draft>, ImportError> {
+pub fn from_html(html: &str, stop: &Stop) -> Result<Vec<Incoming>, ImportError> {
     let mut drafts = Vec::new();
     let mut scripts = 0;
     let mut bad = None;
@@ -46,14 +46,14 @@ pub fn from_html(html: &str, stop: &Stop) -> Result<Vec<Draft>, ImportError> {
 }
 
 /// The recipes in JSON-LD text.
-pub fn from_text(text: &str) -> Result<Vec<Draft>, ImportError> {
+pub fn from_text(text: &str) -> Result<Vec<Incoming>, ImportError> {
     let value: Value =
         serde_json::from_str(text.trim()).map_err(|e| ImportError::Json(e.to_string()))?;
     from_value(&value)
 }
 
 /// The recipes in parsed JSON-LD.
-pub fn from_value(value: &Value) -> Result<Vec<Draft>, ImportError> {
+pub fn from_value(value: &Value) -> Result<Vec<Incoming>, ImportError> {
     let mut drafts = Vec::new();
     collect(value, &mut drafts, 0);
     if drafts.is_empty() {
@@ -77,7 +77,7 @@ pub fn looks_like(value: &Value) -> bool {
 
 const MAX_DEPTH: usize = 8;
 
-fn collect(value: &Value, out: &mut Vec<Draft>, depth: usize) {
+fn collect(value: &Value, out: &mut Vec<Incoming>, depth: usize) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -190,10 +190,10 @@ fn supplies(value: Option<&Value>) -> Option<Vec<(String, String, String)>> {
 /// Our own fields, kept by our export as keywords: `glass: Coupe`.
 const OURS: [&str; 4] = ["base", "glass", "method", "ice"];
 
-fn recipe(value: &Value) -> Draft {
-    let mut d = Draft {
+fn recipe(value: &Value) -> Incoming {
+    let mut d = Incoming {
         name: strings(value.get("name")).join(" "),
-        ..Draft::default()
+        ..Incoming::default()
     };
     let mut keywords = Vec::new();
     for k in strings(value.get("keywords")) {

@@ -9,7 +9,7 @@
 //!    file, a Bar Assistant `data.json`, a Bar Assistant export recipe or JSON-LD apart),
 //!    a zip or a folder of Bar Assistant export files (`archive`), or Markdown
 //!    (`markdown`, what [`export`] writes).
-//! 2. Each format gives [`Draft`]s: name, lists, ingredient rows, notes.
+//! 2. Each format gives [`Incoming`]s: name, lists, ingredient rows, notes.
 //! 3. Ingredient lines given as text (`1 ½ oz London dry gin`) are split by [`line`] into
 //!    measure, unit and name; a line it cannot read is kept whole as the name, with a note.
 //! 4. What the source does not say is guessed where it can be (`guess`: base from the
@@ -31,9 +31,9 @@ pub mod fetch;
 
 mod archive;
 mod bar_assistant;
-mod draft;
 pub mod export;
 mod guess;
+mod incoming;
 mod json;
 mod jsonld;
 pub mod line;
@@ -47,8 +47,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-pub use draft::Draft;
 pub use export::{Format, Selection, export};
+pub use incoming::Incoming;
 
 /// Where recipes come from.
 #[derive(Debug, Clone, Copy)]

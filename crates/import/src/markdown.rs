@@ -25,7 +25,7 @@
 //! ingredient lines written as a list (`- 1 oz gin`) go through [`super::line`].
 
 use super::ImportError;
-use super::draft::Draft;
+use super::incoming::Incoming;
 use crate::recipes::Recipe;
 use std::fmt::Write;
 
@@ -66,11 +66,11 @@ pub fn write(r: &Recipe, out: &mut String) {
 }
 
 /// The recipes of Markdown as [`write`] writes it.
-pub fn read(text: &str) -> Result<Vec<Draft>, ImportError> {
-    let mut drafts: Vec<Draft> = Vec::new();
+pub fn read(text: &str) -> Result<Vec<Incoming>, ImportError> {
+    let mut drafts: Vec<Incoming> = Vec::new();
     let mut section = "";
     let mut notes = String::new();
-    let finish = |drafts: &mut Vec<Draft>, notes: &mut String| {
+    let finish = |drafts: &mut Vec<Incoming>, notes: &mut String| {
         if let Some(d) = drafts.last_mut() {
             d.notes = notes.trim().to_owned();
         }
@@ -79,9 +79,9 @@ pub fn read(text: &str) -> Result<Vec<Draft>, ImportError> {
     for line in text.lines() {
         if let Some(name) = line.strip_prefix("# ") {
             finish(&mut drafts, &mut notes);
-            drafts.push(Draft {
+            drafts.push(Incoming {
                 name: name.trim().to_owned(),
-                ..Draft::default()
+                ..Incoming::default()
             });
             section = "";
             continue;

@@ -2,12 +2,12 @@
 //!
 //! "What can I make" compares the ingredients a phone's owner has ticked with what each
 //! recipe needs. Both sides of that comparison use [`key`]: the server to list every
-//! distinct ingredient of a collection (`/shelf`, `/api/ingredients`), `static/js/rules.js` to
+//! distinct ingredient of a collection (`/shelf`, `/api/ingredients`), `static/js/model.js` to
 //! read a recipe's needs. `tests/ingredient-cases.json` is the table both are tested against.
 //!
 //! [`Needs`] reads every recipe's needs once per collection; [`analyse`] tells a shelf what
 //! it can make, what it is one bottle short of and which bottles to buy next (`GET
-//! /api/bar`), as `analyse` in rules.js does on the phone (`tests/shelf-cases.json`,
+//! /api/bar`), as `analyse` in model.js does on the phone (`tests/shelf-cases.json`,
 //! `analysis`, holds both to the same answers).
 //!
 //! The rules, in order:
@@ -254,7 +254,7 @@ impl Stocked<'_> {
 }
 
 /// What a shelf makes of a collection: the answer of `GET /api/bar` (docs/HOUSEHOLD.md)
-/// without the shelf itself. `static/js/rules.js` (`analyse`) gives the same, field for
+/// without the shelf itself. `static/js/model.js` (`analyse`) gives the same, field for
 /// field, for a page offline or a visitor the server does not know.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Analysis {

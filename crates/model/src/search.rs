@@ -1,4 +1,4 @@
-//! Search: one definition of matching, shared in spirit with `static/js/rules.js`.
+//! Search: one definition of matching, shared in spirit with `static/js/model.js`.
 //!
 //! Both sides fold text the same way (lower case, compatibility decomposition, marks
 //! removed, typographic quotes and dashes made plain, white space collapsed), split the
@@ -9,7 +9,7 @@
 //!
 //! Some terms depend on who is asking ([`Personal`]: `is:fav`, `can:make`, `rating:>=4`,
 //! `made:never` …). They are never matched against recipe text and never count towards
-//! [`MAX_TERMS`]: [`Index::search_for`] answers them from a person's [`Mine`], and without
+//! [`MAX_TERMS`]: [`Index::search_for`] answers them from a person's [`Asker`], and without
 //! one (an unknown visitor, a page made for everyone) they are left out and every other
 //! term still applies.
 
@@ -95,7 +95,7 @@ pub struct Term {
 pub struct SearchQuery {
     pub terms: Vec<Term>,
     /// The terms that depend on who is asking, each once, in the order typed. Only
-    /// [`Index::search_for`] with a [`Mine`] matches them; `static/js/list.js` does on the
+    /// [`Index::search_for`] with a [`Asker`] matches them; `static/js/list.js` does on the
     /// phone, from what it knows.
     pub personal: Vec<Personal>,
     /// `abv:<10`, `drinks:<=1` …: compared with each recipe's strength
@@ -148,7 +148,7 @@ impl Eq for Figure {}
 
 impl Figure {
     /// The figure term a folded word is, if it is one; anything else (`abv:abc`) is a
-    /// plain term. Keep in step with rules.js's `figureTerm`.
+    /// plain term. Keep in step with model.js's `figureTerm`.
     pub fn parse(word: &str) -> Option<Figure> {
         let (measure, rest) = if let Some(rest) = word.strip_prefix("abv:") {
             (Measure::Abv, rest.strip_suffix('%').unwrap_or(rest))
@@ -194,7 +194,7 @@ impl Figure {
 
 /// A term answered from who is asking rather than from the recipe's text. Its
 /// [`Display`](fmt::Display) is its canonical spelling (what the page shows, and what a
-/// cache key can hold); rules.js's `personalTerm` gives the same.
+/// cache key can hold); model.js's `personalTerm` gives the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Personal {
     /// `is:fav` (or `is:favourite`, `is:favorite`, `is:starred`): one of their favourites.
@@ -253,7 +253,7 @@ impl Cmp {
 /// How long ago a "made one" entry may be for `made:recent`: 30 days, the bound included.
 pub const RECENT_MS: u64 = 30 * 24 * 60 * 60 * 1000;
 
-/// Personal terms spelt one way, as typed (folded) → the term. Keep in step with rules.js.
+/// Personal terms spelt one way, as typed (folded) → the term. Keep in step with model.js.
 const PERSONAL_WORDS: [(&str, Personal); 9] = [
     ("can:make", Personal::CanMake),
     ("missing:one", Personal::MissingOne),
@@ -285,7 +285,7 @@ impl Personal {
 
     /// Whether the recipe `id` passes for `mine`; `gaps`: how many of its needs the shelf
     /// lacks, `None` without a shelf, when the shelf's terms pass (they are left out).
-    fn passes(self, id: u64, gaps: Option<usize>, mine: &Mine) -> bool {
+    fn passes(self, id: u64, gaps: Option<usize>, mine: &Asker) -> bool {
         match self {
             Personal::Fav => mine.favourites.contains(&id),
             Personal::CanMake => gaps.is_none_or(|n| n == 0),
@@ -321,7 +321,7 @@ impl fmt::Display for Personal {
 /// What personal terms need to know about who is asking, lent for one search. Recipe ids
 /// are never reused (docs/HOUSEHOLD.md), so an id kept for a deleted recipe matches nothing.
 #[derive(Debug, Clone, Copy)]
-pub struct Mine<'a> {
+pub struct Asker<'a> {
     pub favourites: &'a HashSet<u64>,
     /// Recipe id → their stars, 1 to 5.
     pub ratings: &'a HashMap<u64, u8>,
@@ -336,7 +336,7 @@ pub struct Mine<'a> {
 
 /// The most distinct terms a query may have. Every term is a scan of every recipe, so a
 /// query of thousands of terms would hold a core for seconds; nobody at a bar types more
-/// than a handful. Keep in step with rules.js (`tests/search-cases.json` holds the numbers).
+/// than a handful. Keep in step with model.js (`tests/search-cases.json` holds the numbers).
 pub const MAX_TERMS: usize = 16;
 /// The longest term (or quoted phrase), in characters after folding.
 pub const MAX_TERM_CHARS: usize = 100;
@@ -535,7 +535,7 @@ impl Index {
 
     /// [`Index::search`], keeping only the recipes that pass every personal term for
     /// `mine`. Without `mine` personal terms are left out, as [`Index::search`] leaves them.
-    pub fn search_for(&self, query: &SearchQuery, mine: Option<&Mine>) -> Vec<usize> {
+    pub fn search_for(&self, query: &SearchQuery, mine: Option<&Asker>) -> Vec<usize> {
         let hits = self.search(query);
         let Some(mine) = mine.filter(|_| !query.personal.is_empty()) else {
             return hits;
@@ -620,7 +620,7 @@ mod tests {
         mines: HashMap<String, MineCase>,
         cases: Vec<PersonalCase>,
     }
-    /// A [`Mine`] as the table writes it (ids as JSON object keys, a shelf of names).
+    /// A [`Asker`] as the table writes it (ids as JSON object keys, a shelf of names).
     #[derive(Deserialize)]
     struct MineCase {
         favourites: HashSet<u64>,
@@ -733,7 +733,7 @@ mod tests {
         for case in &table.personal.cases {
             let mine = case.mine.as_deref().map(|name| {
                 let m = &table.personal.mines[name];
-                Mine {
+                Asker {
                     favourites: &m.favourites,
                     ratings: &m.ratings,
                     last_made: &m.last_made,

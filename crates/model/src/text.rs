@@ -3,7 +3,7 @@
 //!
 //! Sorting recipes, searching them, naming a shelf's ingredients and picking a glass icon
 //! all compare text the same way, so that "Crème de Cassis", "creme de cassis" and
-//! "CRÈME  DE CASSIS" are one thing everywhere. `static/js/rules.js` folds the same way;
+//! "CRÈME  DE CASSIS" are one thing everywhere. `static/js/model.js` folds the same way;
 //! the `fold` table in `tests/search-cases.json` holds both to it.
 
 use memchr::memmem;

@@ -13,7 +13,7 @@
 //! - Anything that is not a number (`few drop`, `top up`, a blank measure) is shown exactly as
 //!   written, and so is everything at ×1 in its own unit: the file is never "corrected".
 //!
-//! `static/js/rules.js` does the same on the phone; `tests/units-cases.json` is the table both
+//! `static/js/model.js` does the same on the phone; `tests/units-cases.json` is the table both
 //! are tested against, so the no-JS page and the app never disagree.
 
 use std::fmt::Write;

@@ -23,7 +23,7 @@
 //! ids are never reused.
 
 use super::durable;
-pub use super::line::{Action, Entry, Mark, Part};
+pub use super::record::{Action, Entry, Mark, Part};
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};

@@ -36,8 +36,8 @@ pub mod caps;
 mod document;
 mod durable;
 pub mod journal;
-mod line;
 mod plan;
+mod record;
 mod recover;
 mod repair;
 

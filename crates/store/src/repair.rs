@@ -16,7 +16,7 @@
 //!
 //! The last line the file never got is the store's to judge (it needs the file's hash).
 
-use super::line::{Entry, Mark};
+use super::record::{Entry, Mark};
 
 /// What was read, and what had to be done to read it.
 #[derive(Debug, Default)]

@@ -2,7 +2,7 @@
 //! the tailnet, the LAN or a cloud's metadata service.
 //!
 //! Only `http` and `https` addresses are fetched, and only from public unicast addresses
-//! ([`rules`]): the host name is resolved here, every address checked, and the connection
+//! ([`addresses`]): the host name is resolved here, every address checked, and the connection
 //! made to exactly an address that passed (no second lookup that a DNS-rebinding answer
 //! could change). Each redirect is checked the same way. At most [`MAX_REDIRECTS`]
 //! redirects, [`MAX_BYTES`] of body, [`TIMEOUT`] in all, and an HTML or JSON content type.
@@ -11,8 +11,8 @@
 //! `--import-allow-host HOST` lets named hosts through the address rules (for tests and a
 //! LAN recipe server); nothing else does.
 
+pub mod addresses;
 mod http;
-pub mod rules;
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
@@ -170,7 +170,7 @@ impl Fetcher {
         let mut passed = Vec::new();
         let mut first_refusal = None;
         for addr in addrs {
-            match rules::refused(addr.ip()) {
+            match addresses::refused(addr.ip()) {
                 Some(rule) if !allowed => {
                     first_refusal.get_or_insert(FetchError::Refused {
                         host: bare.clone(),

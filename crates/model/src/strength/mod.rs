@@ -18,7 +18,7 @@
 //! 5. What is in the glass: `abv`, `volume_ml`, and `standard_drinks` at 10 g of ethanol
 //!    (0.789 g/ml); the phone shows them at the standard its owner chose (8 g, 10 g, 14 g).
 //!
-//! `static/js/rules.js` reads the figures (it never works them out again); the search terms
+//! `static/js/model.js` reads the figures (it never works them out again); the search terms
 //! `abv:` and `drinks:` are answered from them on both sides. `tests/strength-cases.json`
 //! holds worked examples computed by hand.
 

@@ -40,7 +40,7 @@ pub(crate) async fn list(
     let cost = site.search_cost(&query);
     let response = heavy
         .run(cost, share.as_deref(), move || {
-            let mine = asking.as_ref().map(crate::household::Asking::as_mine);
+            let mine = asking.as_ref().map(crate::household::Asking::as_asker);
             site.search_json_answer(&text, &query, mine.as_ref(), &headers)
         })
         .await??;

@@ -5,7 +5,7 @@
 
 use super::params::{RecipeId, find_recipe};
 use crate::error::{Api, WebError};
-use crate::household::{Household, Mine, NoteChange, Person};
+use crate::household::{Household, NoteChange, Person, PersonData};
 use crate::http::cache_control;
 use crate::http::compress::Effort;
 use crate::http::fixed::FixedBody;
@@ -79,7 +79,7 @@ fn personal_compressed(body: Vec<u8>, request: &HeaderMap) -> Response {
     response
 }
 
-fn mine_json(person: &Person, may_shelf: bool, mine: &Mine) -> Value {
+fn mine_json(person: &Person, may_shelf: bool, mine: &PersonData) -> Value {
     let made: Vec<Value> = mine
         .made
         .iter()

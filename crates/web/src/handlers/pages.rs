@@ -45,7 +45,7 @@ pub(crate) async fn index(
     let asking = home.asking(&visitor, &query).await?;
     let cost = site.search_cost(&query);
     gated_page(&heavy, cost, share, site, headers, move |site, headers| {
-        let mine = asking.as_ref().map(Asking::as_mine);
+        let mine = asking.as_ref().map(Asking::as_asker);
         Ok(site.search_answer(&text, query, mine.as_ref(), headers)?)
     })
     .await

@@ -6,12 +6,12 @@
 //! `no-cache`, so CSS and JS edits show on reload in `--local` mode.
 //!
 //! The JavaScript is a set of ES modules in `static/js/` that import each other by
-//! relative URL (`import … from "./rules.js"`). A hash in each file's own name would
+//! relative URL (`import … from "./model.js"`). A hash in each file's own name would
 //! not survive that: an importer names the plain file, so its text would have to be
 //! rewritten with the hashed name, and its own hash would then depend on its imports'.
 //! Instead every module is served under one directory named by a hash over all of
-//! them — `/static/js.<hash>/app.js`, `/static/js.<hash>/rules.js` — and the browser
-//! resolves `./rules.js` inside it. Changing any module renames the directory, so a
+//! them — `/static/js.<hash>/app.js`, `/static/js.<hash>/model.js` — and the browser
+//! resolves `./model.js` inside it. Changing any module renames the directory, so a
 //! page only ever loads modules of one build: a page from an older build asks for a
 //! directory that is no longer served and gets a 404 for its entry module, and a
 //! module graph with a missing import runs none of its modules (the page stays the

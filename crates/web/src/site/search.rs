@@ -6,7 +6,7 @@ use super::{JSON, Site, SiteError, render};
 use crate::http::compressing::Compressing;
 use crate::http::recent::Kind;
 use crate::recipes::Recipe;
-use crate::search::{Mine, SearchQuery};
+use crate::search::{Asker, SearchQuery};
 use crate::view::templates::{ListBody, ListPage, Row};
 use axum::body::Body;
 use axum::http::{HeaderMap, Response};
@@ -37,7 +37,7 @@ impl Site {
         &self,
         q: &str,
         query: &SearchQuery,
-        mine: Option<&Mine>,
+        mine: Option<&Asker>,
         request: &HeaderMap,
     ) -> Result<Response<Body>, SiteError> {
         let kept = Site::is_kept(query);
@@ -65,7 +65,7 @@ impl Site {
     pub(super) fn json_hits(
         &self,
         query: &SearchQuery,
-        mine: Option<&Mine>,
+        mine: Option<&Asker>,
     ) -> (Vec<usize>, usize) {
         let hits = self.index.search_for(query, mine);
         let objects = hits
@@ -103,7 +103,7 @@ impl Site {
         &self,
         q: &str,
         query: SearchQuery,
-        mine: Option<&Mine>,
+        mine: Option<&Asker>,
         request: &HeaderMap,
     ) -> Result<Response<Body>, SiteError> {
         let kept = Site::is_kept(&query);
@@ -137,7 +137,7 @@ impl Site {
         &'a self,
         q: &'a str,
         query: SearchQuery,
-        mine: Option<&Mine>,
+        mine: Option<&Asker>,
     ) -> ListPage<'a, ListBody<'a>> {
         let all = self.recipes.all();
         let hits = self.index.search_for(&query, mine);

@@ -1,7 +1,7 @@
 //! Addresses in a recipe's notes (`Source: https://…`) as links.
 //!
 //! Only `http://` and `https://` become links: anything else (`javascript:`, `data:`) stays
-//! text. The template escapes both the text and the address; `static/js/rules.js` (`noteParts`)
+//! text. The template escapes both the text and the address; `static/js/model.js` (`noteParts`)
 //! splits notes the same way, so the page and the opened recipe agree.
 
 /// One piece of a note: text as written, or an address to link.
@@ -116,7 +116,7 @@ mod tests {
         }
     }
 
-    /// The table `static/js/rules.js` is tested with too (tests/js/bar.test.mjs).
+    /// The table `static/js/model.js` is tested with too (tests/js/bar.test.mjs).
     #[test]
     fn shared_cases() {
         let table: serde_json::Value =

@@ -1,14 +1,12 @@
 //! Importing recipes over HTTP, against the real binary (the formats themselves are
-//! tests/import_formats.rs's): `POST /api/import` from links served by a
+//! tests/suite/import_formats.rs's): `POST /api/import` from links served by a
 //! page server of our own on 127.0.0.1 (reached through `--import-allow-host`), from page
 //! sources and files; the address rules on every spelling of loopback and on redirects;
 //! the size, redirect and type limits; `POST /api/recipes/bulk` as one change and one
 //! undo; exports; and `libations import`. No packet leaves 127.0.0.0/8 (names are resolved
 //! from /etc/hosts; refused addresses are never connected to).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
-
-mod common;
+use crate::common;
 
 use common::{BIN, Server, client, collection, editor, same_origin, shared_data};
 use reqwest::StatusCode;

@@ -2,9 +2,8 @@
 //! sockets that never send a byte, bodies announced and never sent, readers that stop
 //! reading, HTTP/2 streams whose window is never opened, searches of thousands of terms,
 //! and pages that rebind their own name to 127.0.0.1.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
-mod common;
+use crate::common;
 
 use common::{Server, client, metrics_base, metrics_text};
 use reqwest::StatusCode;

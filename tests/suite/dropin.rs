@@ -1,8 +1,7 @@
 //! Moving from the Go original: its command line and its recipe files, with the real binary.
 //! (Its tailnet node is adopted in tests/tailnet.rs; its NixOS options in scripts/nix-check.)
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};

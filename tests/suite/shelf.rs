@@ -1,9 +1,8 @@
 //! "What can I make" on a real collection: `tests/shelf-cases.json` holds a fixed shelf and
 //! the recipes of ../shared/data/iba.json one can make with it, or is one ingredient short
 //! of, worked out by hand. `tests/js/bar.test.mjs` checks static/js/rules.js against the same file.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
-mod common;
+use crate::common;
 
 use libations::ingredients::{Needs, analyse, key, missing, needs};
 use libations::recipes::Recipes;
@@ -20,7 +19,7 @@ struct Case {
 
 #[test]
 fn makeable_and_missing_one_on_iba() {
-    let case: Case = serde_json::from_str(include_str!("shelf-cases.json")).expect("parses");
+    let case: Case = serde_json::from_str(include_str!("../shelf-cases.json")).expect("parses");
     let Some(path) = common::shared_data(&case.file) else {
         return;
     };

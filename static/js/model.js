@@ -4,7 +4,7 @@
 // step with and the table in tests/ that both sides are run against (tests/js/ imports
 // this module directly).
 
-// ---- Matching: keep in step with src/search.rs -------------------------------------
+// ---- Matching: keep in step with crates/model/src/search.rs -------------------------------------
 const MARKS = /\p{M}/gu;
 const SPACES = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
 const SINGLE_QUOTES = /[\u2018\u2019\u201a\u201b\u2032`\u00b4]/g;
@@ -18,7 +18,7 @@ const PREFIXES = {
 };
 
 // Personal terms: answered from who is asking (favourites, ratings, "made one" log, the
-// shelf), never from a recipe's text, and never counted as words (src/search.rs,
+// shelf), never from a recipe's text, and never counted as words (crates/model/src/search.rs,
 // `Personal`). Spelt one way, as typed (folded) → the canonical spelling; `rating:` below.
 const PERSONAL = {
   "can:make": "can:make", "missing:one": "missing:one", "missing:1": "missing:one",
@@ -60,7 +60,7 @@ export function personalPasses(term, mine, id, gaps) {
   return rating !== null && stars !== undefined && COMPARE[rating[1]](stars, Number(rating[2]));
 }
 
-// abv:<10, abv:>=25%, abv:18, drinks:<=1 (src/search.rs, `Figure`): a recipe's strength
+// abv:<10, abv:>=25%, abv:18, drinks:<=1 (crates/model/src/search.rs, `Figure`): a recipe's strength
 // (its list JSON's `strength`) compared with a number; without a comparison, the figure as
 // shown (ABV to the whole per cent, drinks to one decimal). Anything else after "abv:" or
 // "drinks:" is a plain term. A recipe with no figures never passes.
@@ -146,7 +146,7 @@ export function parse(input) {
   return terms;
 }
 
-// Keep in step with src/search.rs (MAX_TERMS, MAX_TERM_CHARS; tests/search-cases.json).
+// Keep in step with crates/model/src/search.rs (MAX_TERMS, MAX_TERM_CHARS; tests/search-cases.json).
 export const MAX_TERMS = 16;
 export const MAX_TERM_CHARS = 100;
 
@@ -179,7 +179,7 @@ export function startsAWord(hay, needle) {
 }
 
 // A recipe as the eight folded fields the rules look at: name, base, glass, method, ice,
-// ingredient, garnish, notes (src/search.rs, `Field`); its `strength` rides along for the
+// ingredient, garnish, notes (crates/model/src/search.rs, `Field`); its `strength` rides along for the
 // figure terms.
 export function doc(recipe) {
   const join = (values) => (values || []).map(fold).join("\n");
@@ -234,11 +234,11 @@ export function search(docs, terms) {
   return rank(docs, terms).map((h) => h[0]);
 }
 
-// ---- Amounts: keep in step with src/units.rs (tests/units-cases.json) ------------------
+// ---- Amounts: keep in step with crates/model/src/units.rs (tests/units-cases.json) ------------------
 // 30 ml = 1 oz; oz to the nearest ¼ (⅛ below), ml to 5 above 20 ml (2.5, then 0.5 below),
 // cl to 0.5 (0.1 below); never rounded to nothing; text and ×1 in its own unit as written.
 const ML = { ml: 1, cl: 10, oz: 30 };
-// The units a reader can choose, in the order the server offers them (src/units.rs).
+// The units a reader can choose, in the order the server offers them (crates/model/src/units.rs).
 export const UNITS = ["ml", "oz", "cl"];
 const VOLUME = {};
 for (const n of ["ml", "mls", "millilitre", "millilitres", "milliliter", "milliliters"]) VOLUME[n] = "ml";
@@ -341,7 +341,7 @@ export function amount(measure, unit, display) {
   return asWritten(show((v) => v * servings, exact), u);
 }
 
-// ---- Shelf: keep in step with src/ingredients.rs (tests/ingredient-cases.json) ---------
+// ---- Shelf: keep in step with crates/model/src/ingredients.rs (tests/ingredient-cases.json) ---------
 const COLOURS = ["white", "dark", "brown", "green", "red", "gold", "blanc", "clear", "black"];
 const STAPLES = new Set([
   "water", "plain water", "still water", "tap water", "cold water", "chilled water", "warm water",
@@ -391,7 +391,7 @@ export function needs(recipe) {
 // Names of the needs not on the shelf (a Set of keys).
 export const missing = (need, shelf) => need.filter(([key]) => !shelf.has(key)).map(([, name]) => name);
 
-// What a shelf (a Set of keys) makes of `recipes` (in the collection's order): src/ingredients.rs
+// What a shelf (a Set of keys) makes of `recipes` (in the collection's order): crates/model/src/ingredients.rs
 // `analyse`, in the shape GET /api/bar answers, so that the page shows either the same way
 // (offline, or for a visitor the server does not know). next_bottles: the ingredients that
 // are some recipe's one missing thing, most such recipes first, ties by key; each named as
@@ -420,7 +420,7 @@ export function analyseNeeds(needed, shelf) {
   return out;
 }
 
-// ---- Links in notes: keep in step with src/web/view/links.rs ---------------------------
+// ---- Links in notes: keep in step with crates/web/src/view/links.rs ---------------------------
 // [text, isLink] pieces of `notes`, in order: http:// and https:// addresses that start a
 // word, without a closing full stop, comma or bracket. Nothing else becomes a link.
 const ADDRESS = /https?:\/\//giu;

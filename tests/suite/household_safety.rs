@@ -10,9 +10,7 @@
 //! are skipped). `LIBATIONS_HOUSEHOLD_CRASH_ROUNDS` sets the kill rounds (default 36) and
 //! `LIBATIONS_HOUSEHOLD_CRASH_SEED` replays a run's kill times.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
-
-mod common;
+use crate::common;
 
 use common::faults::{Inject, Rng, Tmpfs, Tracer, env_number, injectable, seed};
 use common::{BIN, Server, client};

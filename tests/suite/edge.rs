@@ -1,8 +1,7 @@
 //! Misbehaving clients and hand-edited files, against the real binary: slowloris,
 //! connection floods, malformed requests, live reload, metrics and health.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
-mod common;
+use crate::common;
 
 use common::{Server, client};
 use reqwest::StatusCode;

@@ -1,14 +1,12 @@
 //! Issue #40's probe of the household, row by row, against the real binary: what a person
 //! without grants could do to the household, what a damaged database did to the whole app,
 //! and what a backup could carry in that the API refuses. Two people on one state
-//! directory, as tests/household.rs starts them.
+//! directory, as tests/suite/household.rs starts them.
 //!
-//! Each test prints its figures (`--nocapture`): `cargo test --test household_probe --
+//! Each test prints its figures (`--nocapture`): `cargo test --test suite household_probe --
 //! --nocapture`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
-
-mod common;
+use crate::common;
 
 use common::household::{person, write};
 use common::{BIN, Server, client, collection, same_origin};

@@ -2,11 +2,9 @@
 //! binary (issue #40, row 4): the answer comes back while the server process spends
 //! little CPU time on it (read from `/proc/<pid>/stat`), and a client that hangs up
 //! mid-read leaves no work running. Each test prints the CPU time it measured
-//! (`cargo test --test import_hostile -- --nocapture`).
+//! (`cargo test --test suite import_hostile -- --nocapture`).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
-
-mod common;
+use crate::common;
 
 use common::{Server, collection, editor, same_origin};
 use reqwest::StatusCode;

@@ -8,9 +8,7 @@
 //! `LIBATIONS_CRASH_ROUNDS` sets the number of rounds (default 40); the seed of the random
 //! kill times is printed, and `LIBATIONS_CRASH_SEED` replays one.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
-
-mod common;
+use crate::common;
 
 use common::faults::{Rng, env_number, seed};
 use common::{Server, client};

@@ -14,7 +14,7 @@ pub struct Row {
 
 /// A recipe read from a source, before it is checked.
 #[derive(Debug, Clone, Default)]
-pub struct Draft {
+pub struct Incoming {
     pub name: String,
     pub base: Vec<String>,
     pub glass: Vec<String>,
@@ -31,7 +31,7 @@ pub struct Draft {
     pub kept_rows: usize,
 }
 
-impl Draft {
+impl Incoming {
     /// Adds an ingredient line given as text: a row, or a garnish.
     pub fn add_line(&mut self, text: &str) {
         let text = text.trim();

@@ -1,9 +1,8 @@
 //! CPU profiles on the metrics listener, against the real binary: a profile taken under
 //! load is one `go tool pprof` reads and that names our functions; one profile at a time;
 //! bad requests are 400; the app listener has no such route.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
-mod common;
+use crate::common;
 
 use common::{BIN, Server, client, metrics_base};
 use reqwest::StatusCode;

@@ -3,9 +3,7 @@
 //! save. Failing syscalls and full disks are in `faults.rs`; a file broken by hand is in
 //! `input.rs`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
-
-mod common;
+use crate::common;
 
 use common::{Server, client, collection, editor};
 use reqwest::StatusCode;

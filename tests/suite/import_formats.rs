@@ -1,9 +1,8 @@
 //! Importing and exporting recipes (`libations::import`): the real files in
 //! `../shared/data/import/`, round trips through every export format, and a generated
 //! 300-recipe Bar Assistant folder.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
-mod common;
+use crate::common;
 
 use libations::import::{Format, Preview, Selection, Source, duplicates, export, read};
 use libations::recipes::{Recipe, Recipes};
@@ -475,8 +474,9 @@ fn every_shared_row_written_as_a_line_reads_back() {
     let mut checked = 0;
     let mut failures = Vec::new();
     for file in ["iba.json", "bar-assistant.json"] {
+        // A missing file is logged as a skip; the others are still checked.
         let Some(path) = common::shared_data(file) else {
-            return;
+            continue;
         };
         let recipes = Recipes::from_file(&path).unwrap();
         for row in recipes.all().iter().flat_map(|r| &r.ingredients) {

@@ -3,9 +3,7 @@
 //! they get — never a panic, never a huge page, never a Rust message, always the API's JSON
 //! under `/api/`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
-
-mod common;
+use crate::common;
 
 use common::{Server, client, collection, editor, same_origin};
 use reqwest::StatusCode;

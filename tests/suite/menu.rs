@@ -5,9 +5,7 @@
 //! view, shows exactly the drinks of the menu that is on and nothing that leads into the
 //! rest of the app.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
-
-mod common;
+use crate::common;
 
 use common::household::{person, write};
 use common::{Server, client, same_origin};

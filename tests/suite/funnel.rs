@@ -5,9 +5,8 @@
 //! `101`, then TLS over that connection trusting Pebble's root), and the real binary is
 //! the node it reaches.
 #![cfg(feature = "tailnet")]
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
 
-mod common;
+use crate::common;
 
 use common::tailnet::{App, Harness, body, header, write};
 use serde_json::{Value, json};

@@ -2,11 +2,9 @@
 //! takes what its limit says (not axum's default 2 MiB) and names its limit in a 413; a
 //! visitor without the grant is refused before their body is read; what all bodies hold in
 //! memory together is bounded by one budget (503 beyond it); and a household filled to its
-//! own budget (src/household/budget.rs) downloads a backup that loads back by web and CLI.
+//! own budget (crates/household/src/budget.rs) downloads a backup that loads back by web and CLI.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
-
-mod common;
+use crate::common;
 
 use common::household::person;
 use common::{Server, client, collection, editor, same_origin};
@@ -386,7 +384,7 @@ async fn a_household_full_of_conflicts_loads_back_by_web_and_cli() {
     loads_back_by_web_and_cli(&backup).await;
 }
 
-/// The household's budget (src/household/budget.rs, `HOUSEHOLD_BYTES`): 7 MiB.
+/// The household's budget (crates/household/src/budget.rs, `HOUSEHOLD_BYTES`): 7 MiB.
 const BUDGET: usize = 7 << 20;
 
 /// A backup file whose guests' notes (on the sample's recipes 1 to 28, each with up to 20

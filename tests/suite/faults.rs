@@ -19,9 +19,7 @@
 //! under `LIBATIONS_REQUIRE_SHARED_DATA=1` (CI) that is a failure. The matrix is written to
 //! `target/fault-matrix.txt`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
-
-mod common;
+use crate::common;
 
 use common::faults::{Inject, Rng, Tmpfs, Tracer, injectable};
 use common::{BIN, Server, client};

@@ -6,9 +6,7 @@
 //! `../shared/data/*.json`: a figure or a reason, nothing out of bounds, with the coverage
 //! of the built-in table printed per collection.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
-
-mod common;
+use crate::common;
 
 use common::household::{person, write};
 use common::{Server, client, shared_data};

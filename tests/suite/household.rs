@@ -5,9 +5,7 @@
 //! change keeps both; the backup downloaded, refused when malformed, and merged back (by
 //! the upload and by `libations import-household`); `libations check --household`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test: it says where
-
-mod common;
+use crate::common;
 
 use common::household::write;
 use common::{BIN, Server, client, same_origin};
