@@ -51,7 +51,7 @@ pub use guard::gate::HeavyGate;
 pub use guard::host::AllowedHosts;
 pub use guard::limits::{BUFFERED_BODY_BYTES, RequestLimits};
 pub use router::for_hosts;
-pub use router::{app, guests};
+pub use router::{Registered, app, guests, registered};
 pub use site::{Assets, Site, SiteError};
 pub use state::AppState;
 pub use who::editing::{Editing, Publish};
