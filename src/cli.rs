@@ -182,6 +182,16 @@ pub(crate) struct ServeArgs {
     #[arg(long, env = "LIBATIONS_LOCAL_EDIT")]
     pub local_edit: bool,
 
+    /// With --local, grant that identity `{"shelf": true}` only: the bar's shelf and
+    /// strengths, not the recipes, menus or backups.
+    #[arg(long, env = "LIBATIONS_LOCAL_SHELF")]
+    pub local_shelf: bool,
+
+    /// With --local, nobody: every request comes from a visitor the tailnet names no one
+    /// for, for working on what unknown visitors see (--local-identity is then unused).
+    #[arg(long, env = "LIBATIONS_LOCAL_NOBODY", conflicts_with_all = ["local_edit", "local_shelf"])]
+    pub local_nobody: bool,
+
     /// Recipes file (JSON array), reloaded when it changes. Without it, the embedded sample
     /// recipes are served.
     #[arg(long, env = "LIBATIONS_RECIPES_FILE")]

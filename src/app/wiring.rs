@@ -87,10 +87,10 @@ pub(super) fn editing(args: &ServeArgs, publish: Arc<dyn Publish>) -> Arc<Editin
 }
 
 /// Who a request comes from until the tailnet says otherwise: with `--local`, the
-/// `--local-identity`; on the tailnet nobody, until the node's WhoIs is wired in.
+/// `--local-identity` (nobody with `--local-nobody`); on the tailnet nobody, until the node's WhoIs is wired in.
 fn who_resolves(args: &ServeArgs) -> Result<Arc<dyn web::Resolve>, RunError> {
     web::identity::check_capability_name(&args.tailnet.app_capability).map_err(RunError::Usage)?;
-    if !args.local {
+    if !args.local || args.local_nobody {
         return Ok(Arc::new(web::identity::Fixed::default()));
     }
     let login = args.local_identity.trim();
@@ -102,7 +102,7 @@ fn who_resolves(args: &ServeArgs) -> Result<Arc<dyn web::Resolve>, RunError> {
     }
     let capabilities = web::Capabilities {
         edit: args.local_edit,
-        shelf: args.local_edit,
+        shelf: args.local_edit || args.local_shelf,
         menu: args.local_edit,
     };
     Ok(Arc::new(web::identity::Fixed::local(login, capabilities)))

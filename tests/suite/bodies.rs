@@ -261,7 +261,12 @@ fn bodies_of_visitors_without_the_grant_are_not_read() {
 #[test]
 fn bodies_held_at_once_stay_within_the_budget() {
     let (_dir, path) = collection();
-    let server = editor(&path, &["--body-timeout", "8"]);
+    // The write guard takes the editor's rate before any body is read: a rate this high
+    // lets every sender through to the budget, which is what this test measures.
+    let server = editor(
+        &path,
+        &["--body-timeout", "8", "--edits-per-minute", "1000"],
+    );
     let (before, peak, answers) = flood(&server, &["/api/recipes/bulk"], 60, 4 << 20);
     println!(
         "editor, 60 senders of 4 MiB each: RSS {} MiB before, {} MiB at most while they stalled",

@@ -33,3 +33,4 @@ mod menu;
 mod profile;
 mod shelf;
 mod strength;
+mod write_guard;

@@ -52,7 +52,7 @@ pub use guard::host::AllowedHosts;
 pub use guard::limits::{BUFFERED_BODY_BYTES, RequestLimits};
 pub use handlers::bar::table as strengths_table;
 pub use router::for_hosts;
-pub use router::{app, guests};
+pub use router::{Registered, app, guests, registered};
 pub use site::{Assets, PublishError, Publisher, Site, SiteError};
 pub use state::AppState;
 pub use who::editing::{Editing, Publish};

@@ -1,6 +1,7 @@
-//! The one router that `--local`, the tailnet and the tests all serve: every route, the
-//! layers around them (error pages, the request guard, metrics, security headers) and the
-//! `Allow` header of a 405.
+//! The one router that `--local`, the tailnet and the tests all serve: every route, in one
+//! table ([`table`]) from which the router, each route's body limit, the `Allow` header of
+//! a 405 and the list of routes ([`registered`]) are all built, and the layers around them
+//! (error pages, the request guard, metrics, security headers).
 //!
 //! [`app`] knows nothing about where a connection came from: the connection layer
 //! ([`crate::connections`]) and the host check ([`for_hosts`]) sit around it.
@@ -17,14 +18,18 @@ use super::handlers::{
 };
 use super::state::AppState;
 use super::who::access_log::access_log;
-use super::who::editing::Editing;
+
+mod routes;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
-use axum::routing::{get, post, put};
+use axum::routing::get;
+use pages::Allowed;
+pub use routes::Registered;
+use routes::{Allows, Route, Switch, Verb};
 use std::sync::Arc;
 use tower_http::set_header::SetResponseHeaderLayer;
 
@@ -41,103 +46,127 @@ pub fn for_hosts(router: Router, allowed: AllowedHosts) -> Router {
     ))
 }
 
-/// The application router, shared by every way of serving it: the app's own routes and
-/// [`guests`]'.
+/// The application router, shared by every way of serving it: the app's own routes
+/// ([`table`]) and [`guests`]'.
 pub fn app(state: AppState) -> Router {
-    let router = Router::new()
-        .route("/", get(pages::index))
-        .route("/recipes/{id}", get(pages::recipe))
-        .route(
-            "/recipes/new",
-            get(edit_pages::new_form).post(edit_pages::create),
-        )
-        .route(
-            "/recipes/{id}/edit",
-            get(edit_pages::edit_form).post(edit_pages::update),
-        )
-        .route("/recipes/{id}/delete", post(edit_pages::delete))
-        .route("/recipes/import", get(import_pages::page))
-        .route("/changes", get(edit_pages::changes))
-        .route("/changes/{n}/undo", post(edit_pages::undo))
-        .route("/api/recipes", get(api::list).post(edit_api::create))
-        .route("/api/recipes/download", get(edit_api::download))
-        .route(
-            "/api/recipes/{id}",
-            get(api::recipe)
-                .put(edit_api::update)
-                .delete(edit_api::delete),
-        )
-        .route("/api/changes", get(edit_api::changes))
-        .route("/api/changes/{n}/undo", post(edit_api::undo))
-        .route("/shelf", get(shelf::page))
-        .route("/api/ingredients", get(shelf::ingredients))
-        .route("/api/whoami", get(whoami::whoami))
-        .route("/api/me", get(household::me))
-        .route(
-            "/api/me/favourites/{id}",
-            put(household::star).delete(household::unstar),
-        )
-        .route(
-            "/api/me/ratings/{id}",
-            put(household::rate).delete(household::unrate),
-        )
-        .route(
-            "/api/me/notes/{id}",
-            put(household::write_note).delete(household::delete_note),
-        )
-        .route(
-            "/api/me/notes/{id}/replaced",
-            get(household::replaced_notes),
-        )
-        .route(
-            "/api/me/made/{id}",
-            post(household::made).delete(household::unmade),
-        )
-        .route("/api/bar", get(bar::bar))
-        .route("/api/bar/shelf", put(bar::change_shelf))
-        .route(
-            "/api/bar/strengths",
-            get(bar::strengths).put(bar::change_strength),
-        )
-        .route("/api/household/download", get(bar::download))
-        .route("/menu/print", get(guest::print))
-        .route("/menus", get(menus_page::page))
-        .route("/menus/off", post(menus_page::switch_off))
-        .route("/menus/{id}/on", post(menus_page::switch_on))
-        .route("/api/menus", get(menu::list).post(menu::create))
-        .route("/api/menus/off", post(menu::switch_off))
-        .route("/api/menus/{id}", put(menu::update).delete(menu::delete))
-        .route("/api/menus/{id}/on", post(menu::switch_on))
-        .route("/static/{*file}", get(files::asset))
-        .route("/sw.js", get(files::service_worker))
-        .route("/manifest.webmanifest", get(files::manifest))
+    let table = table();
+    let allows = Arc::new(Allows::of(&table, state.editing.writable().is_ok()));
+    let (mut small, mut large) = (Router::new(), Router::new());
+    for route in table {
+        if let Some(methods) = route.small {
+            small = small.route(route.path, methods);
+        }
+        if let Some(methods) = route.large {
+            large = large.route(route.path, methods);
+        }
+    }
+    let router = small
         .route_layer(axum::middleware::from_fn_with_state(
             state.limits.clone(),
             limits::small_body,
         ))
-        .merge(large())
+        .merge(large_bodies(large))
         .fallback(pages::not_found)
         .method_not_allowed_fallback(pages::method_not_allowed)
         // After the fallback above, so that it wraps it too: every 405 of a route.
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.editing.clone(),
-            allow,
-        ));
+        .route_layer(axum::middleware::from_fn_with_state(allows, allow));
     layered(router, &state)
         .with_state(state.clone())
         .merge(guests(state))
 }
 
-/// The routes that take a large body, [`limits::LARGE_BODY_BYTES`] (a household backup, a
-/// bulk save, an import): their handlers read it themselves, once they know the visitor may
-/// send it ([`limits::read`]); no other body is read before its handler runs.
-fn large() -> Router<AppState> {
-    Router::new()
-        .route("/api/household/upload", post(bar::upload))
-        .route("/api/recipes/bulk", post(edit_api::bulk))
-        .route("/api/import", post(import::api_import))
-        .route("/recipes/import", post(import_pages::read))
-        .route("/recipes/import/save", post(import_pages::save))
+/// Every route of [`app`] (but [`guests`]', which only read): its path, what each method
+/// is (a read, a write, a recipe edit switched by `--allow-edits`) and which body it takes.
+/// The router, `Allow` on a 405 and [`registered`] are all built from it.
+fn table() -> Vec<Route> {
+    use Switch::{Always, Edits};
+    use Verb::{Delete, Post, Put};
+    vec![
+        Route::at("/").get(pages::index),
+        Route::at("/recipes/{id}").get(pages::recipe),
+        Route::at("/recipes/new")
+            .get(edit_pages::new_form)
+            .write(Post, Edits, edit_pages::create),
+        Route::at("/recipes/{id}/edit")
+            .get(edit_pages::edit_form)
+            .write(Post, Edits, edit_pages::update),
+        Route::at("/recipes/{id}/delete").write(Post, Edits, edit_pages::delete),
+        Route::at("/recipes/import")
+            .get(import_pages::page)
+            .large(Post, Edits, import_pages::read),
+        Route::at("/recipes/import/save").large(Post, Edits, import_pages::save),
+        Route::at("/changes").get(edit_pages::changes),
+        Route::at("/changes/{n}/undo").write(Post, Edits, edit_pages::undo),
+        Route::at("/api/recipes")
+            .get(api::list)
+            .write(Post, Edits, edit_api::create),
+        Route::at("/api/recipes/bulk").large(Post, Edits, edit_api::bulk),
+        Route::at("/api/recipes/download").get(edit_api::download),
+        Route::at("/api/recipes/{id}")
+            .get(api::recipe)
+            .write(Put, Edits, edit_api::update)
+            .write(Delete, Edits, edit_api::delete),
+        Route::at("/api/import").large(Post, Edits, import::api_import),
+        Route::at("/api/changes").get(edit_api::changes),
+        Route::at("/api/changes/{n}/undo").write(Post, Edits, edit_api::undo),
+        Route::at("/shelf").get(shelf::page),
+        Route::at("/api/ingredients").get(shelf::ingredients),
+        Route::at("/api/whoami").get(whoami::whoami),
+        Route::at("/api/me").get(household::me),
+        Route::at("/api/me/favourites/{id}")
+            .write(Put, Always, household::star)
+            .write(Delete, Always, household::unstar),
+        Route::at("/api/me/ratings/{id}")
+            .write(Put, Always, household::rate)
+            .write(Delete, Always, household::unrate),
+        Route::at("/api/me/notes/{id}")
+            .write(Put, Always, household::write_note)
+            .write(Delete, Always, household::delete_note),
+        Route::at("/api/me/notes/{id}/replaced").get(household::replaced_notes),
+        Route::at("/api/me/made/{id}")
+            .write(Post, Always, household::made)
+            .write(Delete, Always, household::unmade),
+        Route::at("/api/bar").get(bar::bar),
+        Route::at("/api/bar/shelf").write(Put, Always, bar::change_shelf),
+        Route::at("/api/bar/strengths").get(bar::strengths).write(
+            Put,
+            Always,
+            bar::change_strength,
+        ),
+        Route::at("/api/household/download").get(bar::download),
+        Route::at("/api/household/upload").large(Post, Always, bar::upload),
+        Route::at("/menu/print").get(guest::print),
+        Route::at("/menus").get(menus_page::page),
+        Route::at("/menus/off").write(Post, Always, menus_page::switch_off),
+        Route::at("/menus/{id}/on").write(Post, Always, menus_page::switch_on),
+        Route::at("/api/menus")
+            .get(menu::list)
+            .write(Post, Always, menu::create),
+        Route::at("/api/menus/off").write(Post, Always, menu::switch_off),
+        Route::at("/api/menus/{id}")
+            .write(Put, Always, menu::update)
+            .write(Delete, Always, menu::delete),
+        Route::at("/api/menus/{id}/on").write(Post, Always, menu::switch_on),
+        Route::at("/static/{*file}").get(files::asset),
+        Route::at("/sw.js").get(files::service_worker),
+        Route::at("/manifest.webmanifest").get(files::manifest),
+    ]
+}
+
+/// Every method of every route [`app`] serves (but [`guests`]', which only read), as
+/// [`table`] has it: what the tests walk, so that a route added without a test fails one.
+pub fn registered() -> Vec<Registered> {
+    table()
+        .into_iter()
+        .flat_map(|route| route.methods)
+        .collect()
+}
+
+/// The large-body group, [`limits::LARGE_BODY_BYTES`] (a household backup, a bulk save, an
+/// import): their handlers read the body themselves, once the write is admitted
+/// ([`limits::read`]); no other body is read before its handler runs.
+fn large_bodies(routes: Router<AppState>) -> Router<AppState> {
+    routes
         .route_layer(axum::middleware::from_fn_with_state(
             limits::LARGE_BODY_BYTES,
             limits::large_body,
@@ -202,19 +231,24 @@ fn guarded(router: Router<AppState>, state: &AppState) -> Router<AppState> {
     }
 }
 
-/// Route middleware: a 405 says in `Allow` what the route does take ([`pages::allowed`]), whether
+/// Route middleware: a 405 says in `Allow` what the route does take ([`Allows`]), whether
 /// the router answered it (a method the route has no handler for) or a write handler did
-/// (editing is off). axum's own `Allow` would list the write methods with editing off.
-async fn allow(State(editing): State<Arc<Editing>>, request: Request, next: Next) -> Response {
-    let route = request.extensions().get::<MatchedPath>().cloned();
+/// (editing is off); the 405's message says the same ([`pages::method_not_allowed`]).
+/// axum's own `Allow` would list the write methods with editing off.
+async fn allow(State(allows): State<Arc<Allows>>, mut request: Request, next: Next) -> Response {
+    let allowed = request
+        .extensions()
+        .get::<MatchedPath>()
+        .and_then(|route| allows.0.get(route.as_str()))
+        .cloned();
+    if let Some(allowed) = &allowed {
+        request.extensions_mut().insert(allowed.clone());
+    }
     let mut response = next.run(request).await;
     if response.status() == StatusCode::METHOD_NOT_ALLOWED
-        && let Some(route) = route
+        && let Some(Allowed(methods)) = allowed
     {
-        let methods = pages::allowed(route.as_str(), editing.writable().is_ok());
-        response
-            .headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static(methods));
+        response.headers_mut().insert(header::ALLOW, methods);
     }
     response
 }

@@ -7,9 +7,10 @@ use crate::error::{Api, WebError};
 use crate::guard::limits::{self, RequestLimits};
 use crate::household::{Backup, Household};
 use crate::site::{Publisher, Site};
-use crate::who::editing::{self, Editing, Provenance};
+use crate::who::editing::{self, Editing};
 use crate::who::home::{Home, on_blocking};
 use crate::who::visitor::Visitor;
+use crate::who::write::{Resident, Restore, Shelf, Write};
 use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
@@ -55,17 +56,11 @@ pub(crate) struct ShelfChange {
 
 /// `PUT /api/bar/shelf` `{"have": [names], "out": [names]}`: answered as `GET /api/bar`.
 pub(crate) async fn change_shelf(
-    State(home): State<Arc<Home>>,
-    State(editing): State<Arc<Editing>>,
     State(site): State<Arc<Site>>,
-    visitor: Visitor,
-    from: Provenance,
+    Write(Resident { db, person, .. }, _): Write<Shelf>,
     headers: HeaderMap,
     bytes: Bytes,
 ) -> ApiResult {
-    let (db, person) = home.shelf_keeper(&visitor, &editing)?;
-    from.check()?;
-    home.take_write(&person)?;
     editing::json_body(&headers, "the shelf's change")?;
     let change: ShelfChange = super::body::typed(&bytes)?;
     let writer = db.clone();
@@ -92,19 +87,14 @@ pub(crate) async fn download(
     Ok(response)
 }
 
-/// `POST /api/household/upload`: a backup merged in (all of it or nothing). Who asks, where
-/// from and the content type are checked before the body is read.
+/// `POST /api/household/upload`: a backup merged in (all of it or nothing). Admitted (who
+/// asks, where from, the rate) and its content type checked before the body is read.
 pub(crate) async fn upload(
-    State(home): State<Arc<Home>>,
-    State(editing): State<Arc<Editing>>,
     State(publisher): State<Publisher>,
     State(limits): State<RequestLimits>,
-    visitor: Visitor,
-    from: Provenance,
+    Write(Resident { db, .. }, _): Write<Restore>,
     request: Request,
 ) -> ApiResult {
-    let (db, _) = home.keeper(&visitor, &editing)?;
-    from.check()?;
     editing::json_body(request.headers(), "the backup")?;
     let body = limits::read(&limits, request)
         .await
@@ -170,17 +160,11 @@ fn said<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error>
 /// back): by those who keep the shelf. Every recipe's strength is worked out again with it
 /// (once, a new site), then answered as the GET.
 pub(crate) async fn change_strength(
-    State(home): State<Arc<Home>>,
-    State(editing): State<Arc<Editing>>,
     State(publisher): State<Publisher>,
-    visitor: Visitor,
-    from: Provenance,
+    Write(Resident { db, person, .. }, _): Write<Shelf>,
     headers: HeaderMap,
     bytes: Bytes,
 ) -> ApiResult {
-    let (db, person) = home.shelf_keeper(&visitor, &editing)?;
-    from.check()?;
-    home.take_write(&person)?;
     editing::json_body(&headers, "the strength")?;
     let change: StrengthChange = super::body::typed(&bytes)?;
     let writer = db.clone();

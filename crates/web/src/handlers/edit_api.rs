@@ -14,8 +14,8 @@ use crate::guard::limits::{self, RequestLimits};
 use crate::http::cache_control;
 use crate::store::{Edit, Entry, Saved, Store, version};
 use crate::who::change::{change, on_blocking};
-use crate::who::editing::{self, Editing, Provenance};
-use crate::who::visitor::Visitor;
+use crate::who::editing::{self, Editing};
+use crate::who::write::{Edits, Write};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Request, State};
@@ -29,14 +29,12 @@ type ApiResult = Result<Response, Api<WebError>>;
 /// `POST /api/recipes`: a new recipe; 201 with its address.
 pub(crate) async fn create(
     State(editing): State<Arc<Editing>>,
-    visitor: Visitor,
-    from: Provenance,
+    Write(editor, _): Write<Edits>,
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    editing.writable()?;
     let draft = read_json(&headers, &body)?;
-    let saved = change(&editing, &visitor, &from, Edit::Create(draft)).await?;
+    let saved = change(&editing, &editor, Edit::Create(draft)).await?;
     saved_response(StatusCode::CREATED, &saved, None)
 }
 
@@ -44,18 +42,13 @@ pub(crate) async fn create(
 /// line in the history, one undo); 201 with the recipes as saved and the change. A problem
 /// with any recipe refuses them all, each named `recipes[i].field`.
 ///
-/// Who asks and where from are checked before the body is read (then again with the rate,
-/// as for every change).
+/// Admitted (who asks, where from, the rate) before the body is read.
 pub(crate) async fn bulk(
     State(editing): State<Arc<Editing>>,
     State(limits): State<RequestLimits>,
-    visitor: Visitor,
-    from: Provenance,
+    Write(editor, _): Write<Edits>,
     request: Request,
 ) -> ApiResult {
-    editing.writable()?;
-    editing.editor(&visitor)?;
-    from.check()?;
     let headers = request.headers().clone();
     let read = limits::read(&limits, request)
         .await
@@ -67,7 +60,7 @@ pub(crate) async fn bulk(
             message: "expected {\"recipes\": [recipe, …]}, a list of recipes without ids".into(),
         }])));
     };
-    let saved = change(&editing, &visitor, &from, Edit::CreateMany(drafts)).await?;
+    let saved = change(&editing, &editor, Edit::CreateMany(drafts)).await?;
     let recipes: Vec<_> = saved
         .entry
         .iter()
@@ -83,13 +76,11 @@ pub(crate) async fn bulk(
 /// `PUT /api/recipes/{id}`: replaces a recipe, if it is still at the version in `If-Match`.
 pub(crate) async fn update(
     State(editing): State<Arc<Editing>>,
-    visitor: Visitor,
-    from: Provenance,
     Api(RecipeId(id)): Api<RecipeId>,
+    Write(editor, _): Write<Edits>,
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    editing.writable()?;
     let draft = read_json(&headers, &body)?;
     let expected = if_match(&headers)?;
     let edit = Edit::Update {
@@ -97,7 +88,7 @@ pub(crate) async fn update(
         expected,
         draft,
     };
-    let saved = change(&editing, &visitor, &from, edit).await?;
+    let saved = change(&editing, &editor, edit).await?;
     saved_response(StatusCode::OK, &saved, Some(id))
 }
 
@@ -105,28 +96,24 @@ pub(crate) async fn update(
 /// `If-Match`.
 pub(crate) async fn delete(
     State(editing): State<Arc<Editing>>,
-    visitor: Visitor,
-    from: Provenance,
     Api(RecipeId(id)): Api<RecipeId>,
+    Write(editor, _): Write<Edits>,
     headers: HeaderMap,
 ) -> ApiResult {
-    editing.writable()?;
     let expected = if_match(&headers)?;
-    let saved = change(&editing, &visitor, &from, Edit::Delete { id, expected }).await?;
+    let saved = change(&editing, &editor, Edit::Delete { id, expected }).await?;
     saved_response(StatusCode::OK, &saved, Some(id))
 }
 
 /// `POST /api/changes/{n}/undo`: undoes change `n`, if its recipe is as that change left it.
 pub(crate) async fn undo(
     State(editing): State<Arc<Editing>>,
-    visitor: Visitor,
-    from: Provenance,
     Api(ChangeNumber(n)): Api<ChangeNumber>,
+    Write(editor, _): Write<Edits>,
     headers: HeaderMap,
 ) -> ApiResult {
-    editing.writable()?;
     editing::json_body(&headers, "the recipe")?;
-    let saved = change(&editing, &visitor, &from, Edit::Undo(n)).await?;
+    let saved = change(&editing, &editor, Edit::Undo(n)).await?;
     saved_response(StatusCode::OK, &saved, None)
 }
 

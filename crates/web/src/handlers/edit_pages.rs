@@ -13,8 +13,9 @@ use crate::store::{Action, Edit, Entry, FieldError, Saved, journal, version};
 use crate::view::draft::{self, CAPS, Draft, Fields, field};
 use crate::view::templates::{ChangeView, ChangesPage, ConflictView, EditPage, ListField};
 use crate::who::change::change;
-use crate::who::editing::{self, Editing, Editor, Provenance};
+use crate::who::editing::{self, Editing, Editor};
 use crate::who::visitor::Visitor;
+use crate::who::write::{Edits, Write};
 use axum::Form;
 use axum::extract::rejection::{FormRejection, QueryRejection};
 use axum::extract::{Query, State};
@@ -56,51 +57,47 @@ pub(crate) async fn edit_form(
 pub(crate) async fn create(
     State(site): State<Arc<Site>>,
     State(editing): State<Arc<Editing>>,
-    visitor: Visitor,
-    from: Provenance,
+    Write(editor, _): Write<Edits>,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    submit(&site, &editing, &visitor, &from, form, None).await
+    submit(&site, &editing, &editor, form, None).await
 }
 
 /// `POST /recipes/{id}/edit`.
 pub(crate) async fn update(
     State(site): State<Arc<Site>>,
     State(editing): State<Arc<Editing>>,
-    visitor: Visitor,
     RecipeId(id): RecipeId,
-    from: Provenance,
+    Write(editor, _): Write<Edits>,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    submit(&site, &editing, &visitor, &from, form, Some(id)).await
+    submit(&site, &editing, &editor, form, Some(id)).await
 }
 
 /// `POST /recipes/{id}/delete`: deletes, then shows the history with its undo.
 pub(crate) async fn delete(
     State(editing): State<Arc<Editing>>,
-    visitor: Visitor,
     RecipeId(id): RecipeId,
-    from: Provenance,
+    Write(editor, _): Write<Edits>,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    let (_, fields) = checked_form(&editing, &visitor, form)?;
+    let fields = checked_form(&editor, form)?;
     once_each(&fields)?;
     let expected = field(&fields, "version").to_owned();
-    let saved = change(&editing, &visitor, &from, Edit::Delete { id, expected }).await?;
+    let saved = change(&editing, &editor, Edit::Delete { id, expected }).await?;
     Ok(done(&saved))
 }
 
 /// `POST /changes/{n}/undo`.
 pub(crate) async fn undo(
     State(editing): State<Arc<Editing>>,
-    visitor: Visitor,
     ChangeNumber(n): ChangeNumber,
-    from: Provenance,
+    Write(editor, _): Write<Edits>,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    let (_, fields) = checked_form(&editing, &visitor, form)?;
+    let fields = checked_form(&editor, form)?;
     once_each(&fields)?;
-    let saved = change(&editing, &visitor, &from, Edit::Undo(n)).await?;
+    let saved = change(&editing, &editor, Edit::Undo(n)).await?;
     Ok(done(&saved))
 }
 
@@ -171,18 +168,16 @@ fn done(saved: &Saved) -> Response {
     }
 }
 
-/// The form's fields, after checking who sent them and its token.
+/// The form's fields, after checking its token: the one its page gave this editor (who
+/// was admitted already, `Write<Edits>`).
 pub(crate) fn checked_form(
-    editing: &Editing,
-    visitor: &Visitor,
+    editor: &Editor,
     form: Result<Form<Fields>, FormRejection>,
-) -> Result<(Editor, Fields), WebError> {
-    editing.writable()?;
-    let editor = editing.editor(visitor)?;
+) -> Result<Fields, WebError> {
     let Form(fields) =
         form.map_err(|e| WebError::BadRequest(format!("The form could not be read: {e}")))?;
-    editing::check_token(&editor, field(&fields, "csrf"))?;
-    Ok((editor, fields))
+    editing::check_token(editor, field(&fields, "csrf"))?;
+    Ok(fields)
 }
 
 /// Refuses a delete or undo form with a field twice: which one was meant is not known.
@@ -198,16 +193,15 @@ fn once_each(fields: &Fields) -> Result<(), WebError> {
 async fn submit(
     site: &Site,
     editing: &Arc<Editing>,
-    visitor: &Visitor,
-    from: &Provenance,
+    editor: &Editor,
     form: Result<Form<Fields>, FormRejection>,
     id: Option<u64>,
 ) -> Result<Response, WebError> {
-    let (editor, fields) = checked_form(editing, visitor, form)?;
+    let fields = checked_form(editor, form)?;
     if let Some(why) = draft::too_many_rows(draft::rows_sent(&fields)) {
         return Err(WebError::FormRefused(why));
     }
-    let mut state = FormState::posted(&editor, &fields, id);
+    let mut state = FormState::posted(editor, &fields, id);
     if let Some(name) = draft::repeated(&fields) {
         state.problems.push(FieldError {
             field: name.to_owned(),
@@ -218,9 +212,8 @@ async fn submit(
     }
     let op = field(&fields, "op");
     if op != "save" && !op.is_empty() {
-        // A row button re-renders the whole page: it counts as a write, so that posting
-        // row buttons in a loop is held to the same pace as saving.
-        editing.take_write(&editor)?;
+        // A row button re-renders the whole page: it counts as a write (the guard took
+        // it), so that posting row buttons in a loop is held to the same pace as saving.
         state.problems.extend(state.draft.apply(op));
         return render(site, state, StatusCode::OK);
     }
@@ -233,7 +226,7 @@ async fn submit(
             draft,
         },
     };
-    match change(editing, visitor, from, edit).await {
+    match change(editing, editor, edit).await {
         Ok(saved) => {
             let n = saved
                 .entry

@@ -1,7 +1,8 @@
 //! `/api/me…`: one person's favourites, ratings, notes and "made one" log, for that person
 //! only (the person is who the request is from, never a name in the path). JSON in and
-//! out; every write passes the same checks (a person, the origin, JSON, the rate) before
-//! it reaches the database on a blocking thread, and is answered once committed.
+//! out; every write is admitted by the one guard (`Write<write::Own>`: a person, the origin,
+//! the rate), its body must be JSON, and it reaches the database on a blocking thread and
+//! is answered once committed.
 
 use super::params::{RecipeId, find_recipe};
 use crate::error::{Api, WebError};
@@ -11,15 +12,14 @@ use crate::http::compress::Effort;
 use crate::http::fixed::FixedBody;
 use crate::site::Site;
 use crate::store::FieldError;
-use crate::who::editing::{self, Provenance};
+use crate::who::editing;
 use crate::who::home::{Home, on_blocking};
-use crate::who::identity::Resolve;
 use crate::who::visitor::Visitor;
+use crate::who::write::{self, Write};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{FromRef, FromRequestParts, Query, State};
-use axum::http::request::Parts;
+use axum::extract::{Query, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -102,47 +102,27 @@ fn body<T: DeserializeOwned + Default>(headers: &HeaderMap, body: &[u8]) -> Resu
     super::body::typed(body)
 }
 
-/// A write of a person's own, checked before its body is read: who (a person), from
-/// where (our own pages), how often (the per-person rate), and which recipe. One extractor,
-/// so that no route can skip a check another makes.
+/// A write of a person's own, admitted (`Write<write::Own>`: a person, our own pages, the
+/// per-person rate) before its body is read, for the recipe in its path.
 pub(crate) struct Own {
     db: Arc<Household>,
     person: Person,
     id: u64,
-    site: Arc<Site>,
-}
-
-impl<S> FromRequestParts<S> for Own
-where
-    S: Send + Sync,
-    Arc<Home>: FromRef<S>,
-    Arc<Site>: FromRef<S>,
-    Arc<dyn Resolve>: FromRef<S>,
-{
-    type Rejection = Api<WebError>;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Own, Api<WebError>> {
-        let home = Arc::<Home>::from_ref(state);
-        let Ok(visitor) = Visitor::from_request_parts(parts, state).await;
-        let (db, person) = home.person(&visitor)?;
-        let Ok(from) = Provenance::from_request_parts(parts, state).await;
-        from.check()?;
-        let RecipeId(id) = RecipeId::from_request_parts(parts, state).await?;
-        home.take_write(&person)?;
-        Ok(Own {
-            db,
-            person,
-            id,
-            site: Arc::<Site>::from_ref(state),
-        })
-    }
 }
 
 impl Own {
+    fn of(Write(me, _): Write<write::Own>, Api(RecipeId(id)): Api<RecipeId>) -> Own {
+        Own {
+            db: me.db,
+            person: me.person,
+            id,
+        }
+    }
+
     /// A new favourite, rating, note or log entry must be for a recipe there is (taking
     /// one away need not: the recipe may have been deleted since).
-    fn exists(&self) -> Result<(), WebError> {
-        find_recipe(&self.site, self.id).map(|_| ())
+    fn exists(&self, site: &Site) -> Result<(), WebError> {
+        find_recipe(site, self.id).map(|_| ())
     }
 
     /// Runs `work` on the household for this person and recipe, on a blocking thread.
@@ -150,7 +130,7 @@ impl Own {
         self,
         work: impl FnOnce(&Household, &Person, u64) -> crate::household::Result<T> + Send + 'static,
     ) -> Result<T, WebError> {
-        let Own { db, person, id, .. } = self;
+        let Own { db, person, id } = self;
         on_blocking(db, move |db| work(db, &person, id)).await
     }
 }
@@ -164,13 +144,26 @@ fn needs(field: &str, message: &str) -> WebError {
 }
 
 /// `PUT /api/me/favourites/{id}`: a star.
-pub(crate) async fn star(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResult {
-    own.exists()?;
+pub(crate) async fn star(
+    State(site): State<Arc<Site>>,
+    me: Write<write::Own>,
+    id: Api<RecipeId>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> ApiResult {
+    let own = Own::of(me, id);
+    own.exists(&site)?;
     favourite(own, true, body(&headers, &bytes)?).await
 }
 
 /// `DELETE /api/me/favourites/{id}`: the star taken away.
-pub(crate) async fn unstar(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResult {
+pub(crate) async fn unstar(
+    me: Write<write::Own>,
+    id: Api<RecipeId>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> ApiResult {
+    let own = Own::of(me, id);
     favourite(own, false, body(&headers, &bytes)?).await
 }
 
@@ -198,7 +191,14 @@ pub(crate) struct Stars {
 }
 
 /// `PUT /api/me/ratings/{id}` `{"stars": 1..5}`.
-pub(crate) async fn rate(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResult {
+pub(crate) async fn rate(
+    State(site): State<Arc<Site>>,
+    me: Write<write::Own>,
+    id: Api<RecipeId>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> ApiResult {
+    let own = Own::of(me, id);
     let sent: Stars = body(&headers, &bytes)?;
     let stars = sent.stars.ok_or_else(|| {
         needs(
@@ -206,12 +206,18 @@ pub(crate) async fn rate(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResul
             "say how many stars, 1 to 5 (DELETE takes a rating away)",
         )
     })?;
-    own.exists()?;
+    own.exists(&site)?;
     rating(own, Some(stars), sent.at).await
 }
 
 /// `DELETE /api/me/ratings/{id}`.
-pub(crate) async fn unrate(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResult {
+pub(crate) async fn unrate(
+    me: Write<write::Own>,
+    id: Api<RecipeId>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> ApiResult {
+    let own = Own::of(me, id);
     let when: When = body(&headers, &bytes)?;
     rating(own, None, when.at).await
 }
@@ -244,7 +250,14 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<Strin
 }
 
 /// `PUT /api/me/notes/{id}` `{"text", "was", "settles"}`.
-pub(crate) async fn write_note(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResult {
+pub(crate) async fn write_note(
+    State(site): State<Arc<Site>>,
+    me: Write<write::Own>,
+    id: Api<RecipeId>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> ApiResult {
+    let own = Own::of(me, id);
     let sent: NoteBody = body(&headers, &bytes)?;
     if sent.text.is_none() {
         return Err(needs(
@@ -253,12 +266,18 @@ pub(crate) async fn write_note(own: Own, headers: HeaderMap, bytes: Bytes) -> Ap
         )
         .into());
     }
-    own.exists()?;
+    own.exists(&site)?;
     note(own, sent).await
 }
 
 /// `DELETE /api/me/notes/{id}`.
-pub(crate) async fn delete_note(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResult {
+pub(crate) async fn delete_note(
+    me: Write<write::Own>,
+    id: Api<RecipeId>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> ApiResult {
+    let own = Own::of(me, id);
     let sent: NoteBody = body(&headers, &bytes)?;
     if sent.text.is_some() {
         return Err(WebError::BadRequest(
@@ -300,9 +319,16 @@ pub(crate) async fn replaced_notes(
 }
 
 /// `POST /api/me/made/{id}`: one made, now or at `at`.
-pub(crate) async fn made(own: Own, headers: HeaderMap, bytes: Bytes) -> ApiResult {
+pub(crate) async fn made(
+    State(site): State<Arc<Site>>,
+    me: Write<write::Own>,
+    id: Api<RecipeId>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> ApiResult {
+    let own = Own::of(me, id);
     let when: When = body(&headers, &bytes)?;
-    own.exists()?;
+    own.exists(&site)?;
     let id = own.id;
     let at = own
         .run(move |db, who, id| db.add_made(who, id, when.at))
@@ -316,7 +342,12 @@ pub(crate) struct At {
 }
 
 /// `DELETE /api/me/made/{id}?at=MS`: one entry taken back.
-pub(crate) async fn unmade(own: Own, query: Result<Query<At>, QueryRejection>) -> ApiResult {
+pub(crate) async fn unmade(
+    me: Write<write::Own>,
+    id: Api<RecipeId>,
+    query: Result<Query<At>, QueryRejection>,
+) -> ApiResult {
+    let own = Own::of(me, id);
     let Some(at) = query.ok().and_then(|q| q.0.at) else {
         return Err(WebError::BadRequest(
             "Say which entry: ?at=<its time in milliseconds>.".into(),

@@ -4,8 +4,8 @@
 //! `?format=jsonld|markdown|bar-assistant` on a recipe or the whole download exports.
 //!
 //! The formats themselves are [`crate::import`]'s; fetching a link is [`crate::fetch`]'s.
-//! An import is an editor's, and passes the same checks as a change (permission, origin,
-//! rate) before anything is fetched or read.
+//! An import is an editor's, and is admitted as a change is (`Write<Edits>`: permission,
+//! origin, rate) before anything is fetched or read.
 
 use crate::error::{Api, WebError};
 use crate::fetch::FetchError;
@@ -15,8 +15,8 @@ use crate::import::{self, Format, ImportError, Preview, Selection, Source, Stop}
 use crate::recipes::Recipes;
 use crate::site::Site;
 use crate::store::FieldError;
-use crate::who::editing::{Editing, Provenance};
-use crate::who::visitor::Visitor;
+use crate::who::editing::Editing;
+use crate::who::write::{Edits, Write};
 use axum::Json;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
@@ -119,11 +119,9 @@ pub(crate) async fn api_import(
     State(editing): State<Arc<Editing>>,
     State(site): State<Arc<Site>>,
     State(limits): State<RequestLimits>,
-    visitor: Visitor,
-    from: Provenance,
+    _: Write<Edits>,
     request: Request,
 ) -> Result<Response, Api<WebError>> {
-    allowed(&editing, &visitor, &from)?;
     let headers = request.headers().clone();
     let body = limits::read(&limits, request)
         .await
@@ -137,21 +135,8 @@ pub(crate) async fn api_import(
     Ok(response)
 }
 
-/// The checks a change passes, in the same order: editing on, an editor, the same origin,
-/// one write from their allowance.
-pub(crate) fn allowed(
-    editing: &Editing,
-    visitor: &Visitor,
-    from: &Provenance,
-) -> Result<(), WebError> {
-    editing.writable()?;
-    let editor = editing.editor(visitor)?;
-    from.check()?;
-    editing.take_write(&editor)
-}
-
 /// Reads what was asked, fetching a link first; the answer as `POST /api/import` gives it.
-/// The caller has checked the editor ([`allowed`]).
+/// The caller has admitted the editor (`Write<Edits>`).
 pub(crate) async fn preview(
     editing: &Editing,
     recipes: Recipes,

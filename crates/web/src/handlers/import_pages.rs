@@ -6,7 +6,7 @@
 //! is read by `static/js/import.js` through `POST /api/import` into the same list.
 
 use super::edit_pages::{FormState, checked_form, personal_page, render};
-use super::import::{Asked, allowed, preview};
+use super::import::{Asked, preview};
 use crate::error::WebError;
 use crate::guard::limits::{self, RequestLimits};
 use crate::site::Site;
@@ -14,8 +14,9 @@ use crate::store::{Edit, FieldError};
 use crate::view::draft::{Fields, field};
 use crate::view::templates::{ImportChoice, ImportPage};
 use crate::who::change::change;
-use crate::who::editing::{Editing, Provenance};
+use crate::who::editing::Editing;
 use crate::who::visitor::Visitor;
+use crate::who::write::{Edits, Write};
 use axum::Form;
 use axum::body::Body;
 use axum::extract::rejection::FormRejection;
@@ -41,13 +42,11 @@ pub(crate) async fn read(
     State(site): State<Arc<Site>>,
     State(editing): State<Arc<Editing>>,
     State(limits): State<RequestLimits>,
-    visitor: Visitor,
-    from: Provenance,
+    Write(editor, _): Write<Edits>,
     request: Request,
 ) -> Result<Response, WebError> {
-    let (_held, form) = form_body(&editing, &visitor, &from, &limits, request).await?;
-    let (editor, fields) = checked_form(&editing, &visitor, form)?;
-    allowed(&editing, &visitor, &from)?;
+    let (_held, form) = form_body(&limits, request).await?;
+    let fields = checked_form(&editor, form)?;
     let source = field(&fields, "source").trim().to_owned();
     let lower = source.get(..8).unwrap_or(&source).to_ascii_lowercase();
     let asked = if lower.starts_with("http://") || lower.starts_with("https://") {
@@ -88,12 +87,11 @@ pub(crate) async fn save(
     State(site): State<Arc<Site>>,
     State(editing): State<Arc<Editing>>,
     State(limits): State<RequestLimits>,
-    visitor: Visitor,
-    from: Provenance,
+    Write(editor, _): Write<Edits>,
     request: Request,
 ) -> Result<Response, WebError> {
-    let (_held, form) = form_body(&editing, &visitor, &from, &limits, request).await?;
-    let (editor, fields) = checked_form(&editing, &visitor, form)?;
+    let (_held, form) = form_body(&limits, request).await?;
+    let fields = checked_form(&editor, form)?;
     let all: Vec<Value> = serde_json::from_str(field(&fields, "recipes")).map_err(|_| {
         WebError::BadRequest("The form did not send the recipes it read; read them again.".into())
     })?;
@@ -120,7 +118,7 @@ pub(crate) async fn save(
         }]);
     }
     let drafts: Vec<Value> = picks.iter().map(|i| all[*i].clone()).collect();
-    match change(&editing, &visitor, &from, Edit::CreateMany(drafts.clone())).await {
+    match change(&editing, &editor, Edit::CreateMany(drafts.clone())).await {
         Ok(saved) => {
             let n = saved.entry.map(|e| e.n.to_string()).unwrap_or_default();
             Ok(Redirect::to(&format!("/changes?done={n}")).into_response())
@@ -130,18 +128,12 @@ pub(crate) async fn save(
     }
 }
 
-/// The form, read only once the visitor may edit and the request comes from our own pages
-/// (its token is checked after, with the fields); with the budget its body holds.
+/// The form, read once the write was admitted (`Write<Edits>`: its token is checked
+/// after, with the fields); with the budget its body holds.
 async fn form_body(
-    editing: &Editing,
-    visitor: &Visitor,
-    from: &Provenance,
     limits: &RequestLimits,
     request: Request,
 ) -> Result<(limits::Read, Result<Form<Fields>, FormRejection>), WebError> {
-    editing.writable()?;
-    editing.editor(visitor)?;
-    from.check()?;
     let (parts, body) = request.into_parts();
     let read = limits::read(limits, Request::from_parts(parts.clone(), body)).await?;
     let request = Request::from_parts(parts, Body::from(read.bytes.clone()));

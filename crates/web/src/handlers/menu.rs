@@ -1,22 +1,21 @@
 //! `/api/menus…`: composing the guests' menus and switching one on (people granted
 //! `{"menu": true}` or `{"edit": true}`, and `--editor` logins); the guests' side is
-//! [`super::guest`]. Writes pass the same checks as every household write (a
-//! person with the grant, our own origin, the per-person rate, JSON) before the body is
-//! read, and a refusal names the field. docs/MENU.md has the API.
+//! [`super::guest`]. Writes are admitted by the one guard (`Write<Menus>`: a person with
+//! the grant, our own origin, the per-person rate) before the body is read, which must be
+//! JSON; a refusal names the field. docs/MENU.md has the API.
 
 use super::household::personal;
 use crate::error::{Api, WebError};
 use crate::handlers::params::MenuId;
-use crate::household::{Household, Menu, MenuDraft, Person};
+use crate::household::{Menu, MenuDraft};
 use crate::site::Site;
 use crate::store::FieldError;
-use crate::who::editing::{self, Editing, Provenance};
+use crate::who::editing::{self, Editing};
 use crate::who::home::{Home, on_blocking};
-use crate::who::identity::Resolve;
 use crate::who::visitor::Visitor;
+use crate::who::write::{Menus, Resident, Write};
 use axum::body::Bytes;
-use axum::extract::{FromRef, FromRequestParts, State};
-use axum::http::request::Parts;
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
@@ -38,35 +37,6 @@ pub(crate) async fn list(
     let mut menus = on_blocking(db, |db| db.menus()).await?;
     menus.retain(|m| may_change || m.on);
     Ok(personal(json!({"menus": menus, "may_change": may_change})))
-}
-
-/// A menu write, checked before its body is read: who (a person with the grant), from
-/// where (our own pages), how often (the per-person rate). One extractor, so that no
-/// route can skip a check another makes.
-pub(crate) struct Composer {
-    pub(crate) db: Arc<Household>,
-    person: Person,
-}
-
-impl<S> FromRequestParts<S> for Composer
-where
-    S: Send + Sync,
-    Arc<Home>: FromRef<S>,
-    Arc<Editing>: FromRef<S>,
-    Arc<dyn Resolve>: FromRef<S>,
-{
-    type Rejection = Api<WebError>;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Composer, Api<WebError>> {
-        let home = Arc::<Home>::from_ref(state);
-        let editing = Arc::<Editing>::from_ref(state);
-        let Ok(visitor) = Visitor::from_request_parts(parts, state).await;
-        let (db, person) = home.menu_keeper(&visitor, &editing)?;
-        let Ok(from) = Provenance::from_request_parts(parts, state).await;
-        from.check()?;
-        home.take_write(&person)?;
-        Ok(Composer { db, person })
-    }
 }
 
 /// The menu sent: a JSON object of [`MenuDraft`]'s fields, each recipe one there is.
@@ -96,7 +66,7 @@ fn menu_id(id: u64) -> Result<i64, WebError> {
 /// `POST /api/menus`: a new menu (off); `201` with `{"id"}`.
 pub(crate) async fn create(
     State(site): State<Arc<Site>>,
-    Composer { db, person }: Composer,
+    Write(Resident { db, person, .. }, _): Write<Menus>,
     headers: HeaderMap,
     bytes: Bytes,
 ) -> ApiResult {
@@ -110,7 +80,7 @@ pub(crate) async fn create(
 /// `PUT /api/menus/{id}`: the menu replaced whole; answered with the menu as kept.
 pub(crate) async fn update(
     State(site): State<Arc<Site>>,
-    Composer { db, person }: Composer,
+    Write(Resident { db, person, .. }, _): Write<Menus>,
     MenuId(id): MenuId,
     headers: HeaderMap,
     bytes: Bytes,
@@ -134,7 +104,10 @@ fn answer(menu: Option<Menu>, id: u64) -> ApiResult {
 }
 
 /// `DELETE /api/menus/{id}`: gone (if it was on, no menu is on now).
-pub(crate) async fn delete(Composer { db, .. }: Composer, MenuId(id): MenuId) -> ApiResult {
+pub(crate) async fn delete(
+    Write(Resident { db, .. }, _): Write<Menus>,
+    MenuId(id): MenuId,
+) -> ApiResult {
     let key = menu_id(id)?;
     if !on_blocking(db, move |db| db.delete_menu(key)).await? {
         return Err(no_menu(id).into());
@@ -144,7 +117,10 @@ pub(crate) async fn delete(Composer { db, .. }: Composer, MenuId(id): MenuId) ->
 
 /// `POST /api/menus/{id}/on`: this menu is the one `/menu` shows (whichever was on is
 /// off); answered with the menu.
-pub(crate) async fn switch_on(Composer { db, .. }: Composer, MenuId(id): MenuId) -> ApiResult {
+pub(crate) async fn switch_on(
+    Write(Resident { db, .. }, _): Write<Menus>,
+    MenuId(id): MenuId,
+) -> ApiResult {
     let key = menu_id(id)?;
     let menu = on_blocking(db, move |db| {
         Ok(if db.switch_menu_on(key)? {
@@ -158,7 +134,7 @@ pub(crate) async fn switch_on(Composer { db, .. }: Composer, MenuId(id): MenuId)
 }
 
 /// `POST /api/menus/off`: no menu is on; `/menu` says so.
-pub(crate) async fn switch_off(Composer { db, .. }: Composer) -> ApiResult {
+pub(crate) async fn switch_off(Write(Resident { db, .. }, _): Write<Menus>) -> ApiResult {
     on_blocking(db, |db| db.switch_menus_off()).await?;
     Ok(personal(json!({ "on": null })).into_response())
 }

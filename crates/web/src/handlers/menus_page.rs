@@ -6,8 +6,7 @@
 //! redirect back); composing is `static/js/menus.js` over `/api/menus…`. Someone who may
 //! not compose sees only the menu that is on: the others are drafts.
 
-use super::menu::Composer;
-use crate::error::{Api, WebError};
+use crate::error::WebError;
 use crate::handlers::params::MenuId;
 use crate::household::Menu;
 use crate::http::cache_control::private_no_store;
@@ -17,6 +16,7 @@ use crate::view::templates::{MenuSummary, MenusPage};
 use crate::who::editing::Editing;
 use crate::who::home::{Home, on_blocking};
 use crate::who::visitor::Visitor;
+use crate::who::write::{Menus, Resident, Write};
 use axum::Form;
 use axum::extract::State;
 use axum::extract::rejection::FormRejection;
@@ -81,34 +81,29 @@ fn summary<'a>(site: &'a Site, menu: &Menu) -> MenuSummary<'a> {
     }
 }
 
-/// A switch form's composer, its token checked; a refusal is a page (not the API's
-/// JSON). A form that cannot be read sends no token, and is refused as one without.
-fn composer(
+/// A switch form's token checked: the one `/menus` gave this composer. A form that cannot
+/// be read sends no token, and is refused as one without.
+fn checked(
     home: &Home,
-    editing: &Editing,
-    visitor: &Visitor,
-    composer: Result<Composer, Api<WebError>>,
+    composer: &Resident,
     form: Result<Form<Fields>, FormRejection>,
-) -> Result<Composer, WebError> {
-    let composer = composer.map_err(|Api(e)| e)?;
+) -> Result<(), WebError> {
     let fields = form.map(|Form(f)| f).unwrap_or_default();
-    home.check_menu_form(visitor, editing, field(&fields, "csrf"))?;
-    Ok(composer)
+    home.check_menu_form(&composer.visitor, field(&fields, "csrf"))
 }
 
-/// `POST /menus/{id}/on` (a form on `/menus`): as `POST /api/menus/{id}/on`.
+/// `POST /menus/{id}/on` (a form on `/menus`): as `POST /api/menus/{id}/on`; a refusal is
+/// a page (not the API's JSON).
 pub(crate) async fn switch_on(
     State(home): State<Arc<Home>>,
-    State(editing): State<Arc<Editing>>,
-    visitor: Visitor,
-    asked: Result<Composer, Api<WebError>>,
+    Write(composer, _): Write<Menus>,
     MenuId(id): MenuId,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    let db = composer(&home, &editing, &visitor, asked, form)?.db;
+    checked(&home, &composer, form)?;
     let key =
         i64::try_from(id).map_err(|_| WebError::NotFound(format!("There is no menu {id}.")))?;
-    if !on_blocking(db, move |db| db.switch_menu_on(key)).await? {
+    if !on_blocking(composer.db, move |db| db.switch_menu_on(key)).await? {
         return Err(WebError::NotFound(format!("There is no menu {id}.")));
     }
     Ok(Redirect::to("/menus").into_response())
@@ -117,12 +112,10 @@ pub(crate) async fn switch_on(
 /// `POST /menus/off` (a form on `/menus`): as `POST /api/menus/off`.
 pub(crate) async fn switch_off(
     State(home): State<Arc<Home>>,
-    State(editing): State<Arc<Editing>>,
-    visitor: Visitor,
-    asked: Result<Composer, Api<WebError>>,
+    Write(composer, _): Write<Menus>,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    let db = composer(&home, &editing, &visitor, asked, form)?.db;
-    on_blocking(db, |db| db.switch_menus_off()).await?;
+    checked(&home, &composer, form)?;
+    on_blocking(composer.db, |db| db.switch_menus_off()).await?;
     Ok(Redirect::to("/menus").into_response())
 }

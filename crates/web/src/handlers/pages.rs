@@ -150,15 +150,21 @@ pub(crate) async fn not_found(uri: axum::http::Uri) -> WebError {
     }
 }
 
+/// What a route takes, as its 405's `Allow` lists it: the router's route layer finds it in
+/// the router's table and leaves it on the request for [`method_not_allowed`].
+#[derive(Debug, Clone)]
+pub(crate) struct Allowed(pub(crate) axum::http::HeaderValue);
+
 /// A route asked with a method it has no handler for; `Allow` is set by the router
-/// ([`allowed`]), and the message says the same.
+/// ([`Allowed`]), and the message says the same.
 pub(crate) async fn method_not_allowed(
     method: axum::http::Method,
-    route: Option<axum::extract::MatchedPath>,
-    State(editing): State<Arc<Editing>>,
+    allowed: Option<Extension<Allowed>>,
 ) -> WebError {
-    let route = route.as_ref().map_or("", |r| r.as_str());
-    let takes = allowed(route, editing.writable().is_ok());
+    let takes = allowed
+        .as_ref()
+        .and_then(|Extension(Allowed(v))| v.to_str().ok())
+        .unwrap_or_default();
     WebError::MethodNotAllowed(if takes.is_empty() {
         "This address takes no method while the app is read-only: start it with \
          --allow-edits to add and edit recipes."
@@ -166,47 +172,4 @@ pub(crate) async fn method_not_allowed(
     } else {
         format!("This address takes {takes}, not {method}.")
     })
-}
-
-/// The methods `route` (a pattern of `web::app`) takes, as `Allow` lists them. With editing
-/// off, the write methods are not listed: they answer 405 too, with the flag that turns
-/// them on, and a route that only writes takes nothing (an empty `Allow`, as RFC 9110
-/// has it for a resource switched off by configuration).
-pub(crate) fn allowed(route: &str, writable: bool) -> &'static str {
-    match (route, writable) {
-        ("/api/recipes/{id}", true) => "GET, HEAD, PUT, DELETE",
-        ("/api/recipes" | "/recipes/new" | "/recipes/{id}/edit" | "/recipes/import", true) => {
-            "GET, HEAD, POST"
-        }
-        (
-            "/recipes/{id}/delete"
-            | "/changes/{n}/undo"
-            | "/api/changes/{n}/undo"
-            | "/api/recipes/bulk"
-            | "/api/import"
-            | "/recipes/import/save",
-            true,
-        ) => "POST",
-        (
-            "/recipes/{id}/delete"
-            | "/changes/{n}/undo"
-            | "/api/changes/{n}/undo"
-            | "/api/recipes/bulk"
-            | "/api/import"
-            | "/recipes/import/save",
-            false,
-        ) => "",
-        // The household's routes do not depend on --allow-edits.
-        ("/api/me/favourites/{id}" | "/api/me/ratings/{id}" | "/api/me/notes/{id}", _) => {
-            "PUT, DELETE"
-        }
-        ("/api/me/made/{id}", _) => "POST, DELETE",
-        ("/api/bar/shelf", _) => "PUT",
-        ("/api/bar/strengths", _) => "GET, HEAD, PUT",
-        ("/api/household/upload", _) => "POST",
-        ("/api/menus", _) => "GET, HEAD, POST",
-        ("/api/menus/{id}", _) => "PUT, DELETE",
-        ("/api/menus/{id}/on" | "/api/menus/off" | "/menus/{id}/on" | "/menus/off", _) => "POST",
-        _ => "GET, HEAD",
-    }
 }

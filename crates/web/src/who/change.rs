@@ -1,27 +1,22 @@
-//! The change pipeline: every change, from the JSON API or a form, passes the same checks
-//! in the same order (permission, origin, rate), then goes to the store on a blocking
-//! thread and the new collection is published.
+//! The change pipeline: every change, from the JSON API or a form, admitted by the one
+//! write guard ([`super::write`]), goes to the store on a blocking thread and the new
+//! collection is published.
 //!
-//! A file of its own because both ways of changing recipes use it: the checks live in one
-//! place, so the forms cannot skip one the API makes.
+//! A file of its own because both ways of changing recipes use it: a change is saved and
+//! published in one place, so the forms and the API cannot differ in how.
 
-use super::editing::{Editing, Provenance};
-use super::visitor::Visitor;
+use super::editing::{Editing, Editor};
 use crate::error::WebError;
 use crate::store::{Edit, Saved, Store, StoreError};
 use std::sync::Arc;
 
-/// Runs one change for the visitor: permission, origin, rate, then the store (on a
-/// blocking thread) and publishing. Shared with the HTML forms.
+/// Runs one change by an admitted editor (`Write<Recipes>`): the store (on a blocking
+/// thread), then publishing. Shared with the HTML forms.
 pub(crate) async fn change(
     editing: &Arc<Editing>,
-    visitor: &Visitor,
-    from: &Provenance,
+    editor: &Editor,
     edit: Edit,
 ) -> Result<Saved, WebError> {
-    let editor = editing.editor(visitor)?;
-    from.check()?;
-    editing.take_write(&editor)?;
     let store = editing
         .store()
         .cloned()

@@ -144,20 +144,15 @@ impl Home {
     }
 
     /// Refuses a `/menus` switch form whose token is not the one its page gave this
-    /// visitor (another site's form, or one from before a restart).
-    pub(crate) fn check_menu_form(
-        &self,
-        visitor: &Visitor,
-        editing: &Editing,
-        sent: &str,
-    ) -> Result<(), WebError> {
-        self.menu_keeper(visitor, editing)?;
-        let Some(expected) = self.menu_form_token(visitor, editing) else {
+    /// visitor (another site's form, or one from before a restart). The visitor was
+    /// admitted as a composer already (`Write<Menus>`).
+    pub(crate) fn check_menu_form(&self, visitor: &Visitor, sent: &str) -> Result<(), WebError> {
+        let Some(identity) = visitor.0.as_ref() else {
             return Err(WebError::Forbidden(
                 "This connection does not say who you are.".into(),
             ));
         };
-        editing::same_token(&expected, sent)
+        editing::same_token(&editing::form_token(&self.key, identity), sent)
     }
 
     /// The person, when the policy grants them `grant` or `{"edit": true}`, or `--editor`

@@ -10,6 +10,8 @@
 //! - [`visitor`]: [`visitor::Visitor`], the extractor, resolved once per request.
 //! - [`editing`]: [`editing::Editing`], who may change recipes, where a change may come from,
 //!   the rate limit and publishing.
+//! - [`write`]: [`write::Write`], the one guard every write passes (identity, grant, origin,
+//!   rate), an extractor per kind of write.
 //! - [`change`]: the change pipeline the JSON API and the forms share.
 //! - [`home`]: the household: who a request is for, who may change the shelf, the rate.
 //! - [`access_log`]: `--access-log`, one line per request with the login.
@@ -20,3 +22,4 @@ pub(crate) mod editing;
 pub mod home;
 pub mod identity;
 pub(crate) mod visitor;
+pub(crate) mod write;
