@@ -111,7 +111,7 @@ fn main() {
         who: Arc::new(web::identity::Fixed::default()),
         access_log: false,
         editing: Arc::new(web::Editing::read_only()),
-        home: Arc::new(web::Home::off("no household in the bench")),
+        home: Arc::new(web::HouseholdDoor::off("no household in the bench")),
         guest_url: None,
         https: false,
     };

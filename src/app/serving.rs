@@ -91,7 +91,7 @@ fn stop_on_signal() -> Result<CancellationToken, RunError> {
 
 /// The household's own strengths, read before the first collection is worked out with
 /// them (none when there is no household, or it cannot be read: logged).
-fn own_strengths(home: &web::Home) -> strength::Household {
+fn own_strengths(home: &web::HouseholdDoor) -> strength::Household {
     let Some(db) = home.db() else {
         return strength::Household::new();
     };

@@ -7,7 +7,7 @@ use crate::credentials;
 use crate::household::{self, Household};
 use crate::metrics::Metrics;
 use crate::store::Store;
-use crate::web::{self, AppState, Editing, Home, Publish, RequestLimits};
+use crate::web::{self, AppState, Editing, HouseholdDoor, Publish, RequestLimits};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,7 +17,7 @@ pub(super) fn app_state(
     publisher: web::Publisher,
     metrics: Arc<Metrics>,
     editing: Arc<Editing>,
-    home: Arc<Home>,
+    home: Arc<HouseholdDoor>,
 ) -> Result<AppState, RunError> {
     Ok(AppState {
         site: publisher.site().clone(),
@@ -126,10 +126,10 @@ pub(super) fn connection_limits(args: &LimitArgs) -> Limits {
 /// and tests never write into the user's home unasked. A database that cannot be opened
 /// (damaged, a future schema, not writable) does not stop the start: the recipes are
 /// served, and the household's routes answer 503 saying what is wrong and how to repair.
-pub(super) fn home(args: &ServeArgs) -> Result<Arc<Home>, RunError> {
+pub(super) fn home(args: &ServeArgs) -> Result<Arc<HouseholdDoor>, RunError> {
     let flag = args.tailnet.state_dir.as_deref();
     if args.local && flag.is_none() {
-        return Ok(Arc::new(Home::off(
+        return Ok(Arc::new(HouseholdDoor::off(
             "This app keeps no household: it was started with --local and no --state-dir, so your choices stay on this device.",
         )));
     }
@@ -137,7 +137,7 @@ pub(super) fn home(args: &ServeArgs) -> Result<Arc<Home>, RunError> {
     match Household::open_in(&dir) {
         Ok(db) => {
             tracing::info!(file = %db.path().display(), "the household is kept in {}", db.path().display());
-            let home = Home::on(db).map_err(|e| {
+            let home = HouseholdDoor::on(db).map_err(|e| {
                 RunError::Usage(format!(
                     "no random key for the menu forms' tokens (/dev/urandom): {e}"
                 ))
@@ -147,7 +147,7 @@ pub(super) fn home(args: &ServeArgs) -> Result<Arc<Home>, RunError> {
         Err(e) => {
             let why = broken_household(&dir.join(household::FILE_NAME), &e);
             tracing::error!("{why}");
-            Ok(Arc::new(Home::broken(why)))
+            Ok(Arc::new(HouseholdDoor::broken(why)))
         }
     }
 }

@@ -28,16 +28,16 @@ const BOB: &str = "bob@example.com";
 const RECIPES: u64 = 28;
 
 /// A household's state directory, and the binary serving it as one person at a time.
-struct Home {
+struct HouseholdDoor {
     state: PathBuf,
     _dir: Option<tempfile::TempDir>,
     server: Option<Server>,
 }
 
-impl Home {
-    fn new() -> Home {
+impl HouseholdDoor {
+    fn new() -> HouseholdDoor {
         let dir = tempfile::tempdir().unwrap();
-        Home {
+        HouseholdDoor {
             state: dir.path().join("state"),
             _dir: Some(dir),
             server: None,
@@ -45,8 +45,8 @@ impl Home {
     }
 
     /// A state directory at `path` (on a tmpfs), kept by its owner.
-    fn at(path: &Path) -> Home {
-        Home {
+    fn at(path: &Path) -> HouseholdDoor {
+        HouseholdDoor {
             state: path.to_owned(),
             _dir: None,
             server: None,
@@ -438,7 +438,7 @@ fn reconcile(actual: &Own, told: &[Told], case: &str) -> Own {
 async fn acknowledged_household_writes_survive_sigkill_at_random_moments() {
     let rounds = env_number("LIBATIONS_HOUSEHOLD_CRASH_ROUNDS", 36);
     let mut rng = Rng(seed("LIBATIONS_HOUSEHOLD_CRASH_SEED"));
-    let mut home = Home::new();
+    let mut home = HouseholdDoor::new();
     // Each person's state as last seen, and what their last round's clients were told.
     let mut known: BTreeMap<&str, Own> = BTreeMap::new();
     let mut pending: BTreeMap<&str, Vec<Told>> = BTreeMap::new();
@@ -524,7 +524,7 @@ fn write_faults(error: &'static str, when: &'static str) -> Vec<Inject<'static>>
 
 /// A refusal for a disk fault: a 5xx with a JSON error that says nothing was saved and
 /// tells nothing of the server's insides.
-fn assert_disk_refusal(home: &Home, answer: &Answer, case: &str) {
+fn assert_disk_refusal(home: &HouseholdDoor, answer: &Answer, case: &str) {
     let Answer::Refused(status, body) = answer else {
         panic!("{case}: a failed write must be refused, got {answer:?}");
     };
@@ -545,7 +545,7 @@ fn assert_disk_refusal(home: &Home, answer: &Answer, case: &str) {
 
 /// Runs `change` with `faults` injected on the WAL; returns the answer and strace's log.
 async fn under_faults(
-    home: &Home,
+    home: &HouseholdDoor,
     faults: &[Inject<'_>],
     change: &Change,
     log: PathBuf,
@@ -567,7 +567,7 @@ fn victim(n: u64) -> Change {
 }
 
 /// A write that must be acknowledged (no fault), recorded in `acked`.
-async fn ack(home: &Home, acked: &mut Own, change: Change, case: &str) {
+async fn ack(home: &HouseholdDoor, acked: &mut Own, change: Change, case: &str) {
     match home.send(&change).await {
         Answer::Acked => acked.apply(&change),
         other => panic!("{case}: {change:?} without a fault: {other:?}"),
@@ -575,7 +575,7 @@ async fn ack(home: &Home, acked: &mut Own, change: Change, case: &str) {
 }
 
 /// Exactly what was acknowledged is there: every acknowledged write, and no refused one.
-async fn assert_exactly(home: &Home, acked: &Own, case: &str) {
+async fn assert_exactly(home: &HouseholdDoor, acked: &Own, case: &str) {
     assert_eq!(&home.me().await, acked, "{case}: GET /api/me");
 }
 
@@ -585,7 +585,7 @@ async fn a_write_refused_by_a_failed_wal_sync_does_not_come_back_after_a_kill() 
         return;
     }
     let logs = tempfile::tempdir().unwrap();
-    let mut home = Home::new();
+    let mut home = HouseholdDoor::new();
     home.start(ALICE);
     let mut acked = Own::default();
     ack(&home, &mut acked, Change::Star(3, true), "before").await;
@@ -671,7 +671,7 @@ async fn every_wal_fault_refuses_the_write_and_a_restart_keeps_exactly_the_ackno
         return;
     }
     let logs = tempfile::tempdir().unwrap();
-    let mut home = Home::new();
+    let mut home = HouseholdDoor::new();
     home.start(ALICE);
     let mut acked = Own::default();
     let mut n = 0;
@@ -728,7 +728,7 @@ async fn while_syncs_fail_every_write_is_refused_and_none_comes_back_after_a_kil
         return;
     }
     let logs = tempfile::tempdir().unwrap();
-    let mut home = Home::new();
+    let mut home = HouseholdDoor::new();
     home.start(BOB);
     let mut acked = Own::default();
     ack(&home, &mut acked, Change::Rate(7, Some(5)), "before").await;
@@ -795,7 +795,7 @@ async fn a_full_disk_refuses_writes_keeps_reads_and_recovers_when_space_is_freed
         return;
     }
     let disk = Tmpfs::mount("2m");
-    let mut home = Home::at(&disk.path().join("state"));
+    let mut home = HouseholdDoor::at(&disk.path().join("state"));
     home.start(ALICE);
     let mut acked = Own::default();
     for n in 0..8 {

@@ -56,6 +56,6 @@ pub use router::{Registered, app, guests, registered};
 pub use site::{Assets, PublishError, Publisher, Site, SiteError};
 pub use state::AppState;
 pub use who::editing::{Editing, Publish};
-pub use who::home::Home;
+pub use who::household_door::HouseholdDoor;
 pub use who::identity;
 pub use who::identity::{Capabilities, Resolve};

@@ -8,7 +8,7 @@ use super::guard::gate::HeavyGate;
 use super::guard::limits::RequestLimits;
 use super::site::{Assets, Publisher, Site};
 use super::who::editing::Editing;
-use super::who::home::Home;
+use super::who::household_door::HouseholdDoor;
 use super::who::identity::Resolve;
 use crate::metrics::Metrics;
 use arc_swap::ArcSwap;
@@ -38,7 +38,7 @@ pub struct AppState {
     /// Who may change recipes, and the store changes go to.
     pub editing: Arc<Editing>,
     /// The household's shelf and each person's own, or why there is none.
-    pub home: Arc<Home>,
+    pub home: Arc<HouseholdDoor>,
     /// The address guests are sent to (the printed menu's QR code) when it is not this
     /// app's own: the Funnel's public `https://<fqdn>:8443/menu`. None: the address the
     /// host reached the app at.
@@ -65,8 +65,8 @@ impl FromRef<AppState> for GuestAddress {
     }
 }
 
-impl FromRef<AppState> for Arc<Home> {
-    fn from_ref(state: &AppState) -> Arc<Home> {
+impl FromRef<AppState> for Arc<HouseholdDoor> {
+    fn from_ref(state: &AppState) -> Arc<HouseholdDoor> {
         state.home.clone()
     }
 }

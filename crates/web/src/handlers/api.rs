@@ -9,7 +9,7 @@ use crate::http::cache_control;
 use crate::http::fixed::per_request_as;
 use crate::http::recent::Kind;
 use crate::site::Site;
-use crate::who::home::{Home, on_blocking};
+use crate::who::household_door::{HouseholdDoor, household_call};
 use crate::who::visitor::Visitor;
 use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, HeaderValue, header};
@@ -22,7 +22,7 @@ use std::sync::Arc;
 pub(crate) async fn list(
     State(site): State<Arc<Site>>,
     State(heavy): State<HeavyGate>,
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     share: Option<Extension<Share>>,
     visitor: Visitor,
     Api(search): Api<Search>,
@@ -57,7 +57,7 @@ pub(crate) async fn list(
 /// ([`super::import`]).
 pub(crate) async fn recipe(
     State(site): State<Arc<Site>>,
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     Api(RecipeId(id)): Api<RecipeId>,
     uri: axum::http::Uri,
     headers: HeaderMap,
@@ -81,7 +81,7 @@ pub(crate) async fn recipe(
             Some(version),
         ));
     };
-    body["ratings"] = serde_json::to_value(on_blocking(db, move |db| db.ratings_of(id)).await?)?;
+    body["ratings"] = serde_json::to_value(household_call(db, move |db| db.ratings_of(id)).await?)?;
     let mut response = axum::Json(body).into_response();
     let etag = HeaderValue::from_str(&format!("\"{version}\""))
         .map_err(|_| WebError::BadRequest("no ETag".into()))?;

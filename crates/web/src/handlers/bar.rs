@@ -8,7 +8,7 @@ use crate::guard::limits::{self, RequestLimits};
 use crate::household::{Backup, Household};
 use crate::site::{Publisher, Site};
 use crate::who::editing::{self, Editing};
-use crate::who::home::{Home, on_blocking};
+use crate::who::household_door::{HouseholdDoor, household_call};
 use crate::who::visitor::Visitor;
 use crate::who::write::{Resident, Restore, Shelf, Write};
 use axum::body::Bytes;
@@ -25,7 +25,7 @@ type ApiResult = Result<Response, Api<WebError>>;
 /// `GET /api/bar`: the shelf and what it makes. Anyone the household has a door for sees
 /// it (the shelf is the home's, not private); `may_change` says whether they may tick.
 pub(crate) async fn bar(
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     State(editing): State<Arc<Editing>>,
     State(site): State<Arc<Site>>,
     visitor: Visitor,
@@ -36,7 +36,7 @@ pub(crate) async fn bar(
 }
 
 async fn answer(db: Arc<Household>, site: Arc<Site>, may_change: bool) -> ApiResult {
-    let shelf = on_blocking(db, |db| db.shelf()).await?;
+    let shelf = household_call(db, |db| db.shelf()).await?;
     let shelf_set = shelf.iter().cloned().collect();
     let mut body = serde_json::to_value(crate::ingredients::analyse(site.needs(), &shelf_set))?;
     body["shelf"] = json!(shelf);
@@ -64,7 +64,7 @@ pub(crate) async fn change_shelf(
     editing::json_body(&headers, "the shelf's change")?;
     let change: ShelfChange = super::body::typed(&bytes)?;
     let writer = db.clone();
-    on_blocking(writer, move |db| {
+    household_call(writer, move |db| {
         db.change_shelf(&person, &change.have, &change.out, change.at)
     })
     .await?;
@@ -73,12 +73,12 @@ pub(crate) async fn change_shelf(
 
 /// `GET /api/household/download`: everything, as a backup file.
 pub(crate) async fn download(
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
 ) -> ApiResult {
     let (db, _) = home.keeper(&visitor, &editing)?;
-    let backup = on_blocking(db, |db| db.export()).await?;
+    let backup = household_call(db, |db| db.export()).await?;
     let mut response = personal(serde_json::to_value(&backup)?);
     response.headers_mut().insert(
         header::CONTENT_DISPOSITION,
@@ -101,7 +101,7 @@ pub(crate) async fn upload(
         .map_err(WebError::from)?;
     let backup = Backup::from_slice(&body.bytes).map_err(WebError::from)?;
     let recipes = publisher.site().load().recipes().clone();
-    let (taken, own) = on_blocking(db, move |db| {
+    let (taken, own) = household_call(db, move |db| {
         let highest = highest_id_ever(&recipes)?;
         Ok((db.import(&backup, highest)?, db.strengths()?))
     })
@@ -123,7 +123,7 @@ pub fn highest_id_ever(recipes: &crate::recipes::Recipes) -> crate::household::R
 /// `GET /api/bar/strengths`: the household's own ingredient strengths, which win over the
 /// built-in table (README, "How strong is it?"), and whether this visitor may change them.
 pub(crate) async fn strengths(
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
 ) -> ApiResult {
@@ -133,7 +133,7 @@ pub(crate) async fn strengths(
 }
 
 async fn strengths_answer(db: Arc<Household>, may_change: bool) -> ApiResult {
-    let own = on_blocking(db, |db| db.strengths()).await?;
+    let own = household_call(db, |db| db.strengths()).await?;
     Ok(personal(
         json!({"strengths": own, "may_change": may_change}),
     ))
@@ -168,7 +168,7 @@ pub(crate) async fn change_strength(
     editing::json_body(&headers, "the strength")?;
     let change: StrengthChange = super::body::typed(&bytes)?;
     let writer = db.clone();
-    let own = on_blocking(writer, move |db| {
+    let own = household_call(writer, move |db| {
         db.set_strength(&person, &change.name, change.abv, change.at)?;
         db.strengths()
     })

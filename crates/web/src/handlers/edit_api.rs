@@ -13,7 +13,7 @@ use crate::error::{Api, WebError};
 use crate::guard::limits::{self, RequestLimits};
 use crate::http::cache_control;
 use crate::store::{Edit, Entry, Saved, Store, version};
-use crate::who::change::{change, on_blocking};
+use crate::who::change::{change, store_call};
 use crate::who::editing::{self, Editing};
 use crate::who::write::{Edits, Write};
 use axum::Json;
@@ -142,7 +142,7 @@ pub(crate) async fn download(
             "Editing is off, so there is no edited file to download; /api/recipes has every recipe.".into(),
         )));
     };
-    let bytes = on_blocking(store, Store::download).await?;
+    let bytes = store_call(store, Store::download).await?;
     let mut response = (
         [
             (header::CONTENT_TYPE, "application/json"),

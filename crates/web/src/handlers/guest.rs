@@ -20,7 +20,7 @@ use crate::state::GuestAddress;
 use crate::view::qr;
 use crate::view::templates::{MenuCard, MenuDrink, MenuPage};
 use crate::who::editing::Editing;
-use crate::who::home::{Home, on_blocking};
+use crate::who::household_door::{HouseholdDoor, household_call};
 use crate::who::identity::Resolve;
 use crate::who::visitor::Visitor;
 use axum::extract::rejection::QueryRejection;
@@ -41,14 +41,14 @@ struct Shown {
 
 impl Shown {
     /// The menu `id`, or the one that is on; none without a household.
-    async fn read(home: &Home, site: &Site, id: Option<i64>) -> Result<Shown, WebError> {
+    async fn read(home: &HouseholdDoor, site: &Site, id: Option<i64>) -> Result<Shown, WebError> {
         let Some(db) = home.db() else {
             return Ok(Shown {
                 menu: None,
                 makes: None,
             });
         };
-        let (menu, shelf) = on_blocking(db.clone(), move |db| {
+        let (menu, shelf) = household_call(db.clone(), move |db| {
             let menu = match id {
                 Some(id) => db.menu(id)?,
                 None => db.menu_on()?,
@@ -123,7 +123,7 @@ fn respond(body: String, hash: &str, content_type: &'static str, request: &Heade
 /// `/api/bar` says), the menu's own drinks first, in its order, with their descriptions.
 /// Revalidated each time: the host switches menus during the evening.
 pub(crate) async fn page(
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     State(site): State<Arc<Site>>,
     request: HeaderMap,
 ) -> Result<Response, WebError> {
@@ -146,7 +146,7 @@ pub(crate) async fn page(
 /// `GET /menu/feed`: `{"version", "on"}` of what `/menu` shows now, its ETag the version:
 /// the page's script asks with `If-None-Match` and gets a 304 until the menu changes.
 pub(crate) async fn feed(
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     State(site): State<Arc<Site>>,
     request: HeaderMap,
 ) -> Result<Response, WebError> {
@@ -185,14 +185,14 @@ pub(crate) struct MayCompose(bool);
 impl<S> FromRequestParts<S> for MayCompose
 where
     S: Send + Sync,
-    Arc<Home>: FromRef<S>,
+    Arc<HouseholdDoor>: FromRef<S>,
     Arc<Editing>: FromRef<S>,
     Arc<dyn Resolve>: FromRef<S>,
 {
     type Rejection = Infallible;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<MayCompose, Infallible> {
-        let home = Arc::<Home>::from_ref(state);
+        let home = Arc::<HouseholdDoor>::from_ref(state);
         let editing = Arc::<Editing>::from_ref(state);
         let Ok(visitor) = Visitor::from_request_parts(parts, state).await;
         Ok(MayCompose(home.menu_keeper(&visitor, &editing).is_ok()))
@@ -204,7 +204,7 @@ where
 /// `?menu=<id>` of another (a draft) only for who may compose, anyone else gets the one
 /// that is on. The Funnel's listener does not serve it.
 pub(crate) async fn print(
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     State(site): State<Arc<Site>>,
     State(guests): State<GuestAddress>,
     MayCompose(composer): MayCompose,

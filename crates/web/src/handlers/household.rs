@@ -13,7 +13,7 @@ use crate::http::fixed::FixedBody;
 use crate::site::Site;
 use crate::store::FieldError;
 use crate::who::editing;
-use crate::who::home::{Home, on_blocking};
+use crate::who::household_door::{HouseholdDoor, household_call};
 use crate::who::visitor::Visitor;
 use crate::who::write::{self, Write};
 use axum::Json;
@@ -41,7 +41,7 @@ pub(crate) fn personal(body: Value) -> Response {
 
 /// `GET /api/me`: what is the visitor's, or (login null) why nothing follows them.
 pub(crate) async fn me(
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     State(editing): State<Arc<editing::Editing>>,
     visitor: Visitor,
     headers: HeaderMap,
@@ -60,7 +60,7 @@ pub(crate) async fn me(
         }
     };
     let login = person.login.clone();
-    let mine = on_blocking(db, move |db| db.mine(&login)).await?;
+    let mine = household_call(db, move |db| db.mine(&login)).await?;
     let body = serde_json::to_vec(&mine_json(&person, may_shelf, &mine))?;
     Ok(personal_compressed(body, &headers))
 }
@@ -131,7 +131,7 @@ impl Own {
         work: impl FnOnce(&Household, &Person, u64) -> crate::household::Result<T> + Send + 'static,
     ) -> Result<T, WebError> {
         let Own { db, person, id } = self;
-        on_blocking(db, move |db| work(db, &person, id)).await
+        household_call(db, move |db| work(db, &person, id)).await
     }
 }
 
@@ -308,13 +308,13 @@ async fn note(own: Own, sent: NoteBody) -> ApiResult {
 /// first, so that a note changed or deleted by mistake (on any device) can be written back.
 /// A read: no origin check or rate, as `GET /api/me`; the recipe may be gone.
 pub(crate) async fn replaced_notes(
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     visitor: Visitor,
     RecipeId(id): RecipeId,
 ) -> ApiResult {
     let (db, person) = home.person(&visitor)?;
     let login = person.login;
-    let replaced = on_blocking(db, move |db| db.replaced_notes(&login, id)).await?;
+    let replaced = household_call(db, move |db| db.replaced_notes(&login, id)).await?;
     Ok(personal(json!({"id": id, "replaced": replaced})))
 }
 

@@ -11,7 +11,7 @@ use crate::household::{Menu, MenuDraft};
 use crate::site::Site;
 use crate::store::FieldError;
 use crate::who::editing::{self, Editing};
-use crate::who::home::{Home, on_blocking};
+use crate::who::household_door::{HouseholdDoor, household_call};
 use crate::who::visitor::Visitor;
 use crate::who::write::{Menus, Resident, Write};
 use axum::body::Bytes;
@@ -28,13 +28,13 @@ type ApiResult = Result<Response, Api<WebError>>;
 /// gets every menu, anyone else only the one that is on (what guests are shown anyway:
 /// the others are drafts).
 pub(crate) async fn list(
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
 ) -> ApiResult {
     let (db, _) = home.person(&visitor)?;
     let may_change = home.menu_keeper(&visitor, &editing).is_ok();
-    let mut menus = on_blocking(db, |db| db.menus()).await?;
+    let mut menus = household_call(db, |db| db.menus()).await?;
     menus.retain(|m| may_change || m.on);
     Ok(personal(json!({"menus": menus, "may_change": may_change})))
 }
@@ -71,7 +71,7 @@ pub(crate) async fn create(
     bytes: Bytes,
 ) -> ApiResult {
     let draft = draft(&site, &headers, &bytes)?;
-    let id = on_blocking(db, move |db| db.add_menu(&person, &draft)).await?;
+    let id = household_call(db, move |db| db.add_menu(&person, &draft)).await?;
     let mut response = personal(json!({ "id": id }));
     *response.status_mut() = StatusCode::CREATED;
     Ok(response)
@@ -87,7 +87,7 @@ pub(crate) async fn update(
 ) -> ApiResult {
     let key = menu_id(id)?;
     let draft = draft(&site, &headers, &bytes)?;
-    let menu = on_blocking(db, move |db| {
+    let menu = household_call(db, move |db| {
         Ok(if db.put_menu(&person, key, &draft)? {
             db.menu(key)?
         } else {
@@ -109,7 +109,7 @@ pub(crate) async fn delete(
     MenuId(id): MenuId,
 ) -> ApiResult {
     let key = menu_id(id)?;
-    if !on_blocking(db, move |db| db.delete_menu(key)).await? {
+    if !household_call(db, move |db| db.delete_menu(key)).await? {
         return Err(no_menu(id).into());
     }
     Ok(personal(json!({ "id": id, "deleted": true })))
@@ -122,7 +122,7 @@ pub(crate) async fn switch_on(
     MenuId(id): MenuId,
 ) -> ApiResult {
     let key = menu_id(id)?;
-    let menu = on_blocking(db, move |db| {
+    let menu = household_call(db, move |db| {
         Ok(if db.switch_menu_on(key)? {
             db.menu(key)?
         } else {
@@ -135,6 +135,6 @@ pub(crate) async fn switch_on(
 
 /// `POST /api/menus/off`: no menu is on; `/menu` says so.
 pub(crate) async fn switch_off(Write(Resident { db, .. }, _): Write<Menus>) -> ApiResult {
-    on_blocking(db, |db| db.switch_menus_off()).await?;
+    household_call(db, |db| db.switch_menus_off()).await?;
     Ok(personal(json!({ "on": null })).into_response())
 }

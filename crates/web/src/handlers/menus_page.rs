@@ -14,7 +14,7 @@ use crate::site::Site;
 use crate::view::draft::{Fields, field};
 use crate::view::templates::{MenuSummary, MenusPage};
 use crate::who::editing::Editing;
-use crate::who::home::{Home, on_blocking};
+use crate::who::household_door::{HouseholdDoor, household_call};
 use crate::who::visitor::Visitor;
 use crate::who::write::{Menus, Resident, Write};
 use axum::Form;
@@ -26,14 +26,14 @@ use std::sync::Arc;
 
 /// `GET /menus`: every menu with its drinks by name, and the controls the visitor may use.
 pub(crate) async fn page(
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     State(editing): State<Arc<Editing>>,
     State(site): State<Arc<Site>>,
     visitor: Visitor,
 ) -> Result<Response, WebError> {
     let (menus, why) = match home.required() {
         Err(e) => (Vec::new(), Some(e.to_string())),
-        Ok(db) => (on_blocking(db, |db| db.menus()).await?, None),
+        Ok(db) => (household_call(db, |db| db.menus()).await?, None),
     };
     let keeper = home.menu_keeper(&visitor, &editing);
     let may_change = keeper.is_ok();
@@ -84,7 +84,7 @@ fn summary<'a>(site: &'a Site, menu: &Menu) -> MenuSummary<'a> {
 /// A switch form's token checked: the one `/menus` gave this composer. A form that cannot
 /// be read sends no token, and is refused as one without.
 fn checked(
-    home: &Home,
+    home: &HouseholdDoor,
     composer: &Resident,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<(), WebError> {
@@ -95,7 +95,7 @@ fn checked(
 /// `POST /menus/{id}/on` (a form on `/menus`): as `POST /api/menus/{id}/on`; a refusal is
 /// a page (not the API's JSON).
 pub(crate) async fn switch_on(
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     Write(composer, _): Write<Menus>,
     MenuId(id): MenuId,
     form: Result<Form<Fields>, FormRejection>,
@@ -103,7 +103,7 @@ pub(crate) async fn switch_on(
     checked(&home, &composer, form)?;
     let key =
         i64::try_from(id).map_err(|_| WebError::NotFound(format!("There is no menu {id}.")))?;
-    if !on_blocking(composer.db, move |db| db.switch_menu_on(key)).await? {
+    if !household_call(composer.db, move |db| db.switch_menu_on(key)).await? {
         return Err(WebError::NotFound(format!("There is no menu {id}.")));
     }
     Ok(Redirect::to("/menus").into_response())
@@ -111,11 +111,11 @@ pub(crate) async fn switch_on(
 
 /// `POST /menus/off` (a form on `/menus`): as `POST /api/menus/off`.
 pub(crate) async fn switch_off(
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     Write(composer, _): Write<Menus>,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
     checked(&home, &composer, form)?;
-    on_blocking(composer.db, |db| db.switch_menus_off()).await?;
+    household_call(composer.db, |db| db.switch_menus_off()).await?;
     Ok(Redirect::to("/menus").into_response())
 }

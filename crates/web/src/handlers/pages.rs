@@ -12,7 +12,7 @@ use crate::http::recent::Kind;
 use crate::site::Site;
 use crate::view::templates::EditControls;
 use crate::who::editing::Editing;
-use crate::who::home::Home;
+use crate::who::household_door::HouseholdDoor;
 use crate::who::visitor::Visitor;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Extension, FromRef, FromRequestParts, Query, State};
@@ -28,7 +28,7 @@ use std::sync::Arc;
 pub(crate) async fn index(
     State(site): State<Arc<Site>>,
     State(heavy): State<HeavyGate>,
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     share: Option<Extension<Share>>,
     visitor: Visitor,
     search: Search,

@@ -2,7 +2,7 @@
 
 use crate::http::cache_control;
 use crate::who::editing::Editing;
-use crate::who::home::Home;
+use crate::who::household_door::HouseholdDoor;
 use crate::who::identity::Capabilities;
 use crate::who::visitor::Visitor;
 use axum::extract::State;
@@ -13,7 +13,7 @@ use std::sync::Arc;
 /// `GET /api/whoami`: who the app thinks you are, and what you may do.
 pub(crate) async fn whoami(
     State(editing): State<Arc<Editing>>,
-    State(home): State<Arc<Home>>,
+    State(home): State<Arc<HouseholdDoor>>,
     visitor: Visitor,
 ) -> Response {
     let mut body = match &visitor.0 {

@@ -22,7 +22,7 @@ pub(crate) async fn change(
         .cloned()
         .ok_or_else(|| WebError::Forbidden("Editing is off.".into()))?;
     let who = editor.login.clone();
-    let saved = on_blocking(store, move |store| store.apply(edit, &who)).await?;
+    let saved = store_call(store, move |store| store.apply(edit, &who)).await?;
     if saved.entry.is_some() {
         editing.publish(&saved).await?;
     }
@@ -31,7 +31,7 @@ pub(crate) async fn change(
 
 /// Runs a store call on the blocking pool: it reads and fsyncs files. Its refusal names
 /// the recipes file as the editor knows it ([`WebError::from_store`]).
-pub(crate) async fn on_blocking<T: Send + 'static>(
+pub(crate) async fn store_call<T: Send + 'static>(
     store: Arc<Store>,
     work: impl FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, WebError> {

@@ -181,7 +181,7 @@ impl Editing {
     }
 
     /// Takes one write from `editor`'s allowance, or says when to come back.
-    pub(crate) fn take_write(&self, editor: &Editor) -> Result<(), WebError> {
+    pub(crate) fn take_recipe_write(&self, editor: &Editor) -> Result<(), WebError> {
         self.limiter
             .take(&editor.login)
             .map_err(|wait| WebError::TooManyWrites(wait.as_secs().max(1)))

@@ -19,7 +19,7 @@
 pub(crate) mod access_log;
 pub(crate) mod change;
 pub(crate) mod editing;
-pub mod home;
+pub mod household_door;
 pub mod identity;
 pub(crate) mod visitor;
 pub(crate) mod write;

@@ -11,7 +11,7 @@
 //! under `/api/` and as a page elsewhere.
 
 use super::editing::{Editing, Editor, Provenance};
-use super::home::Home;
+use super::household_door::HouseholdDoor;
 use super::identity::Resolve;
 use super::visitor::Visitor;
 use crate::error::{Api, WebError};
@@ -26,7 +26,7 @@ use std::sync::Arc;
 /// What admitting a write needs from the app's state.
 pub(crate) struct Doors {
     editing: Arc<Editing>,
-    home: Arc<Home>,
+    home: Arc<HouseholdDoor>,
 }
 
 /// A kind of write: who may make it (identity and grant) and whose allowance it takes
@@ -70,7 +70,7 @@ impl Kind for Edits {
         doors.editing.editor(visitor)
     }
     fn take(doors: &Doors, editor: &Editor) -> Result<(), WebError> {
-        doors.editing.take_write(editor)
+        doors.editing.take_recipe_write(editor)
     }
 }
 
@@ -89,7 +89,7 @@ fn resident(
 
 /// A household kind's rate: the person's household allowance.
 fn household_rate(doors: &Doors, who: &Resident) -> Result<(), WebError> {
-    doors.home.take_write(&who.person)
+    doors.home.take_household_write(&who.person)
 }
 
 impl Kind for Own {
@@ -138,12 +138,12 @@ pub(crate) async fn admit<K: Kind, S>(parts: &mut Parts, state: &S) -> Result<K:
 where
     S: Send + Sync,
     Arc<Editing>: FromRef<S>,
-    Arc<Home>: FromRef<S>,
+    Arc<HouseholdDoor>: FromRef<S>,
     Arc<dyn Resolve>: FromRef<S>,
 {
     let doors = Doors {
         editing: Arc::<Editing>::from_ref(state),
-        home: Arc::<Home>::from_ref(state),
+        home: Arc::<HouseholdDoor>::from_ref(state),
     };
     let Ok(visitor) = Visitor::from_request_parts(parts, state).await;
     let who = K::who(&doors, &visitor)?;
@@ -176,7 +176,7 @@ impl<K: Kind, S> FromRequestParts<S> for Write<K>
 where
     S: Send + Sync,
     Arc<Editing>: FromRef<S>,
-    Arc<Home>: FromRef<S>,
+    Arc<HouseholdDoor>: FromRef<S>,
     Arc<dyn Resolve>: FromRef<S>,
 {
     type Rejection = Refusal;

@@ -25,7 +25,7 @@ use std::sync::Arc;
 pub(crate) const WRITES_PER_MINUTE: u32 = 240;
 
 /// The household, or why there is none; one per process.
-pub struct Home {
+pub struct HouseholdDoor {
     db: Option<Arc<Household>>,
     off: String,
     /// The database is there but cannot be used (damaged, a future schema, not writable):
@@ -37,10 +37,10 @@ pub struct Home {
     key: [u8; 32],
 }
 
-impl Home {
+impl HouseholdDoor {
     /// The household kept in `db`; `Err` when there is no randomness for form tokens.
-    pub fn on(db: Household) -> std::io::Result<Home> {
-        Ok(Home {
+    pub fn on(db: Household) -> std::io::Result<HouseholdDoor> {
+        Ok(HouseholdDoor {
             db: Some(Arc::new(db)),
             off: String::new(),
             broken: None,
@@ -50,8 +50,8 @@ impl Home {
     }
 
     /// No household; `why` is what an unknown visitor is told.
-    pub fn off(why: impl Into<String>) -> Home {
-        Home {
+    pub fn off(why: impl Into<String>) -> HouseholdDoor {
+        HouseholdDoor {
             db: None,
             off: why.into(),
             broken: None,
@@ -63,11 +63,11 @@ impl Home {
 
     /// A household whose database cannot be used; `why` says what is wrong and how to
     /// repair it (every household route answers 503 with it).
-    pub fn broken(why: impl Into<String>) -> Home {
+    pub fn broken(why: impl Into<String>) -> HouseholdDoor {
         let why = why.into();
-        Home {
+        HouseholdDoor {
             broken: Some(why.clone()),
-            ..Home::off(why)
+            ..HouseholdDoor::off(why)
         }
     }
 
@@ -210,12 +210,12 @@ impl Home {
             return Ok(None);
         };
         Ok(Some(
-            on_blocking(db, move |db| db.asking(&person.login)).await?,
+            household_call(db, move |db| db.asking(&person.login)).await?,
         ))
     }
 
     /// Takes one household write from `person`'s allowance.
-    pub(crate) fn take_write(&self, person: &Person) -> Result<(), WebError> {
+    pub(crate) fn take_household_write(&self, person: &Person) -> Result<(), WebError> {
         self.limiter
             .take(&person.login)
             .map_err(|wait| WebError::TooManyWrites(wait.as_secs().max(1)))
@@ -223,7 +223,7 @@ impl Home {
 }
 
 /// Runs a household call on the blocking pool: SQLite reads and fsyncs.
-pub(crate) async fn on_blocking<T: Send + 'static>(
+pub(crate) async fn household_call<T: Send + 'static>(
     db: Arc<Household>,
     work: impl FnOnce(&Household) -> Result<T, HouseholdError> + Send + 'static,
 ) -> Result<T, WebError> {
