@@ -22,24 +22,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { recordSkip } from "../skip-log.mjs";
 import { watch } from "../browser/lib/browser.mjs";
+import { until } from "../browser/lib/checks.mjs";
 import { missingTools, openBrowser, startApp, startHarness, trustingHome } from "./tailnet.mjs";
 
 const CAPABILITY = "libations.app/cap/libations";
 // recipes/sample.json (the embedded sample): with gin, lime juice and sugar syrup on the
 // shelf, Gimlet (10) is the one recipe that can be made; with an empty shelf, none.
 const GIMLET = 10;
-
-/** Polls `read` until it deep-equals `want` (15 s: grants and pages take their time). */
-async function until(read, want, message, timeout = 15_000) {
-  const deadline = Date.now() + timeout;
-  let got;
-  for (;;) {
-    got = await read();
-    if (JSON.stringify(got) === JSON.stringify(want) || Date.now() > deadline) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.deepEqual(got, want, message);
-}
 
 const missing = missingTools();
 if (missing.length > 0) {

@@ -3,25 +3,15 @@
 // The same pages are saved as phone-sized screenshots in docs/screenshots/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdirSync } from "node:fs";
 import { ROOT, SIZES, launch, phone, settle, startServer, watch, wideContext } from "./lib/browser.mjs";
+import { axe, loaded } from "./lib/checks.mjs";
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const SHOTS = ROOT + "docs/screenshots/";
 
 let browser, server;
 before(async () => { browser = await launch(); server = await startServer(); mkdirSync(SHOTS, { recursive: true }); });
 after(async () => { await browser?.close(); await server?.stop(); });
-
-// Evaluated through the DevTools protocol, so the page's CSP (rightly) does not apply.
-async function axe(page) {
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-  return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")})`);
-}
-
-const loaded = (page) => page.waitForSelector("#recipes a.row[aria-expanded]", { state: "attached" });
 
 for (const colorScheme of ["light", "dark"]) {
   test(`axe finds no violations (${colorScheme}); screenshots`, async () => {

@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launch, phone, startServer, watch } from "./lib/browser.mjs";
+import { loaded, until } from "./lib/checks.mjs";
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -24,25 +25,12 @@ const OFFLINE_NOISE = [/net::ERR_INTERNET_DISCONNECTED/, /Failed to load resourc
 // the list with that recipe open).
 const OPEN = ":is(.single, #recipes > li.open) .recipe";
 
-const loaded = (page) => page.waitForSelector("#recipes a.row[aria-expanded]", { state: "attached" });
 const stored = (page) => page.evaluate(() => JSON.parse(localStorage.getItem("libations")));
 const visibleNames = (page) =>
   page.evaluate(() => Array.from(document.querySelectorAll("#recipes > li:not([hidden]) .name"), (n) => n.textContent).sort());
 const amounts = (page) =>
   page.locator(`${OPEN} td.amount`).evaluateAll((tds) => tds.map((td) => td.textContent.trim()));
 const sorted = (list) => [...list].sort();
-
-/** Polls `read` until it deep-equals `want` (the page updates on its own time), then asserts. */
-async function until(read, want, message, timeout = 5000) {
-  const deadline = Date.now() + timeout;
-  let got;
-  for (;;) {
-    got = await read();
-    if (JSON.stringify(got) === JSON.stringify(want) || Date.now() > deadline) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.deepEqual(got, want, message);
-}
 
 /** The storage with its lists sorted (so the order things were ticked in does not matter). */
 function normal(state) {

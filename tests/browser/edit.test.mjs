@@ -4,12 +4,10 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, launch, phone, startServer, watch } from "./lib/browser.mjs";
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+import { axe, fitsWidth } from "./lib/checks.mjs";
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -45,14 +43,6 @@ async function fillRecipe(page, name) {
   await page.fill("#notes", "Drizzle the liqueur over crushed ice.");
 }
 
-async function axe(page) {
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
-
-const fits = (page) => page.evaluate(() => document.documentElement.scrollWidth <= innerWidth);
-
 test("with JavaScript: add a recipe, find it, delete it and undo the delete", async () => {
   const app = await editable();
   const context = await phone(browser);
@@ -60,7 +50,7 @@ test("with JavaScript: add a recipe, find it, delete it and undo the delete", as
   try {
     const page = await context.newPage();
     await page.goto(app.server.url("/recipes/new"));
-    assert.ok(await fits(page), "the form fits the phone");
+    assert.ok(await fitsWidth(page), "the form fits the phone");
     assert.deepEqual(await axe(page), [], "axe on the empty form");
     await fillRecipe(page, "Browser Bramble");
     await page.click("button.save");

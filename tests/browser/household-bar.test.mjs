@@ -13,12 +13,11 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
+import { axe, until } from "./lib/checks.mjs";
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const SAMPLE = JSON.parse(readFileSync(ROOT + "recipes/sample.json", "utf8"));
 const ALICE = "alice@example.com";
 const BOB = "bob@example.com";
@@ -27,24 +26,6 @@ const NOJITO = 27; // rated and noted, then taken out of the recipes file
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
-
-async function axe(page) {
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-  return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")})`);
-}
-
-/** Polls `read` until it deep-equals `want`, then asserts (the page updates on its own time). */
-async function until(read, want, message, timeout = 8000) {
-  const deadline = Date.now() + timeout;
-  let got;
-  for (;;) {
-    got = await read();
-    if (JSON.stringify(got) === JSON.stringify(want) || Date.now() > deadline) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.deepEqual(got, want, message);
-}
 
 const SIZES = [
   { name: "phone 390x844", open: (b) => phone(b) },

@@ -9,12 +9,11 @@
 // --local every visitor is that identity), so it checks what the server really stored.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { createRequire } from "node:module";
 import { SIZES, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
+import { axe, until } from "./lib/checks.mjs";
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const LAPTOP = SIZES.find((s) => s.name === "laptop");
 const SCREENS = [
   // The phone in dark mode, the laptop in light: axe checks the contrast of both.
@@ -25,22 +24,6 @@ const SCREENS = [
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
-
-async function axe(page) {
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-  return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")})`);
-}
-
-// Polls `get` until it deep-equals `want` (or 10 s have passed, then fails saying what it saw).
-async function until(get, want, message) {
-  let got;
-  for (let i = 0; i < 100; i++) {
-    got = await get();
-    try { assert.deepEqual(got, want); return; } catch { await new Promise((r) => setTimeout(r, 100)); }
-  }
-  assert.deepEqual(got, want, message);
-}
 
 const stateDir = () => mkdtempSync(tmpdir() + "/libations-household-");
 const as = (login, dir, more = []) => startServer(["--local-identity", login, "--state-dir", dir, ...more]);

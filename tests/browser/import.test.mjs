@@ -6,18 +6,10 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, launch, phone, startServer, watch } from "./lib/browser.mjs";
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
-async function axe(page) {
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
+import { axe, fitsWidth } from "./lib/checks.mjs";
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -66,8 +58,6 @@ async function editable() {
   };
 }
 
-const fits = (page) => page.evaluate(() => document.documentElement.scrollWidth <= innerWidth);
-
 test("add from a link: the form comes filled in, is edited and saved, and shared", async () => {
   const app = await editable();
   const site = await pages();
@@ -76,7 +66,7 @@ test("add from a link: the form comes filled in, is edited and saved, and shared
   try {
     const page = await context.newPage();
     await page.goto(app.server.url("/recipes/import"));
-    assert.ok(await fits(page), "the page fits the phone");
+    assert.ok(await fitsWidth(page), "the page fits the phone");
     assert.deepEqual(await axe(page), [], "axe on the import page");
     await page.fill("#source", site.url("/sour.html"));
     await page.click("form.import-link button[type=submit]");
@@ -86,7 +76,7 @@ test("add from a link: the form comes filled in, is edited and saved, and shared
     assert.match(await page.inputValue("#notes"), /Source: http:\/\/127\.0\.0\.1:\d+\/sour\.html$/);
     const names = await page.locator("[name=ing-name]").evaluateAll((inputs) => inputs.map((i) => i.value));
     assert.ok(names.some((n) => /bourbon/i.test(n)), `${names}`);
-    assert.ok(await fits(page), "the filled form fits the phone");
+    assert.ok(await fitsWidth(page), "the filled form fits the phone");
     assert.equal((await (await fetch(app.server.url("/api/changes"))).json()).changes.length, 0, "nothing saved yet");
     await page.fill("#name", "Browser Sour, mine");
     await page.fill("#glass", "Coupe");
@@ -136,7 +126,7 @@ test("upload a file: choose two of five, add them as one change, undo", async ()
     for (const i of [0, 2, 4]) await boxes.nth(i).uncheck();
     const add = page.locator(".import-choices button.save");
     assert.equal(await add.textContent(), "Add 2");
-    assert.ok(await fits(page), "the list fits the phone");
+    assert.ok(await fitsWidth(page), "the list fits the phone");
     assert.deepEqual(await axe(page), [], "axe on the list");
     await add.click();
     await page.waitForURL(/\/changes\?done=\d+$/, { timeout: 10_000 });

@@ -7,13 +7,12 @@
 // no CSP violation, and axe on the pages people use.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { createRequire } from "node:module";
-import { getDocument } from "pdfjs-dist/legacy/build/pdf.mjs";
 import { ROOT, SIZES, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
+import { axe } from "./lib/checks.mjs";
+import { readPdf } from "./lib/pdf.mjs";
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const TABLET = SIZES.find((s) => s.name === "tablet");
 // Screenshots for the README's Guests section (the card's was taken once: its QR code
 // holds a test server's port, which changes every run).
@@ -26,12 +25,6 @@ before(async () => {
   server = await startServer(["--state-dir", state, "--local-identity", "host@example.com", "--local-edit"]);
 });
 after(async () => { await browser?.close(); await server?.stop(); });
-
-async function axe(page) {
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-  return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")})`);
-}
 
 // A write as a script of the host's would make it (Node sends no Origin: same as curl).
 async function api(method, path, body) {
@@ -159,17 +152,6 @@ test("the guests' page on the bar's tablet follows the host's changes within sec
   assert.deepEqual(await watcher.problems(), []);
   await context.close();
 });
-
-/** The PDF's page count, first page size in points and its text. */
-async function readPdf(bytes) {
-  const doc = await getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, useSystemFonts: false }).promise;
-  const first = await doc.getPage(1);
-  const [, , width, height] = first.view;
-  const text = (await first.getTextContent()).items.map((i) => i.str).join(" ");
-  const pages = doc.numPages;
-  await doc.destroy();
-  return { pages, width: Math.round(width), height: Math.round(height), text };
-}
 
 const PAPER = { a5: [420, 595], a4: [595, 842], letter: [612, 792] };
 

@@ -3,8 +3,8 @@
 // buttons or list. Every sample recipe, in ml and in oz ×4, read back from the PDF.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { getDocument } from "pdfjs-dist/legacy/build/pdf.mjs";
 import { SIZES, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
+import { readPdf } from "./lib/pdf.mjs";
 
 const FORMATS = ["A5", "A4", "Letter"];
 const SHOWN = [{ units: "ml", serves: 1 }, { units: "oz", serves: 4 }];
@@ -15,17 +15,6 @@ let browser, server;
 before(async () => { browser = await launch(); server = await startServer(); });
 after(async () => { await browser?.close(); await server?.stop(); });
 
-/** The PDF's page count and its text, whitespace and ligatures folded away for comparing. */
-async function readPdf(bytes) {
-  const doc = await getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, useSystemFonts: false }).promise;
-  let text = "";
-  for (let n = 1; n <= doc.numPages; n++) {
-    const page = await doc.getPage(n);
-    text += (await page.getTextContent()).items.map((i) => i.str).join(" ") + "\n";
-  }
-  await doc.destroy();
-  return { pages: doc.numPages, text };
-}
 const squash = (t) => t.normalize("NFKC").replace(/\s+/g, "");
 
 /** What the card must show: name, ingredient lines as on screen, the facts and the notes. */

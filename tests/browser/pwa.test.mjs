@@ -7,12 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { CHROMIUM, LAUNCH_ARGS, PHONE, ROOT, launch, phone, startServer, watch } from "./lib/browser.mjs";
+import { loaded } from "./lib/checks.mjs";
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-const loaded = (page) => page.waitForSelector("#recipes a.row[aria-expanded]", { state: "attached" });
 const names = (page) =>
   page.evaluate(() => Array.from(document.querySelectorAll("#recipes > li:not([hidden]) .name"), (n) => n.textContent));
 
