@@ -18,7 +18,7 @@ pub(super) enum Facing {
     /// The tailnet's HTTPS on :443: browsers are told to keep to HTTPS (HSTS).
     #[cfg_attr(not(feature = "tailnet"), allow(dead_code))] // only the tailnet serves it
     Tailnet,
-    /// The guests' listener on :8443 (Funnel): only the guests' menu (`web::funnel`), HSTS
+    /// The guests' listener on :8443 (Funnel): only the guests' menu (`web::guest_port`), HSTS
     /// as on :443 (the same name).
     #[cfg_attr(not(feature = "tailnet"), allow(dead_code))] // only the tailnet serves it
     Guests,
@@ -30,7 +30,7 @@ pub(super) fn router(state: AppState, facing: Facing) -> Router {
     match facing {
         Facing::Local(hosts) => web::for_hosts(web::app(state), hosts),
         Facing::Tailnet => hsts(web::app(state)),
-        Facing::Guests => hsts(web::funnel(state)),
+        Facing::Guests => hsts(web::guest_port(state)),
     }
 }
 

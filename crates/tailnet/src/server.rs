@@ -32,7 +32,7 @@ pub struct Routers {
     /// What :443 serves: the app, knowing who sent each request, with HSTS (made in
     /// `app::routers`, like `--local`'s).
     pub app: Router,
-    /// What :8443 serves to the internet through Funnel (`web::funnel`), when that is on.
+    /// What :8443 serves to the internet through Funnel (`web::guest_port`), when that is on.
     pub guests: Option<Router>,
 }
 

@@ -14,7 +14,7 @@
 //! - `state` → site, guard, who: [`AppState`], what the handlers share.
 //! - `router` → state, handlers, who, error, guard: [`app`], the one `Router` that
 //!   `--local`, the tailnet and the tests all serve, and [`guests`], what guests reach.
-//! - `funnel` → router, state, handlers, who, guard: [`funnel()`], the guests' own listener
+//! - `guest_port` → router, state, handlers, who, guard: [`guest_port()`], the guests' own listener
 //!   on the internet (Funnel): [`guests`] alone, nobody known, a rate per source address.
 //!
 //! A new page is a handler in `handlers::pages` returning `Result<Response, WebError>` (`?`
@@ -36,8 +36,8 @@ pub mod metrics;
 pub mod tasks;
 
 mod error;
-mod funnel;
 mod guard;
+mod guest_port;
 mod handlers;
 mod http;
 mod router;
@@ -46,10 +46,10 @@ mod state;
 mod view;
 mod who;
 
-pub use funnel::funnel;
 pub use guard::gate::HeavyGate;
 pub use guard::host::AllowedHosts;
 pub use guard::limits::{BUFFERED_BODY_BYTES, RequestLimits};
+pub use guest_port::guest_port;
 pub use handlers::bar::table as strengths_table;
 pub use router::for_hosts;
 pub use router::{Registered, app, guests, registered};

@@ -21,7 +21,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 const CSP_NOTHING: &str = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 /// The router of the Funnel's listener.
-pub fn funnel(state: AppState) -> Router {
+pub fn guest_port(state: AppState) -> Router {
     // The access log's lines come from the rate limit, with the source for a login.
     let access_log = state.access_log;
     let state = AppState {
