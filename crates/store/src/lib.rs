@@ -478,6 +478,8 @@ fn parse(path: &Path, text: &str, updated: SystemTime) -> Result<(Recipes, Docum
 #[cfg(test)]
 mod bulk_tests;
 #[cfg(test)]
+mod golden_tests;
+#[cfg(test)]
 mod repair_tests;
 #[cfg(test)]
 mod tests;

@@ -13,6 +13,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+pub(crate) use validate::Json;
 pub use validate::{FieldError, Problem, RecipeRef, check_one};
 pub use validate::{INGREDIENT_FIELDS, LIST_FIELDS, RECIPE_FIELDS, fold_eq, is_recipe_field};
 

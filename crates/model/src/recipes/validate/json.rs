@@ -2,7 +2,9 @@
 //!
 //! `serde_json::Value` keeps only the last of two equal keys, so a recipe written with
 //! `"notes"` twice would silently lose the first one. Loading through this type lets the
-//! validator see (and reject) duplicates instead.
+//! validator see (and reject) duplicates instead. It is the one reader of JSON text whose
+//! repeated keys are refused: the recipes file's loader ([`super::report`]) and every write
+//! body and backup (`crate::strict_json`, which names the repeats by path) read through it.
 //!
 //! A submitted recipe arrives as a `serde_json::Value` (it has no duplicates left to
 //! find); [`Json::from`] turns it into this type, tree to tree, for the same checks.

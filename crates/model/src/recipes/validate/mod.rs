@@ -11,7 +11,8 @@
 //! - [`submitted`]: one recipe sent to be saved, as the store's field errors → `report`,
 //!   `json`;
 //! - [`rules`]: the one rule set; [`keys`]: keys as the Go original matched them, and
-//!   hints; [`json`]: a JSON value that keeps repeated keys; [`lines`]: where each recipe
+//!   hints; [`json`]: a JSON value that keeps repeated keys (the one duplicate-key-keeping
+//!   reader: `strict_json` builds the write bodies' `Value` on it too); [`lines`]: where each recipe
 //!   starts in the text.
 
 mod fast;
@@ -26,6 +27,7 @@ mod tests;
 
 use super::{LoadError, Origin};
 
+pub(crate) use json::Json;
 pub use keys::fold_eq;
 pub(crate) use report::Parsed;
 pub use report::{Problem, RecipeRef};
