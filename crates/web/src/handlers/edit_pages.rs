@@ -10,7 +10,7 @@ use crate::http::cache_control;
 use crate::recipes::{IngredientLine, Recipe};
 use crate::site::Site;
 use crate::store::{Action, Edit, Entry, FieldError, Saved, journal, version};
-use crate::view::draft::{self, CAPS, Draft, Fields, field};
+use crate::view::form::{self, CAPS, Fields, FormRecipe, field};
 use crate::view::templates::{ChangeView, ChangesPage, ConflictView, EditPage, ListField};
 use crate::who::change::change;
 use crate::who::editing::{self, Editing, Editor};
@@ -182,7 +182,7 @@ pub(crate) fn checked_form(
 
 /// Refuses a delete or undo form with a field twice: which one was meant is not known.
 fn once_each(fields: &Fields) -> Result<(), WebError> {
-    match draft::repeated(fields) {
+    match form::repeated(fields) {
         Some(name) => Err(WebError::FormRefused(format!(
             "The form sent \u{201c}{name}\u{201d} more than once; nothing was changed."
         ))),
@@ -198,11 +198,11 @@ async fn submit(
     id: Option<u64>,
 ) -> Result<Response, WebError> {
     let fields = checked_form(editor, form)?;
-    if let Some(why) = draft::too_many_rows(draft::rows_sent(&fields)) {
+    if let Some(why) = form::too_many_rows(form::rows_sent(&fields)) {
         return Err(WebError::FormRefused(why));
     }
     let mut state = FormState::posted(editor, &fields, id);
-    if let Some(name) = draft::repeated(&fields) {
+    if let Some(name) = form::repeated(&fields) {
         state.problems.push(FieldError {
             field: name.to_owned(),
             message: "was sent more than once, and the form sends it once; nothing was saved"
@@ -267,7 +267,7 @@ pub(crate) struct FormState {
     pub(crate) id: Option<u64>,
     pub(crate) version: String,
     pub(crate) csrf: String,
-    pub(crate) draft: Draft,
+    pub(crate) draft: FormRecipe,
     pub(crate) problems: Vec<FieldError>,
     pub(crate) conflict: Option<ConflictView>,
     /// What an import guessed (`/recipes/import`), to check before saving.
@@ -280,7 +280,7 @@ impl FormState {
             id: None,
             version: String::new(),
             csrf: editor.token.clone(),
-            draft: Draft::default(),
+            draft: FormRecipe::default(),
             problems: Vec::new(),
             conflict: None,
             guesses: Vec::new(),
@@ -294,7 +294,7 @@ impl FormState {
         guesses: Vec<FieldError>,
     ) -> FormState {
         FormState {
-            draft: Draft::from_json(recipe),
+            draft: FormRecipe::from_json(recipe),
             guesses,
             ..FormState::blank(editor)
         }
@@ -304,7 +304,7 @@ impl FormState {
         FormState {
             id: Some(recipe.id),
             version: version(recipe),
-            draft: Draft::of(recipe),
+            draft: FormRecipe::of(recipe),
             ..FormState::blank(editor)
         }
     }
@@ -313,7 +313,7 @@ impl FormState {
         FormState {
             id,
             version: field(fields, "version").to_owned(),
-            draft: Draft::posted(fields),
+            draft: FormRecipe::posted(fields),
             ..FormState::blank(editor)
         }
     }

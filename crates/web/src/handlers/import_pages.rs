@@ -11,7 +11,7 @@ use crate::error::WebError;
 use crate::guard::limits::{self, RequestLimits};
 use crate::site::Site;
 use crate::store::{Edit, FieldError};
-use crate::view::draft::{Fields, field};
+use crate::view::form::{Fields, field};
 use crate::view::templates::{ImportChoice, ImportPage};
 use crate::who::change::change;
 use crate::who::editing::Editing;

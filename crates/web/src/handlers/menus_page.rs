@@ -11,7 +11,7 @@ use crate::handlers::params::MenuId;
 use crate::household::Menu;
 use crate::http::cache_control::private_no_store;
 use crate::site::Site;
-use crate::view::draft::{Fields, field};
+use crate::view::form::{Fields, field};
 use crate::view::templates::{MenuSummary, MenusPage};
 use crate::who::editing::Editing;
 use crate::who::household_door::{HouseholdDoor, household_call};

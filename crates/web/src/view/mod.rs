@@ -7,12 +7,12 @@
 //!
 //! - [`templates`]: the template structs (`Chrome` around every page, the list, a recipe,
 //!   the shelf, the error page, the edit form and history).
-//! - [`draft`]: the recipe form as posted: its fields, the [`draft::Draft`] they make, row
+//! - [`draft`]: the recipe form as posted: its fields, the [`form::FormRecipe`] they make, row
 //!   buttons, and the size caps the form shows.
 //! - [`glass`]: a recipe's glass icon. [`links`]: addresses in notes, as links.
 //! - [`strength`]: a recipe's strength line and its working.
 
-pub(crate) mod draft;
+pub(crate) mod form;
 pub(crate) mod glass;
 pub(crate) mod links;
 pub(crate) mod menu;

@@ -3,7 +3,7 @@
 //! Every full page extends `base.html` and is given its [`Chrome`]. Rendering returns a
 //! `Result`, never a half page: a render error becomes a 500 (see `Site`).
 
-use super::draft::{Caps, Draft};
+use super::form::{Caps, FormRecipe};
 use super::glass;
 pub(crate) use super::links::NotePart;
 pub(crate) use super::menu::MenuDrink;
@@ -330,7 +330,7 @@ pub(crate) struct EditPage<'a> {
     /// The version the form was filled from (sent back to detect a conflict).
     pub(crate) version: String,
     pub(crate) csrf: String,
-    pub(crate) draft: Draft,
+    pub(crate) draft: FormRecipe,
     pub(crate) lists: Vec<ListField>,
     pub(crate) problems: Vec<crate::store::FieldError>,
     pub(crate) conflict: Option<ConflictView>,

@@ -60,24 +60,24 @@ pub(crate) fn too_many_rows(rows: usize) -> Option<String> {
 
 /// What the form holds: typed text, before it is a recipe.
 #[derive(Debug, Default)]
-pub(crate) struct Draft {
+pub(crate) struct FormRecipe {
     pub(crate) name: String,
     /// base, glass, method, ice, garnish: one entry per line in the form.
     pub(crate) lists: std::collections::BTreeMap<&'static str, Vec<String>>,
-    pub(crate) rows: Vec<DraftRow>,
+    pub(crate) rows: Vec<FormRow>,
     pub(crate) notes: String,
 }
 
 /// One ingredient row of the form.
 #[derive(Debug, Default)]
-pub(crate) struct DraftRow {
+pub(crate) struct FormRow {
     pub(crate) name: String,
     pub(crate) measure: String,
     pub(crate) unit: String,
     pub(crate) error: Option<String>,
 }
 
-impl DraftRow {
+impl FormRow {
     pub(crate) fn is_blank(&self) -> bool {
         self.name.is_empty() && self.measure.is_empty() && self.unit.is_empty()
     }
@@ -100,8 +100,8 @@ pub(crate) const CAPS: Caps = Caps {
     notes: caps::NOTES_CHARS,
 };
 
-impl Draft {
-    pub(crate) fn of(r: &Recipe) -> Draft {
+impl FormRecipe {
+    pub(crate) fn of(r: &Recipe) -> FormRecipe {
         let mut lists = BTreeMap::new();
         for (f, v) in [
             ("base", &r.base),
@@ -112,13 +112,13 @@ impl Draft {
         ] {
             lists.insert(f, v.iter().map(ToString::to_string).collect());
         }
-        Draft {
+        FormRecipe {
             name: r.name.to_string(),
             lists,
             rows: r
                 .ingredients
                 .iter()
-                .map(|i| DraftRow {
+                .map(|i| FormRow {
                     name: i.name.to_string(),
                     measure: i.measure.to_string(),
                     unit: i.unit.to_string(),
@@ -130,7 +130,7 @@ impl Draft {
     }
 
     /// A recipe object in the API's shape (an import's), whatever it lacks left blank.
-    pub(crate) fn from_json(recipe: &Value) -> Draft {
+    pub(crate) fn from_json(recipe: &Value) -> FormRecipe {
         let text = |v: &Value| match v {
             Value::String(s) => s.clone(),
             Value::Null => String::new(),
@@ -149,7 +149,7 @@ impl Draft {
             .as_array()
             .map(|rows| {
                 rows.iter()
-                    .map(|r| DraftRow {
+                    .map(|r| FormRow {
                         name: text(&r["name"]),
                         measure: text(&r["measure"]),
                         unit: text(&r["unit"]),
@@ -158,7 +158,7 @@ impl Draft {
                     .collect()
             })
             .unwrap_or_default();
-        Draft {
+        FormRecipe {
             name: text(&recipe["name"]),
             lists,
             rows,
@@ -167,7 +167,7 @@ impl Draft {
     }
 
     /// The form as posted: list fields one entry per line, ingredient rows by position.
-    pub(crate) fn posted(fields: &Fields) -> Draft {
+    pub(crate) fn posted(fields: &Fields) -> FormRecipe {
         fn all<'f>(fields: &'f Fields, name: &'static str) -> impl Iterator<Item = String> + 'f {
             fields
                 .iter()
@@ -194,14 +194,14 @@ impl Draft {
         let count = names.len().max(measures.len()).max(units.len());
         let at = |v: &[String], i: usize| v.get(i).cloned().unwrap_or_default();
         let rows = (0..count)
-            .map(|i| DraftRow {
+            .map(|i| FormRow {
                 name: at(&names, i),
                 measure: at(&measures, i),
                 unit: at(&units, i),
                 error: None,
             })
             .collect();
-        Draft {
+        FormRecipe {
             name: field(fields, "name").trim().to_owned(),
             lists,
             rows,
@@ -241,7 +241,7 @@ impl Draft {
                     ),
                 });
             }
-            ("add", _) => self.rows.push(DraftRow::default()),
+            ("add", _) => self.rows.push(FormRow::default()),
             ("remove", Some(i)) => {
                 self.rows.remove(i);
             }
@@ -275,11 +275,11 @@ impl Draft {
     /// At least three rows, and one blank one to type into unless that would pass
     /// [`FORM_ROWS`] (a page of ours must be one its own form can post back).
     pub(crate) fn pad_rows(&mut self) {
-        if !self.rows.last().is_some_and(DraftRow::is_blank) && self.rows.len() < FORM_ROWS {
-            self.rows.push(DraftRow::default());
+        if !self.rows.last().is_some_and(FormRow::is_blank) && self.rows.len() < FORM_ROWS {
+            self.rows.push(FormRow::default());
         }
         while self.rows.len() < 3 {
-            self.rows.push(DraftRow::default());
+            self.rows.push(FormRow::default());
         }
     }
 }
