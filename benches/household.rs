@@ -24,11 +24,12 @@ mod common;
 #[path = "../tests/common/mod.rs"]
 mod server;
 
+use common::http::{self, Readers};
+use common::timing::{Runs, timed};
 use serde_json::{Value, json};
 use server::{BIN, Server};
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// The person every server's visitor is, and whose things are seeded.
@@ -38,7 +39,7 @@ const SEEDED: u64 = 1_000;
 /// `/api/me` and `/api/whoami` requests measured, one of each in turn.
 const READS: usize = 1_000;
 /// Favourite PUTs measured per server.
-const PUTS: u64 = 300;
+const PUTS: usize = 300;
 /// One PUT per server this often: 240 a minute, the limiter's refill rate
 /// (`WRITES_PER_MINUTE`), so the bucket never empties however long the run.
 const PACE: Duration = Duration::from_millis(250);
@@ -126,43 +127,26 @@ fn now_ms() -> u64 {
 /// `GET url` with a phone's Accept-Encoding: the time until the whole body is read, and
 /// its length on the wire.
 async fn get(client: &reqwest::Client, url: &str) -> (Duration, usize) {
-    let started = Instant::now();
-    let r = client
-        .get(url)
-        .header("accept-encoding", PHONE)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), reqwest::StatusCode::OK, "{url}");
-    let body = r.bytes().await.unwrap();
-    (started.elapsed(), body.len())
+    timed(http::get(client, url, PHONE)).await
 }
 
 /// `PUT /api/me/favourites/{id}` as the page sends it, and the time until it is answered
 /// (committed).
 async fn put_favourite(client: &reqwest::Client, app: &Server, id: u64) -> Duration {
-    let started = Instant::now();
-    let r = client
-        .put(app.url(&format!("/api/me/favourites/{id}")))
-        .headers(server::same_origin(app))
-        .json(&json!({"at": now_ms()}))
-        .send()
-        .await
-        .unwrap();
-    let status = r.status();
-    let answer: Value = r.json().await.unwrap();
+    let (took, (status, answer)) = timed(async {
+        let r = client
+            .put(app.url(&format!("/api/me/favourites/{id}")))
+            .headers(server::same_origin(app))
+            .json(&json!({"at": now_ms()}))
+            .send()
+            .await
+            .unwrap();
+        (r.status(), r.json::<Value>().await.unwrap())
+    })
+    .await;
     assert_eq!(status, reqwest::StatusCode::OK, "favourite {id}: {answer}");
     assert_eq!(answer["favourite"], true, "{answer}");
-    started.elapsed()
-}
-
-/// The `p` quantile (0..=1) of sorted `values`, nearest rank.
-fn quantile(sorted: &[Duration], p: f64) -> f64 {
-    ms(sorted[((sorted.len() - 1) as f64 * p).round() as usize])
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
+    took
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -198,51 +182,12 @@ fn fs_type(path: &Path) -> String {
 /// Waits until start-up's background compression is over (the list page and the JSON of
 /// all recipes come compressed), so that no measurement shares the CPU with it.
 async fn settled(client: &reqwest::Client, app: &Server) {
-    let started = Instant::now();
-    for path in ["/", "/api/recipes"] {
-        loop {
-            let r = client
-                .get(app.url(path))
-                .header("accept-encoding", "br")
-                .send()
-                .await
-                .unwrap();
-            if r.headers().contains_key("content-encoding") {
-                break;
-            }
-            // A loaded 2-core machine can take a while at 5,000 recipes.
-            assert!(
-                started.elapsed() < Duration::from_secs(600),
-                "start-up compression never ended"
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
+    http::settled(client, &[app.url("/"), app.url("/api/recipes")]).await;
 }
 
 /// `GET /` from [`CONNECTIONS`] clients for [`WINDOW`]: answers per second.
 async fn throughput(url: String) -> f64 {
-    let stop = Arc::new(AtomicBool::new(false));
-    let done = Arc::new(AtomicU64::new(0));
-    let started = Instant::now();
-    let tasks: Vec<_> = (0..CONNECTIONS)
-        .map(|_| {
-            let (url, stop, done) = (url.clone(), stop.clone(), done.clone());
-            tokio::spawn(async move {
-                let client = server::client();
-                while !stop.load(Ordering::Relaxed) {
-                    get(&client, &url).await;
-                    done.fetch_add(1, Ordering::Relaxed);
-                }
-            })
-        })
-        .collect();
-    tokio::time::sleep(WINDOW).await;
-    stop.store(true, Ordering::Relaxed);
-    for t in tasks {
-        t.await.unwrap();
-    }
-    done.load(Ordering::Relaxed) as f64 / started.elapsed().as_secs_f64()
+    Readers::for_window(&url, CONNECTIONS, PHONE, server::client, WINDOW).await
 }
 
 /// Under `cargo test --all-targets`: the bench's paths work, on the embedded sample.
@@ -359,38 +304,38 @@ async fn measure(recipes: &Path) {
         .map_or("identity".to_owned(), |v| {
             v.to_str().unwrap_or("?").to_owned()
         });
-    for _ in 0..20 {
-        get(&client, &me_url).await;
-        get(&client, &who_url).await;
-    }
-    let (mut mine, mut whoami) = (Vec::new(), Vec::new());
-    let (mut me_bytes, mut who_bytes) = (0, 0);
-    for _ in 0..READS {
-        let (t, n) = get(&client, &me_url).await;
-        mine.push(t);
-        me_bytes = n;
-        let (t, n) = get(&client, &who_url).await;
-        whoami.push(t);
-        who_bytes = n;
-    }
-    mine.sort();
-    whoami.sort();
+    let bytes = Cell::new((0, 0));
+    let [mine, whoami] = {
+        let (client, me_url, who_url, bytes) = (&client, me_url.as_str(), who_url.as_str(), &bytes);
+        Runs::of(READS)
+            .after_warmup(20)
+            .time(move |_| async move {
+                let (me, me_bytes) = get(client, me_url).await;
+                let (who, who_bytes) = get(client, who_url).await;
+                bytes.set((me_bytes, who_bytes));
+                [me, who]
+            })
+            .await
+    };
+    let (me_bytes, who_bytes) = bytes.get();
 
     // Favourite PUTs, disk and tmpfs in turn, each server one per PACE.
-    let (mut on_disk, mut on_tmpfs) = (Vec::new(), Vec::new());
     let puts_started = Instant::now();
-    for n in 0..PUTS {
-        let began = Instant::now();
-        // Recipes the seed left alone, so every PUT stores a new row.
-        on_disk.push(put_favourite(&client, &on, 2_001 + n).await);
-        on_tmpfs.push(put_favourite(&client, &on_shm, 2_001 + n).await);
-        if let Some(rest) = PACE.checked_sub(began.elapsed()) {
-            tokio::time::sleep(rest).await;
-        }
-    }
+    let [on_disk, on_tmpfs] = {
+        let (client, on, on_shm) = (&client, &on, &on_shm);
+        Runs::of(PUTS)
+            .paced(PACE)
+            .time(move |n| async move {
+                // Recipes the seed left alone, so every PUT stores a new row.
+                let id = 2_001 + n as u64;
+                [
+                    put_favourite(client, on, id).await,
+                    put_favourite(client, on_shm, id).await,
+                ]
+            })
+            .await
+    };
     let puts_took = puts_started.elapsed().as_secs_f64();
-    on_disk.sort();
-    on_tmpfs.sort();
 
     // GET /: every server in each round, the order rotating, so that drift in the
     // machine's load falls on all alike.
@@ -432,10 +377,10 @@ async fn measure(recipes: &Path) {
     let rss_delta = mib(peak[0] as i64 - peak[1] as i64);
     let rss_noise = mib(peak[2] as i64 - peak[1] as i64);
 
-    let (me50, me99) = (quantile(&mine, 0.5), quantile(&mine, 0.99));
-    let (who50, who99) = (quantile(&whoami, 0.5), quantile(&whoami, 0.99));
-    let (disk50, disk99) = (quantile(&on_disk, 0.5), quantile(&on_disk, 0.99));
-    let (shm50, shm99) = (quantile(&on_tmpfs, 0.5), quantile(&on_tmpfs, 0.99));
+    let (me50, me99) = (mine.ms(0.5), mine.ms(0.99));
+    let (who50, who99) = (whoami.ms(0.5), whoami.ms(0.99));
+    let (disk50, disk99) = (on_disk.ms(0.5), on_disk.ms(0.99));
+    let (shm50, shm99) = (on_tmpfs.ms(0.5), on_tmpfs.ms(0.99));
     // Within noise: no further from 1 than the control ever was from the same server.
     let spread = (noise_lo - 1.0).abs().max((noise_hi - 1.0).abs());
     let within = (on_off_median - 1.0).abs() <= spread;
@@ -460,10 +405,10 @@ async fn measure(recipes: &Path) {
     );
     println!(
         "| favourite `PUT`, p90 / max | {:.2} / {:.2} ms on disk | {:.2} / {:.2} ms on {shm_fs} | | | |",
-        quantile(&on_disk, 0.9),
-        quantile(&on_disk, 1.0),
-        quantile(&on_tmpfs, 0.9),
-        quantile(&on_tmpfs, 1.0)
+        on_disk.ms(0.9),
+        on_disk.max_ms(),
+        on_tmpfs.ms(0.9),
+        on_tmpfs.max_ms()
     );
     println!(
         "| favourite `PUT`, p99 of {PUTS} | {disk99:.2} ms on disk | {shm99:.2} ms on {shm_fs} | \

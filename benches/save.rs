@@ -11,8 +11,8 @@ mod common;
 #[path = "../tests/common/mod.rs"]
 mod server;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use common::http::{self, Readers};
+use common::timing::{Latencies, Runs};
 use std::time::{Duration, Instant};
 
 const READERS: usize = 2;
@@ -22,41 +22,19 @@ const SAVES: usize = 20;
 const PACE: Duration = Duration::from_millis(500);
 const QUERY: &str = "/api/recipes?q=lime";
 
-/// Searches as fast as `READERS` clients can until `stop`; returns answers per second.
-async fn readers(base: String, stop: Arc<AtomicBool>) -> f64 {
-    let done = Arc::new(AtomicU64::new(0));
-    let started = Instant::now();
-    let tasks: Vec<_> = (0..READERS)
-        .map(|_| {
-            let (url, stop, done) = (format!("{base}{QUERY}"), stop.clone(), done.clone());
-            tokio::spawn(async move {
-                let client = reqwest::Client::new();
-                while !stop.load(Ordering::Relaxed) {
-                    let r = client
-                        .get(&url)
-                        .header("accept-encoding", "br")
-                        .send()
-                        .await
-                        .unwrap();
-                    assert!(r.status().is_success());
-                    r.bytes().await.unwrap();
-                    done.fetch_add(1, Ordering::Relaxed);
-                }
-            })
-        })
-        .collect();
-    for t in tasks {
-        t.await.unwrap();
-    }
-    done.load(Ordering::Relaxed) as f64 / started.elapsed().as_secs_f64()
+/// `READERS` clients searching as fast as they can until stopped.
+fn readers(base: &str) -> Readers {
+    Readers::start(
+        &format!("{base}{QUERY}"),
+        READERS,
+        "br",
+        reqwest::Client::new,
+    )
 }
 
-/// One save, and the time until `/api/recipes?q=<its name>` finds it.
-async fn save_until_visible(
-    client: &reqwest::Client,
-    base: &str,
-    n: usize,
-) -> (Duration, Duration) {
+/// One save: the time until it is acknowledged, and until `/api/recipes?q=<its name>`
+/// finds it.
+async fn save_until_visible(client: &reqwest::Client, base: &str, n: usize) -> [Duration; 2] {
     let name = format!("Benchmark Fizz {n}");
     let body = serde_json::json!({
         "name": name,
@@ -74,28 +52,37 @@ async fn save_until_visible(
     assert_eq!(r.status(), reqwest::StatusCode::CREATED);
     let acked = started.elapsed();
     let search = format!("{base}/api/recipes?q=%22benchmark+fizz+{n}%22");
-    loop {
-        let found: Vec<serde_json::Value> = client
-            .get(&search)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if found.iter().any(|r| r["name"] == name.as_str()) {
-            return (acked, started.elapsed());
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "{name} never became visible"
-        );
-        tokio::time::sleep(Duration::from_millis(2)).await;
-    }
+    let (search, name) = (search.as_str(), name.as_str());
+    let never = format!("{name} never became visible");
+    let limit = Duration::from_secs(30);
+    http::until(
+        &never,
+        limit,
+        Duration::from_millis(2),
+        move || async move {
+            let found: Vec<serde_json::Value> = client
+                .get(search)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            found.iter().any(|r| r["name"] == name)
+        },
+    )
+    .await;
+    [acked, started.elapsed()]
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+/// `median … p90 … max …` of `times`, as the figures have always been printed.
+fn spread(times: &Latencies) -> String {
+    format!(
+        "median {:>6.1} ms  p90 {:>6.1} ms  max {:>6.1} ms",
+        times.ms(0.5),
+        times.ms(0.9),
+        times.max_ms()
+    )
 }
 
 fn main() {
@@ -128,21 +115,7 @@ fn main() {
         // Start-up compresses the collection at the best effort for seconds of a core:
         // wait for it (the JSON of all recipes comes compressed), or the window without
         // saves would be the slow one.
-        let started = Instant::now();
-        loop {
-            let r = client
-                .get(format!("{}/api/recipes", app.base))
-                .header("accept-encoding", "br")
-                .send()
-                .await
-                .unwrap();
-            if r.headers().contains_key("content-encoding") {
-                break;
-            }
-            // A debug build on a loaded 2-core machine can take minutes here.
-            assert!(started.elapsed() < Duration::from_secs(600), "start-up compression never ended");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        http::settled(&client, &[app.url("/api/recipes")]).await;
         // Warm up: the first save and searches settle the allocator.
         save_until_visible(&client, &app.base, 0).await;
         if !measuring {
@@ -150,55 +123,30 @@ fn main() {
             return;
         }
         let window = Duration::from_secs(5);
-        let stop = Arc::new(AtomicBool::new(false));
-        let quiet = tokio::spawn(readers(app.base.clone(), stop.clone()));
+        let quiet = readers(&app.base);
         tokio::time::sleep(window).await;
-        stop.store(true, Ordering::Relaxed);
-        let quiet = quiet.await.unwrap();
+        let quiet = quiet.stop().await;
 
-        let stop = Arc::new(AtomicBool::new(false));
-        let busy = tokio::spawn(readers(app.base.clone(), stop.clone()));
-        let (mut acks, mut visible) = (Vec::new(), Vec::new());
+        let busy = readers(&app.base);
         let started = Instant::now();
-        for n in 1..=SAVES {
-            let began = Instant::now();
-            let (ack, seen) = save_until_visible(&client, &app.base, n).await;
-            acks.push(ack);
-            visible.push(seen);
-            if let Some(rest) = PACE.checked_sub(began.elapsed()) {
-                tokio::time::sleep(rest).await;
-            }
-        }
+        let (client, base) = (&client, app.base.as_str());
+        let [acks, visible] = Runs::of(SAVES)
+            .paced(PACE)
+            .time(move |i| save_until_visible(client, base, i + 1))
+            .await;
         if started.elapsed() < window {
             tokio::time::sleep(window - started.elapsed()).await;
         }
-        stop.store(true, Ordering::Relaxed);
-        let busy = busy.await.unwrap();
-        acks.sort();
-        visible.sort();
+        let busy = busy.stop().await;
         println!(
             "save on 5,000 recipes, {SAVES} saves (one per {} ms at most) while {READERS} clients search {QUERY}:",
             PACE.as_millis()
         );
-        println!(
-            "  acknowledged  median {:>6.1} ms  p90 {:>6.1} ms  max {:>6.1} ms",
-            ms(percentile(&acks, 0.5)),
-            ms(percentile(&acks, 0.9)),
-            ms(*acks.last().unwrap())
-        );
-        println!(
-            "  visible       median {:>6.1} ms  p90 {:>6.1} ms  max {:>6.1} ms  (target: 300 ms)",
-            ms(percentile(&visible, 0.5)),
-            ms(percentile(&visible, 0.9)),
-            ms(*visible.last().unwrap())
-        );
+        println!("  acknowledged  {}", spread(&acks));
+        println!("  visible       {}  (target: 300 ms)", spread(&visible));
         println!(
             "  searches/s    without saves {quiet:.0}, during saves {busy:.0}: ratio {:.2}",
             busy / quiet
         );
     });
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }

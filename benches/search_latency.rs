@@ -18,13 +18,14 @@ mod common;
 use arc_swap::ArcSwap;
 use axum::body::Body;
 use axum::http::{Request, header};
+use common::timing::{Latencies, Runs, timed};
 use libations::metrics::Metrics;
 use libations::recipes::{Origin, Recipes};
 use libations::search::SearchQuery;
 use libations::web::{self, AppState, Assets, RequestLimits, Site};
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::SystemTime;
 use tower::ServiceExt;
 
 const PHONE: &str = "gzip, deflate, br";
@@ -39,20 +40,15 @@ struct Stats {
     max_ms: f64,
 }
 
-fn stats(what: &str, query: &'static str, hits: usize, mut times: Vec<Duration>) -> Stats {
-    times.sort_unstable();
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    // Nearest rank: the smallest time at least p of the runs do not exceed.
-    let pick =
-        |p: f64| ms(times[((p * times.len() as f64).ceil() as usize).clamp(1, times.len()) - 1]);
+fn stats(what: &str, query: &'static str, hits: usize, times: &Latencies) -> Stats {
     Stats {
         what: what.to_owned(),
         query,
         hits,
         runs: times.len(),
-        p50_ms: pick(0.50),
-        p99_ms: pick(0.99),
-        max_ms: times.last().map_or(0.0, |&d| ms(d)),
+        p50_ms: times.ms(0.50),
+        p99_ms: times.ms(0.99),
+        max_ms: times.max_ms(),
     }
 }
 
@@ -84,18 +80,23 @@ fn main() {
     site.compress();
     let site = Arc::new(site);
     let mut results = Vec::new();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    // The first tenth and one more are a warm-up.
+    let each = Runs::of(runs).after_warmup(runs / 10 + 1);
 
     for q in common::QUERIES {
         let hits = site.search(&SearchQuery::parse(q)).len();
-        let times = (0..runs + runs / 10 + 1)
-            .map(|_| {
-                let t = Instant::now();
-                black_box(site.search(&SearchQuery::parse(black_box(q))).len());
-                t.elapsed()
-            })
-            .skip(runs / 10 + 1)
-            .collect();
-        results.push(stats("index", q, hits, times));
+        let site = &site;
+        let [times] = runtime.block_on(each.time(move |_| async move {
+            let (took, found) =
+                timed(async { site.search(&SearchQuery::parse(black_box(q))).len() }).await;
+            black_box(found);
+            [took]
+        }));
+        results.push(stats("index", q, hits, &times));
     }
 
     let metrics = Arc::new(Metrics::new());
@@ -115,40 +116,32 @@ fn main() {
         guest_url: None,
         https: false,
     };
-    let app = web::app(state);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
+    let app = &web::app(state);
     for (what, path) in [("/api/recipes?q=", "/api/recipes"), ("/?q=", "/")] {
         for q in common::QUERIES {
-            let uri = format!("{path}?q={}", encode(q));
+            let uri = &format!("{path}?q={}", encode(q));
             let hits = site.search(&SearchQuery::parse(q)).len();
-            let times = (0..runs + runs / 10 + 1)
-                .map(|_| {
-                    let request = Request::get(&uri)
-                        .header(header::ACCEPT_ENCODING, PHONE)
-                        .body(Body::empty())
-                        .expect("a valid request");
-                    let t = Instant::now();
-                    let bytes = runtime.block_on(async {
-                        let response = app.clone().oneshot(request).await.expect("infallible");
-                        assert!(
-                            response.status().is_success(),
-                            "{uri}: {}",
-                            response.status()
-                        );
-                        axum::body::to_bytes(response.into_body(), usize::MAX)
-                            .await
-                            .expect("a body")
-                    });
-                    let elapsed = t.elapsed();
-                    black_box(bytes.len());
-                    elapsed
+            let [times] = runtime.block_on(each.time(move |_| async move {
+                let request = Request::get(uri)
+                    .header(header::ACCEPT_ENCODING, PHONE)
+                    .body(Body::empty())
+                    .expect("a valid request");
+                let (elapsed, bytes) = timed(async {
+                    let response = app.clone().oneshot(request).await.expect("infallible");
+                    assert!(
+                        response.status().is_success(),
+                        "{uri}: {}",
+                        response.status()
+                    );
+                    axum::body::to_bytes(response.into_body(), usize::MAX)
+                        .await
+                        .expect("a body")
                 })
-                .skip(runs / 10 + 1)
-                .collect();
-            results.push(stats(what, q, hits, times));
+                .await;
+                black_box(bytes.len());
+                [elapsed]
+            }));
+            results.push(stats(what, q, hits, &times));
         }
     }
 

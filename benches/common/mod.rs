@@ -1,4 +1,9 @@
-//! Shared by the criterion benches: the 5,000-recipe collection from `../shared/data`.
+//! Shared by the benches, so that each says only what it measures: the collections from
+//! `../shared/data` (here), the one timing loop and its percentiles ([`timing`]), and the
+//! request loops against the real binary ([`http`]).
+
+pub mod http;
+pub mod timing;
 
 use std::path::PathBuf;
 
