@@ -95,8 +95,8 @@ fn own_strengths(home: &web::HouseholdDoor) -> strength::Household {
     let Some(db) = home.db() else {
         return strength::Household::new();
     };
-    match db.strengths() {
-        Ok(own) => web::strengths_table(own),
+    match db.strength_table() {
+        Ok(table) => table,
         Err(e) => {
             tracing::warn!("the household's strengths could not be read: {e}");
             strength::Household::new()

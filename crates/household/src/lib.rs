@@ -31,7 +31,7 @@
 //! Crate `libations-household`: it may use libations-model (the `use`s below name the rooms).
 
 // The rooms of other crates this one uses, under the names the code knows them by.
-use libations_model::{ingredients, search, strict_json, text};
+use libations_model::{ingredients, search, strength, strict_json, text};
 
 mod backup;
 mod budget;

@@ -96,6 +96,16 @@ pub(super) fn put(
 
 impl Household {
     /// The household's strengths, by name.
+    /// The household's own strengths as a collection is worked out with them: shelf name →
+    /// % ABV (`web::Site::new` takes it).
+    pub fn strength_table(&self) -> Result<crate::strength::Household> {
+        Ok(self
+            .strengths()?
+            .into_iter()
+            .map(|s| (s.name, s.abv))
+            .collect())
+    }
+
     pub fn strengths(&self) -> Result<Vec<OwnStrength>> {
         let db = self.db();
         let mut stmt = db.prepare_cached(

@@ -50,7 +50,6 @@ pub use guard::gate::HeavyGate;
 pub use guard::host::AllowedHosts;
 pub use guard::limits::{BUFFERED_BODY_BYTES, RequestLimits};
 pub use guest_port::guest_port;
-pub use handlers::bar::table as strengths_table;
 pub use router::for_hosts;
 pub use router::{Registered, app, guests, registered};
 pub use site::{Assets, PublishError, Publisher, Site, SiteError};

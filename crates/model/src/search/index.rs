@@ -2,7 +2,7 @@
 //! run over them (terms where words start, names first, the personal terms from an
 //! [`Asker`](super::Asker)).
 
-use super::*;
+use super::{Asker, Field, SearchQuery, Sort, Term};
 use crate::ingredients::Needs;
 use crate::recipes::{Recipe, Recipes};
 use crate::strength::Strengths;

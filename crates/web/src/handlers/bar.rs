@@ -101,14 +101,19 @@ pub(crate) async fn upload(
         .map_err(WebError::from)?;
     let backup = Backup::from_slice(&body.bytes).map_err(WebError::from)?;
     let recipes = publisher.site().load().recipes().clone();
-    let (taken, own) = household_call(db, move |db| {
+    let (taken, table) = household_call(db, move |db| {
         let highest = highest_id_ever(&recipes)?;
-        Ok((db.import(&backup, highest)?, db.strengths()?))
+        let taken = db.import(&backup, highest)?;
+        // The household's strengths may have changed: every figure is worked out again.
+        let table = match taken.strengths > 0 {
+            true => Some(db.strength_table()?),
+            false => None,
+        };
+        Ok((taken, table))
     })
     .await?;
-    if taken.strengths > 0 {
-        // The household's strengths may have changed: every figure is worked out again.
-        publisher.strengths(table(own)).await?;
+    if let Some(table) = table {
+        publisher.strengths(table).await?;
     }
     Ok(personal(serde_json::to_value(&taken)?).into_response())
 }
@@ -168,16 +173,11 @@ pub(crate) async fn change_strength(
     editing::json_body(&headers, "the strength")?;
     let change: StrengthChange = super::body::typed(&bytes)?;
     let writer = db.clone();
-    let own = household_call(writer, move |db| {
+    let table = household_call(writer, move |db| {
         db.set_strength(&person, &change.name, change.abv, change.at)?;
-        db.strengths()
+        db.strength_table()
     })
     .await?;
-    publisher.strengths(table(own)).await?;
+    publisher.strengths(table).await?;
     strengths_answer(db, true).await
-}
-
-/// The household's own strengths as the strength tables take them: name → % ABV.
-pub fn table(own: Vec<crate::household::OwnStrength>) -> crate::strength::Household {
-    own.into_iter().map(|s| (s.name, s.abv)).collect()
 }
