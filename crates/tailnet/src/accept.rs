@@ -43,7 +43,7 @@ use tokio::sync::watch;
 /// Connection fds received per `recvmsg`. Linux delivers one SCM_RIGHTS
 /// message per call for stream sockets, but leave room in case several are
 /// coalesced; a truncated control message would leak fds into the void.
-pub const MAX_FDS_PER_MSG: usize = 16;
+pub(crate) const MAX_FDS_PER_MSG: usize = 16;
 
 /// A tailnet TCP listener. Dropping it closes our end of the socketpair,
 /// which makes libtailscale close the tailnet listener too.
@@ -61,7 +61,11 @@ impl Listener {
     /// Wraps the fd returned by `tailscale_listen`.
     ///
     /// Must be called from within a tokio runtime.
-    pub fn from_fd(fd: OwnedFd, port: u16, node_closed: watch::Receiver<bool>) -> io::Result<Self> {
+    pub(crate) fn from_fd(
+        fd: OwnedFd,
+        port: u16,
+        node_closed: watch::Receiver<bool>,
+    ) -> io::Result<Self> {
         set_nonblocking(fd.as_raw_fd())?;
         // SAFETY: an OwnedFd stays open and keeps returning the same fd until
         // the AsyncFd that owns it is dropped.
@@ -76,7 +80,7 @@ impl Listener {
     }
 
     /// The tailnet port this listener was opened on.
-    pub fn port(&self) -> u16 {
+    pub(crate) fn port(&self) -> u16 {
         self.port
     }
 
@@ -85,7 +89,7 @@ impl Listener {
     /// Returns `Ok(None)` once the node has been closed or the listener was
     /// closed on the Tailscale side; callers should stop accepting then.
     /// Safe to call concurrently from several tasks.
-    pub async fn accept(&self) -> io::Result<Option<UnixStream>> {
+    pub(crate) async fn accept(&self) -> io::Result<Option<UnixStream>> {
         let mut closed = self.node_closed.clone();
         loop {
             if *closed.borrow_and_update() {
@@ -125,14 +129,14 @@ impl Listener {
         }
     }
 
-    pub fn pop_pending(&self) -> Option<OwnedFd> {
+    pub(crate) fn pop_pending(&self) -> Option<OwnedFd> {
         match self.pending.lock() {
             Ok(mut q) => q.pop_front(),
             Err(poisoned) => poisoned.into_inner().pop_front(),
         }
     }
 
-    pub fn push_pending(&self, fds: Vec<OwnedFd>) {
+    pub(crate) fn push_pending(&self, fds: Vec<OwnedFd>) {
         let mut q = match self.pending.lock() {
             Ok(q) => q,
             Err(poisoned) => poisoned.into_inner(),
@@ -141,12 +145,12 @@ impl Listener {
     }
 }
 
-pub enum Received {
+pub(crate) enum Received {
     Closed,
     Fds(Vec<OwnedFd>),
 }
 
-pub fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+pub(crate) fn set_nonblocking(fd: RawFd) -> io::Result<()> {
     // SAFETY: fcntl on an fd we own; no memory is passed.
     let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
     if flags < 0 {
@@ -159,13 +163,13 @@ pub fn set_nonblocking(fd: RawFd) -> io::Result<()> {
     Ok(())
 }
 
-pub fn into_stream(fd: OwnedFd) -> io::Result<UnixStream> {
+pub(crate) fn into_stream(fd: OwnedFd) -> io::Result<UnixStream> {
     set_nonblocking(fd.as_raw_fd())?;
     UnixStream::from_std(std::os::unix::net::UnixStream::from(fd))
 }
 
 /// One non-blocking `recvmsg` on the listener socket.
-pub fn recv_fds(sock: RawFd) -> io::Result<Received> {
+pub(crate) fn recv_fds(sock: RawFd) -> io::Result<Received> {
     // Go sends exactly one dummy byte with each descriptor. Reading one byte
     // at a time keeps data and descriptors in step.
     let mut data = [0u8; 1];

@@ -23,13 +23,13 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 
 /// The file in which tsnet keeps the node's keys and login; its presence means "a node".
-pub const STATE_FILE: &str = "tailscaled.state";
+pub(crate) const STATE_FILE: &str = "tailscaled.state";
 
 /// The Go original's directory name: tsnet's `tsnet-<program name>`.
-pub const GO_DIR: &str = "tsnet-libations";
+pub(crate) const GO_DIR: &str = "tsnet-libations";
 
 /// The Go original's state directory under its NixOS module.
-pub const GO_NIXOS_DIR: &str = "/var/lib/libations/tsnet-libations";
+pub(crate) const GO_NIXOS_DIR: &str = "/var/lib/libations/tsnet-libations";
 
 /// Why the original's state could not be copied. Starting anyway would register a new
 /// node under a new name, so this stops the start instead.
@@ -66,19 +66,19 @@ pub enum Outcome {
 /// A node copied in.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Adopted {
-    pub from: PathBuf,
+    pub(crate) from: PathBuf,
     /// The node's name as saved in its state; `None` when it could not be read.
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// Files copied, relative to `from`, the state file last.
-    pub files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
     /// Entries that are neither files nor directories (symbolic links, sockets), left out.
-    pub skipped: Vec<PathBuf>,
+    pub(crate) skipped: Vec<PathBuf>,
 }
 
 /// Where the Go original may have kept its state, in the order they are tried: inside our
 /// own state directory (its NixOS module's layout), `$XDG_CONFIG_HOME` (only when absolute,
 /// as Go's `os.UserConfigDir` requires), `~/.config`, and the NixOS module's path.
-pub fn candidates(state_dir: &Path, env: impl Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
+pub(crate) fn candidates(state_dir: &Path, env: impl Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
     let var = |name| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
     let mut dirs = vec![state_dir.join(GO_DIR)];
     let config = match var("XDG_CONFIG_HOME") {
@@ -98,7 +98,7 @@ pub fn candidates(state_dir: &Path, env: impl Fn(&str) -> Option<OsString>) -> V
 
 /// Copies the first candidate holding a node named `hostname` (or whose name cannot be
 /// read) into `state_dir`, if `state_dir` holds no node yet.
-pub fn adopt(
+pub(crate) fn adopt(
     state_dir: &Path,
     candidates: &[PathBuf],
     hostname: &str,
@@ -149,7 +149,7 @@ pub fn adopt(
 
 /// The node's name saved in a tsnet state file: a JSON object of base64 values, in which
 /// `_current-profile` names the key holding the node's preferences (with `Hostname`).
-pub fn node_name(state_file: &Path) -> Option<String> {
+pub(crate) fn node_name(state_file: &Path) -> Option<String> {
     let text = fs::read(state_file).ok()?;
     let keys: std::collections::HashMap<String, serde_json::Value> =
         serde_json::from_slice(&text).ok()?;
@@ -215,18 +215,18 @@ pub fn adopt_go_state(state_dir: &Path, hostname: &str) -> Result<Outcome, Adopt
     Ok(outcome)
 }
 
-pub type CopyResult = Result<(), (PathBuf, io::Error)>;
+pub(crate) type CopyResult = Result<(), (PathBuf, io::Error)>;
 
 /// Paths relative to the directory copied.
 #[derive(Default)]
-pub struct Copied {
+pub(crate) struct Copied {
     files: Vec<PathBuf>,
     skipped: Vec<PathBuf>,
 }
 
 /// Copies the directory `from/rel` into `to/rel`, every file but the top-level state file;
 /// directories private (0700), files keeping their mode (at most 0700).
-pub fn copy_tree(from: &Path, to: &Path, rel: &Path, copied: &mut Copied) -> CopyResult {
+pub(crate) fn copy_tree(from: &Path, to: &Path, rel: &Path, copied: &mut Copied) -> CopyResult {
     let src = from.join(rel);
     let dst = to.join(rel);
     let at = |p: &Path| {
@@ -258,7 +258,7 @@ pub fn copy_tree(from: &Path, to: &Path, rel: &Path, copied: &mut Copied) -> Cop
     Ok(())
 }
 
-pub fn copy_file(src: &Path, dst: &Path) -> CopyResult {
+pub(crate) fn copy_file(src: &Path, dst: &Path) -> CopyResult {
     let mode = fs::metadata(src)
         .map_err(|e| (src.to_owned(), e))?
         .permissions()

@@ -20,24 +20,24 @@ use super::localapi::LocalApi;
 use super::{Result, TailnetError};
 
 /// How often the refresh task asks Tailscale for the current certificate.
-pub const DEFAULT_REFRESH_INTERVAL: Duration = Duration::from_secs(6 * 3600);
+pub(crate) const DEFAULT_REFRESH_INTERVAL: Duration = Duration::from_secs(6 * 3600);
 /// Retry delay after a failed refresh.
-pub const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(10 * 60);
+pub(crate) const RETRY_AFTER_FAILURE: Duration = Duration::from_secs(10 * 60);
 /// Ask for a synchronous renewal once less than this much validity is left
 /// (capped at a third of the certificate's lifetime, so short-lived certs do
 /// not trigger a new issuance on every refresh).
-pub const RENEW_BEFORE: Duration = Duration::from_secs(14 * 24 * 3600);
+pub(crate) const RENEW_BEFORE: Duration = Duration::from_secs(14 * 24 * 3600);
 
 /// A certificate as served: the rustls key plus its validity window.
 #[derive(Debug)]
-pub struct Current {
+pub(crate) struct Current {
     key: Arc<CertifiedKey>,
     not_before: SystemTime,
     not_after: SystemTime,
 }
 
 #[derive(Debug)]
-pub struct Inner {
+pub(crate) struct Inner {
     domain: String,
     api: LocalApi,
     provider: Arc<CryptoProvider>,
@@ -58,7 +58,7 @@ impl CertStore {
     /// Fetches the certificate for the node's name (`CertDomains[0]` from the
     /// LocalAPI status). Fails with [`TailnetError::NoCertDomain`] if the
     /// tailnet has HTTPS certificates or MagicDNS turned off.
-    pub async fn fetch(api: LocalApi, provider: Arc<CryptoProvider>) -> Result<CertStore> {
+    pub(crate) async fn fetch(api: LocalApi, provider: Arc<CryptoProvider>) -> Result<CertStore> {
         let status = api.status().await?;
         let domain = status
             .cert_domains
@@ -69,7 +69,7 @@ impl CertStore {
     }
 
     /// Like [`CertStore::fetch`] for a known domain.
-    pub async fn fetch_for(
+    pub(crate) async fn fetch_for(
         api: LocalApi,
         provider: Arc<CryptoProvider>,
         domain: String,
@@ -93,12 +93,12 @@ impl CertStore {
     }
 
     /// The name the certificate is for (the node's full MagicDNS name).
-    pub fn domain(&self) -> &str {
+    pub(crate) fn domain(&self) -> &str {
         &self.inner.domain
     }
 
     /// The certificate currently served.
-    pub fn current(&self) -> Arc<CertifiedKey> {
+    pub(crate) fn current(&self) -> Arc<CertifiedKey> {
         match self.inner.current.read() {
             Ok(c) => c.key.clone(),
             Err(poisoned) => poisoned.into_inner().key.clone(),
@@ -106,7 +106,7 @@ impl CertStore {
     }
 
     /// When the certificate currently served expires.
-    pub fn not_after(&self) -> SystemTime {
+    pub(crate) fn not_after(&self) -> SystemTime {
         match self.inner.current.read() {
             Ok(c) => c.not_after,
             Err(poisoned) => poisoned.into_inner().not_after,
@@ -116,7 +116,7 @@ impl CertStore {
     /// Asks Tailscale for the certificate again and swaps it in if it
     /// changed. Returns whether it changed. On error the old certificate
     /// stays in place.
-    pub async fn refresh(&self) -> Result<bool> {
+    pub(crate) async fn refresh(&self) -> Result<bool> {
         let min_validity = {
             let c = match self.inner.current.read() {
                 Ok(c) => (c.not_before, c.not_after),
@@ -154,7 +154,7 @@ impl CertStore {
 
     /// Spawns the background refresh loop, keeping the expiry and failure metrics current.
     /// Abort the handle to stop it.
-    pub fn spawn_refresh(
+    pub(crate) fn spawn_refresh(
         &self,
         interval: Duration,
         metrics: Arc<crate::metrics::Metrics>,
@@ -184,7 +184,7 @@ impl CertStore {
     }
 
     /// A rustls server config using this store, offering HTTP/2 and HTTP/1.1.
-    pub fn server_config(&self) -> Result<Arc<rustls::ServerConfig>> {
+    pub(crate) fn server_config(&self) -> Result<Arc<rustls::ServerConfig>> {
         let mut cfg = rustls::ServerConfig::builder_with_provider(self.inner.provider.clone())
             .with_safe_default_protocol_versions()
             .map_err(|e| TailnetError::BadCertificate {
@@ -206,7 +206,7 @@ impl ResolvesServerCert for CertStore {
 
 /// `Some(min_validity)` when the held certificate is close enough to expiry
 /// that Tailscale should renew synchronously.
-pub fn renewal_demand(
+pub(crate) fn renewal_demand(
     not_before: SystemTime,
     not_after: SystemTime,
     now: SystemTime,
@@ -217,12 +217,12 @@ pub fn renewal_demand(
     (left < threshold).then_some(threshold)
 }
 
-pub fn unix_seconds(t: SystemTime) -> i64 {
+pub(crate) fn unix_seconds(t: SystemTime) -> i64 {
     t.duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
 }
 
-pub fn days_left(t: SystemTime) -> i64 {
+pub(crate) fn days_left(t: SystemTime) -> i64 {
     match t.duration_since(SystemTime::now()) {
         Ok(d) => (d.as_secs() / 86400) as i64,
         Err(e) => -((e.duration().as_secs() / 86400) as i64),
@@ -231,7 +231,7 @@ pub fn days_left(t: SystemTime) -> i64 {
 
 /// Parses LocalAPI's `type=pair` body: key PEM (SEC1 "EC PRIVATE KEY" from
 /// Tailscale, but any PEM key type is accepted) followed by the chain PEM.
-pub fn parse_pair(domain: &str, pem: &[u8], provider: &CryptoProvider) -> Result<Current> {
+pub(crate) fn parse_pair(domain: &str, pem: &[u8], provider: &CryptoProvider) -> Result<Current> {
     let bad = |reason: String| TailnetError::BadCertificate {
         domain: domain.to_owned(),
         reason,
@@ -257,7 +257,7 @@ pub fn parse_pair(domain: &str, pem: &[u8], provider: &CryptoProvider) -> Result
 }
 
 /// The leaf's validity window.
-pub fn validity(
+pub(crate) fn validity(
     leaf: &CertificateDer<'_>,
 ) -> std::result::Result<(SystemTime, SystemTime), String> {
     let (_, cert) =

@@ -17,27 +17,27 @@ use std::time::Duration;
 #[derive(Default)]
 pub(crate) struct FakeNode {
     /// The serve config and the number its ETag is made from.
-    pub config: Mutex<(Value, u64)>,
+    pub(crate) config: Mutex<(Value, u64)>,
     /// `If-Match` of every POST, in order.
-    pub posted_etags: Mutex<Vec<String>>,
+    pub(crate) posted_etags: Mutex<Vec<String>>,
     /// POSTs still to answer 412 as if someone else changed the config first.
-    pub conflicts: AtomicUsize,
+    pub(crate) conflicts: AtomicUsize,
     /// POSTs answer 500.
-    pub refuse: AtomicBool,
+    pub(crate) refuse: AtomicBool,
     /// POSTs answer 200 and keep the old config.
-    pub ignore: AtomicBool,
+    pub(crate) ignore: AtomicBool,
     /// The WhoIs answer body; `None` answers 404.
-    pub whois: Mutex<Option<Value>>,
+    pub(crate) whois: Mutex<Option<Value>>,
     /// WhoIs answers 500.
-    pub whois_fails: AtomicBool,
+    pub(crate) whois_fails: AtomicBool,
     /// WhoIs waits this long first.
-    pub whois_delay: Mutex<Duration>,
-    pub whois_calls: AtomicUsize,
+    pub(crate) whois_delay: Mutex<Duration>,
+    pub(crate) whois_calls: AtomicUsize,
 }
 
 impl FakeNode {
     /// Serves the fake on a loopback port and returns a client for it.
-    pub(crate) async fn start(self: &Arc<FakeNode>) -> LocalApi {
+    pub async fn start(self: &Arc<FakeNode>) -> LocalApi {
         let app = Router::new()
             .route(
                 "/localapi/v0/serve-config",

@@ -30,18 +30,18 @@ use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 
 /// Attempts at replacing the serve config when someone else changes it meanwhile (412).
-pub const ATTEMPTS: usize = 5;
+pub(crate) const ATTEMPTS: usize = 5;
 
 /// A loopback listener the node forwards one tailnet port to.
-pub struct Forwarded {
+pub(crate) struct Forwarded {
     pub listener: TcpListener,
-    pub local: SocketAddr,
-    pub port: u16,
+    pub(crate) local: SocketAddr,
+    pub(crate) port: u16,
 }
 
 impl Forwarded {
     /// Listens on a free loopback port for tailnet port `port`.
-    pub async fn bind(port: u16) -> Result<Forwarded> {
+    pub(crate) async fn bind(port: u16) -> Result<Forwarded> {
         let failed = |source| TailnetError::Listen { port, source };
         let listener = TcpListener::bind("127.0.0.1:0").await.map_err(failed)?;
         let local = listener.local_addr().map_err(failed)?;
@@ -57,7 +57,7 @@ impl Forwarded {
 /// header, lets Funnel in to `funnel` (`<name>:<port>`) when given, and nothing else: a
 /// Funnel entry that is not asked for is never there, so the node refuses Funnel
 /// connections to every other port (:443 and :80 above all).
-pub fn config(ports: &[(u16, SocketAddr)], funnel: Option<&str>) -> Value {
+pub(crate) fn config(ports: &[(u16, SocketAddr)], funnel: Option<&str>) -> Value {
     let tcp: serde_json::Map<String, Value> = ports
         .iter()
         .map(|(port, to)| {
@@ -72,7 +72,7 @@ pub fn config(ports: &[(u16, SocketAddr)], funnel: Option<&str>) -> Value {
 }
 
 /// Whether `config` lets Funnel in anywhere.
-pub fn has_funnel(config: &Value) -> bool {
+pub(crate) fn has_funnel(config: &Value) -> bool {
     config
         .get("AllowFunnel")
         .and_then(Value::as_object)
@@ -80,14 +80,14 @@ pub fn has_funnel(config: &Value) -> bool {
 }
 
 /// What of a serve config we set and check: the TCP handlers and the Funnel entries.
-pub fn checked_part(config: &Value) -> (Option<&Value>, Option<&Value>) {
+pub(crate) fn checked_part(config: &Value) -> (Option<&Value>, Option<&Value>) {
     let funnel = config.get("AllowFunnel").filter(|_| has_funnel(config));
     (config.get("TCP"), funnel)
 }
 
 /// Makes `wanted` the node's serve config, replacing whatever is there (a stale one from
 /// an earlier run included, with any Funnel entry it had), and checks that it took.
-pub async fn apply(api: &LocalApi, wanted: &Value) -> Result<()> {
+pub(crate) async fn apply(api: &LocalApi, wanted: &Value) -> Result<()> {
     for _ in 0..ATTEMPTS {
         let (current, etag) = api.serve_config().await?;
         if current
@@ -118,7 +118,7 @@ pub async fn apply(api: &LocalApi, wanted: &Value) -> Result<()> {
 
 /// Hands each forwarded connection to `connections`: checked, its PROXY header read, then
 /// through TLS when given an acceptor. All of it inside the connection's first deadline.
-pub async fn accept_loop(
+pub(crate) async fn accept_loop(
     forwarded: Forwarded,
     connections: Connections,
     tls: Option<tokio_rustls::TlsAcceptor>,

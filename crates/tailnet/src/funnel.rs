@@ -15,17 +15,17 @@ use super::LocalApi;
 use super::localapi::SelfStatus;
 
 /// The one port open to Funnel (Funnel allows 443, 8443 and 10000; 443 is the app's).
-pub const PORT: u16 = 8443;
+pub(crate) const PORT: u16 = 8443;
 
 /// The node attribute a tailnet policy gives a node to let it use Funnel.
-pub const FUNNEL: &str = "funnel";
+pub(crate) const FUNNEL: &str = "funnel";
 /// HTTPS certificates, which Funnel needs too.
-pub const HTTPS: &str = "https";
+pub(crate) const HTTPS: &str = "https";
 /// The node attribute that says which ports Funnel may use: `<this>?ports=443,8443,…`.
-pub const FUNNEL_PORTS: &str = "https://tailscale.com/cap/funnel-ports";
+pub(crate) const FUNNEL_PORTS: &str = "https://tailscale.com/cap/funnel-ports";
 
 /// `<name>:8443`: what the serve config's `AllowFunnel` lists.
-pub fn target(domain: &str) -> String {
+pub(crate) fn target(domain: &str) -> String {
     format!("{domain}:{PORT}")
 }
 
@@ -39,7 +39,7 @@ pub fn guest_url(domain: &str) -> String {
 /// (`ipn.CheckFunnelAccess`): HTTPS, the `funnel` attribute, and the port among the
 /// `funnel-ports` attribute's. The names are read from `CapMap` and from the older
 /// `Capabilities` list alike.
-pub fn refusal(node: &SelfStatus) -> Option<String> {
+pub(crate) fn refusal(node: &SelfStatus) -> Option<String> {
     let names = || {
         node.cap_map
             .keys()
@@ -67,7 +67,7 @@ pub fn refusal(node: &SelfStatus) -> Option<String> {
 }
 
 /// Whether `port` is in a list such as `443,8443,10000-10010`.
-pub fn port_listed(list: &str, port: u16) -> bool {
+pub(crate) fn port_listed(list: &str, port: u16) -> bool {
     list.split(',').any(|item| match item.split_once('-') {
         None => item.trim().parse() == Ok(port),
         Some((first, last)) => match (first.trim().parse(), last.trim().parse()) {
@@ -79,7 +79,7 @@ pub fn port_listed(list: &str, port: u16) -> bool {
 
 /// Logs a warning when the node's capabilities say the tailnet will not let guests reach
 /// it, then the public address.
-pub async fn announce(api: &LocalApi, domain: &str) {
+pub(crate) async fn announce(api: &LocalApi, domain: &str) {
     let url = guest_url(domain);
     match api.status().await {
         Ok(status) => {

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Where one tailnet port's connections arrive.
-pub enum Intake {
+pub(crate) enum Intake {
     /// Through the serve config: who sent each connection is known.
     Forwarded(Forwarded),
     /// libtailscale's own listener: nobody is known.
@@ -25,7 +25,7 @@ pub enum Intake {
 
 impl Intake {
     /// Accepts and serves until shutdown starts or the listener closes.
-    pub async fn serve(
+    pub(crate) async fn serve(
         self,
         connections: Connections,
         tls: Option<tokio_rustls::TlsAcceptor>,
@@ -42,7 +42,7 @@ impl Intake {
 
 /// Opens the tailnet ports one at a time (:80 at once, :443 once there is a certificate),
 /// through the serve config while that works, on libtailscale's listeners after it fails.
-pub struct Intakes {
+pub(crate) struct Intakes {
     api: super::LocalApi,
     metrics: Arc<Metrics>,
     /// Ports forwarded so far, with their loopback addresses; `None` once forwarding is off.
@@ -74,7 +74,7 @@ impl Intakes {
 
     /// Starts taking connections for tailnet `port`: forwarded, or from `direct()` (the
     /// node's own listener) when forwarding is off or the serve config cannot be set.
-    pub async fn open<F>(&mut self, port: u16, direct: impl FnOnce() -> F) -> Result<Intake>
+    pub(crate) async fn open<F>(&mut self, port: u16, direct: impl FnOnce() -> F) -> Result<Intake>
     where
         F: std::future::Future<Output = Result<Listener>>,
     {
@@ -100,7 +100,11 @@ impl Intakes {
     /// others, and the serve config's one `AllowFunnel` entry. `Ok(None)` when forwarding is
     /// off (`--tailnet-listener socketpair`, or an earlier port fell back) or the node
     /// refuses the config; then the port is not served and nothing lets Funnel in.
-    pub async fn open_funnel(&mut self, port: u16, target: &str) -> Result<Option<Forwarded>> {
+    pub(crate) async fn open_funnel(
+        &mut self,
+        port: u16,
+        target: &str,
+    ) -> Result<Option<Forwarded>> {
         if self.forwarded.is_none() {
             tracing::error!(target: "libations::tailnet", port, "the guests' menu is not served through Funnel: Funnel reaches the app only through the node's serve config, and tailnet connections are not forwarded (--tailnet-listener socketpair, or the serve config could not be set)");
             return Ok(None);

@@ -31,7 +31,7 @@ use super::{Result, TailnetError};
 
 /// Largest LocalAPI response we accept (status with many peers can be big;
 /// certificates are a few KiB).
-pub const MAX_BODY: usize = 8 << 20;
+pub(crate) const MAX_BODY: usize = 8 << 20;
 
 /// Handle for the node's LocalAPI. Cheap to clone.
 #[derive(Clone)]
@@ -52,45 +52,45 @@ impl std::fmt::Debug for LocalApi {
 /// The parts of `ipnstate.Status` we use. Field names follow Go's JSON.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct Status {
+pub(crate) struct Status {
     /// "NoState", "NeedsLogin", "NeedsMachineAuth", "Stopped", "Starting", "Running".
     #[serde(default)]
-    pub backend_state: String,
+    pub(crate) backend_state: String,
     /// Login URL while the node waits for someone to add it to a tailnet.
     #[serde(default, rename = "AuthURL")]
-    pub auth_url: String,
+    pub(crate) auth_url: String,
     #[serde(default, rename = "TailscaleIPs", deserialize_with = "null_as_default")]
-    pub tailscale_ips: Vec<String>,
+    pub(crate) tailscale_ips: Vec<String>,
     #[serde(default, rename = "Self")]
-    pub self_status: Option<SelfStatus>,
+    pub(crate) self_status: Option<SelfStatus>,
     /// Names this node may get certificates for; empty unless the tailnet
     /// has MagicDNS and HTTPS certificates enabled.
     #[serde(default, deserialize_with = "null_as_default")]
-    pub cert_domains: Vec<String>,
+    pub(crate) cert_domains: Vec<String>,
     /// Health warnings from the node, human readable.
     #[serde(default, deserialize_with = "null_as_default")]
-    pub health: Vec<String>,
+    pub(crate) health: Vec<String>,
 }
 
 /// `Status.Self`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct SelfStatus {
+pub(crate) struct SelfStatus {
     /// Fully-qualified MagicDNS name with a trailing dot.
     #[serde(default, rename = "DNSName")]
-    pub dns_name: String,
+    pub(crate) dns_name: String,
     /// The node's capabilities (node attributes from the tailnet policy, such as `funnel`),
     /// each with its values (often none).
     #[serde(default, deserialize_with = "null_as_default")]
-    pub cap_map: std::collections::HashMap<String, serde_json::Value>,
+    pub(crate) cap_map: std::collections::HashMap<String, serde_json::Value>,
     /// The same names in the older list form (kept by Tailscale for old readers).
     #[serde(default, deserialize_with = "null_as_default")]
-    pub capabilities: Vec<String>,
+    pub(crate) capabilities: Vec<String>,
 }
 
 impl Status {
     /// The node's MagicDNS name without the trailing dot, if it has one.
-    pub fn dns_name(&self) -> Option<&str> {
+    pub(crate) fn dns_name(&self) -> Option<&str> {
         self.self_status
             .as_ref()
             .map(|s| s.dns_name.trim_end_matches('.'))
@@ -99,7 +99,7 @@ impl Status {
 }
 
 /// Go encodes empty slices as `null`; treat that like an empty list.
-pub fn null_as_default<'de, D, T>(d: D) -> std::result::Result<T, D::Error>
+pub(crate) fn null_as_default<'de, D, T>(d: D) -> std::result::Result<T, D::Error>
 where
     D: serde::Deserializer<'de>,
     T: Default + Deserialize<'de>,
@@ -118,7 +118,7 @@ impl LocalApi {
     }
 
     /// `GET /localapi/v0/status` without the peer list.
-    pub async fn status(&self) -> Result<Status> {
+    pub(crate) async fn status(&self) -> Result<Status> {
         let path = "/localapi/v0/status?peers=false";
         let body = self.get(path, Duration::from_secs(10)).await?;
         serde_json::from_slice(&body).map_err(|source| TailnetError::LocalApiJson {
@@ -134,7 +134,11 @@ impl LocalApi {
     /// certificate expires sooner than that; without it, it returns the
     /// cached certificate and renews in the background when due. The first
     /// call for a domain runs the whole ACME exchange, hence the long timeout.
-    pub async fn cert_pair(&self, domain: &str, min_validity: Option<Duration>) -> Result<Bytes> {
+    pub(crate) async fn cert_pair(
+        &self,
+        domain: &str,
+        min_validity: Option<Duration>,
+    ) -> Result<Bytes> {
         if domain.is_empty()
             || !domain
                 .bytes()
@@ -150,7 +154,7 @@ impl LocalApi {
     }
 
     /// One GET request; returns the body of a 2xx response.
-    pub async fn get(&self, path: &str, timeout: Duration) -> Result<Bytes> {
+    pub(crate) async fn get(&self, path: &str, timeout: Duration) -> Result<Bytes> {
         let reply = self.call(Method::GET, path, None, None, timeout).await?;
         reply.ok(path)
     }
@@ -236,7 +240,7 @@ impl LocalApi {
 
     /// `GET /localapi/v0/serve-config`: the node's serve config and its ETag, which a
     /// change must present (`If-Match`) so that it cannot overwrite one it did not see.
-    pub async fn serve_config(&self) -> Result<(serde_json::Value, String)> {
+    pub(crate) async fn serve_config(&self) -> Result<(serde_json::Value, String)> {
         let path = "/localapi/v0/serve-config";
         let reply = self
             .call(Method::GET, path, None, None, Duration::from_secs(10))
@@ -253,7 +257,11 @@ impl LocalApi {
 
     /// `POST /localapi/v0/serve-config` with `If-Match: etag`. `Ok(false)` when the config
     /// changed since `etag` was read (412): read it again and retry.
-    pub async fn set_serve_config(&self, config: &serde_json::Value, etag: &str) -> Result<bool> {
+    pub(crate) async fn set_serve_config(
+        &self,
+        config: &serde_json::Value,
+        etag: &str,
+    ) -> Result<bool> {
         let path = "/localapi/v0/serve-config";
         let body = Bytes::from(config.to_string());
         let reply = self
@@ -273,7 +281,11 @@ impl LocalApi {
 
     /// `GET /localapi/v0/whois?addr=<ip>`: who owns a tailnet address, and what the
     /// tailnet policy grants them. `Ok(None)` when the address is no peer of ours (404).
-    pub async fn whois(&self, ip: std::net::IpAddr, timeout: Duration) -> Result<Option<WhoIs>> {
+    pub(crate) async fn whois(
+        &self,
+        ip: std::net::IpAddr,
+        timeout: Duration,
+    ) -> Result<Option<WhoIs>> {
         let path = format!("/localapi/v0/whois?addr={ip}");
         let reply = self.call(Method::GET, &path, None, None, timeout).await?;
         if reply.status == StatusCode::NOT_FOUND {
@@ -287,7 +299,7 @@ impl LocalApi {
 }
 
 /// A LocalAPI reply, whatever its status.
-pub struct Reply {
+pub(crate) struct Reply {
     status: StatusCode,
     etag: Option<String>,
     body: Bytes,
@@ -295,7 +307,7 @@ pub struct Reply {
 
 impl Reply {
     /// The body of a 200, or an error naming the path, status and what the node said.
-    pub fn ok(self, path: &str) -> Result<Bytes> {
+    pub(crate) fn ok(self, path: &str) -> Result<Bytes> {
         if self.status == StatusCode::OK {
             return Ok(self.body);
         }
@@ -314,37 +326,37 @@ impl Reply {
 /// The parts of `apitype.WhoIsResponse` we use.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct WhoIs {
+pub(crate) struct WhoIs {
     #[serde(default)]
     pub node: Option<WhoIsNode>,
     #[serde(default)]
-    pub user_profile: Option<UserProfile>,
+    pub(crate) user_profile: Option<UserProfile>,
     /// Capability name to the list of values granted (one per matching grant), as raw JSON.
     #[serde(default, deserialize_with = "null_as_default")]
-    pub cap_map: std::collections::HashMap<String, Option<Vec<serde_json::Value>>>,
+    pub(crate) cap_map: std::collections::HashMap<String, Option<Vec<serde_json::Value>>>,
 }
 
 /// `tailcfg.Node`, the fields we show.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct WhoIsNode {
+pub(crate) struct WhoIsNode {
     /// MagicDNS name with a trailing dot.
     #[serde(default)]
-    pub name: String,
+    pub(crate) name: String,
     #[serde(default, rename = "ComputedName")]
-    pub computed_name: String,
+    pub(crate) computed_name: String,
     #[serde(default, deserialize_with = "null_as_default")]
-    pub tags: Vec<String>,
+    pub(crate) tags: Vec<String>,
 }
 
 /// `tailcfg.UserProfile`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct UserProfile {
+pub(crate) struct UserProfile {
     #[serde(default)]
-    pub login_name: String,
+    pub(crate) login_name: String,
     #[serde(default)]
-    pub display_name: String,
+    pub(crate) display_name: String,
 }
 
 #[cfg(test)]

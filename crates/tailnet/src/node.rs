@@ -21,7 +21,7 @@ use super::localapi::{LocalApi, Status};
 use super::{Result, TailnetError};
 
 /// tracing target for lines Tailscale itself logs.
-pub const TAILSCALE_LOG_TARGET: &str = "tailscale";
+pub(crate) const TAILSCALE_LOG_TARGET: &str = "tailscale";
 
 /// How to start the embedded node.
 #[derive(Debug, Clone)]
@@ -55,13 +55,13 @@ pub struct Node {
     shutdown: tokio::sync::watch::Sender<bool>,
 }
 
-pub fn cstring(what: &str, value: &str) -> Result<CString> {
+pub(crate) fn cstring(what: &str, value: &str) -> Result<CString> {
     CString::new(value)
         .map_err(|_| TailnetError::InvalidConfig(format!("{what} contains a NUL byte")))
 }
 
 /// Reads libtailscale's last error message for `sd`.
-pub fn last_error(sd: sys::tailscale) -> String {
+pub(crate) fn last_error(sd: sys::tailscale) -> String {
     let mut buf = [0 as c_char; 512];
     // SAFETY: buf is writable for buf.len() bytes; Go always NUL-terminates.
     let rc = unsafe { sys::tailscale_errmsg(sd, buf.as_mut_ptr(), buf.len()) };
@@ -79,7 +79,7 @@ pub fn last_error(sd: sys::tailscale) -> String {
     }
 }
 
-pub fn check(sd: sys::tailscale, op: &'static str, rc: c_int) -> Result<()> {
+pub(crate) fn check(sd: sys::tailscale, op: &'static str, rc: c_int) -> Result<()> {
     if rc == 0 {
         Ok(())
     } else {
@@ -94,7 +94,7 @@ pub fn check(sd: sys::tailscale, op: &'static str, rc: c_int) -> Result<()> {
 /// Creates the state dir (0700) or checks an existing one is a writable
 /// directory, so that a bad path fails here with the path in the message
 /// instead of deep inside Go.
-pub fn prepare_state_dir(path: &Path) -> Result<()> {
+pub(crate) fn prepare_state_dir(path: &Path) -> Result<()> {
     let err = |source: io::Error| TailnetError::StateDir {
         path: path.to_owned(),
         source,
@@ -125,7 +125,7 @@ pub fn prepare_state_dir(path: &Path) -> Result<()> {
 }
 
 /// Maps Tailscale's verbosity prefixes onto tracing levels.
-pub fn forward_line(line: &str) {
+pub(crate) fn forward_line(line: &str) {
     let line = line.trim_end();
     if line.is_empty() {
         return;
@@ -148,7 +148,7 @@ pub fn forward_line(line: &str) {
 /// or shutting-down runtime) a full pipe would stall Tailscale itself. The
 /// thread lives as long as the write end is open, i.e. for the process
 /// lifetime (Go never closes it).
-pub fn spawn_log_forwarder() -> Result<OwnedFd> {
+pub(crate) fn spawn_log_forwarder() -> Result<OwnedFd> {
     let mut fds = [0 as RawFd; 2];
     // SAFETY: fds has room for two descriptors.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -221,7 +221,7 @@ impl Node {
     /// While Tailscale waits for an interactive login, the login URL is
     /// logged at WARN (once per distinct URL). On success logs the MagicDNS
     /// name and IPs and returns the status.
-    pub async fn wait_running(&self, timeout: Duration) -> Result<Status> {
+    pub(crate) async fn wait_running(&self, timeout: Duration) -> Result<Status> {
         let start = Instant::now();
         let mut joining = Joining::default();
         loop {
@@ -247,7 +247,7 @@ impl Node {
     }
 
     /// Listens on a tailnet TCP port (all of the node's tailnet addresses).
-    pub async fn listen(&self, port: u16) -> Result<Listener> {
+    pub(crate) async fn listen(&self, port: u16) -> Result<Listener> {
         self.ensure_open()?;
         let sd = self.sd;
         let fd = blocking(move || -> Result<OwnedFd> {
@@ -270,7 +270,7 @@ impl Node {
     /// State is persisted continuously by Tailscale, so nothing is lost if
     /// this is never called; it is still the clean way to leave the tailnet
     /// (ephemeral nodes disappear sooner).
-    pub async fn close(&self) -> Result<()> {
+    pub(crate) async fn close(&self) -> Result<()> {
         if self.closed.swap(true, Ordering::SeqCst) {
             return Ok(());
         }
@@ -293,7 +293,7 @@ impl Node {
         .await?
     }
 
-    pub fn ensure_open(&self) -> Result<()> {
+    pub(crate) fn ensure_open(&self) -> Result<()> {
         if self.closed.load(Ordering::SeqCst) {
             Err(TailnetError::Closed)
         } else {
@@ -324,7 +324,7 @@ impl Drop for Node {
 }
 
 /// The node's settings as C strings, checked before anything starts.
-pub struct CSettings {
+pub(crate) struct CSettings {
     hostname: CString,
     dir: CString,
     auth_key: Option<CString>,
@@ -333,7 +333,7 @@ pub struct CSettings {
 }
 
 impl CSettings {
-    pub fn of(cfg: &NodeConfig) -> Result<CSettings> {
+    pub(crate) fn of(cfg: &NodeConfig) -> Result<CSettings> {
         let hostname = cstring("hostname", &cfg.hostname)?;
         let dir = cfg
             .state_dir
@@ -392,7 +392,7 @@ impl CSettings {
 }
 
 /// A new libtailscale server with `settings`, started; closed again if a step fails.
-pub fn new_started(
+pub(crate) fn new_started(
     settings: &CSettings,
     log_pipe: Option<OwnedFd>,
 ) -> Result<(sys::tailscale, (String, String))> {
@@ -411,7 +411,7 @@ pub fn new_started(
 /// What [`Node::wait_running`] has seen while the node is not running yet, so that each
 /// login URL and the approval hint are logged once, and a timeout says what was last seen.
 #[derive(Default)]
-pub struct Joining {
+pub(crate) struct Joining {
     last_url: String,
     warned_machine_auth: bool,
     last: Option<Status>,
@@ -419,7 +419,7 @@ pub struct Joining {
 
 impl Joining {
     /// Logs what someone must do for `hostname` to join (open a URL, approve it), once.
-    pub fn saw(&mut self, hostname: &str, st: Status) {
+    pub(crate) fn saw(&mut self, hostname: &str, st: Status) {
         if !st.auth_url.is_empty() && st.auth_url != self.last_url {
             tracing::warn!(
                 target: "libations::tailnet",
@@ -439,7 +439,7 @@ impl Joining {
     }
 
     /// The error for a node still not running after `waited`, with what would help.
-    pub fn not_running(&self, waited: Duration) -> TailnetError {
+    pub(crate) fn not_running(&self, waited: Duration) -> TailnetError {
         let last = self.last.as_ref();
         let state = last.map_or_else(|| "unknown".to_owned(), |s| s.backend_state.clone());
         let mut hint = match last {
@@ -467,7 +467,7 @@ impl Joining {
 }
 
 /// Calls `tailscale_loopback` and returns (address, LocalAPI credential).
-pub fn loopback(sd: sys::tailscale) -> Result<(String, String)> {
+pub(crate) fn loopback(sd: sys::tailscale) -> Result<(String, String)> {
     let mut addr = [0 as c_char; 128];
     // The C API declares both credential buffers as char[static 33].
     let mut proxy_cred = [0 as c_char; 33];

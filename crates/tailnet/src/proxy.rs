@@ -17,11 +17,11 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 const SIGNATURE: [u8; 12] = *b"\r\n\r\n\0\r\nQUIT\n";
 /// Longest address block plus TLVs we read. Go's node sends 12 (IPv4) or 36 (IPv6) bytes and
 /// no TLVs; the spec's largest address block (Unix sockets) is 216.
-pub const MAX_LEN: usize = 256;
+pub(crate) const MAX_LEN: usize = 256;
 
 /// Why a header was refused.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum ProxyError {
+pub(crate) enum ProxyError {
     #[error("the connection closed inside the PROXY header")]
     Truncated,
     #[error("a PROXY protocol v1 (text) header; only v2 is accepted")]
@@ -43,7 +43,9 @@ pub enum ProxyError {
 }
 
 /// Reads one v2 header from `io` and returns the client (source) address it names.
-pub async fn read_header<R: AsyncRead + Unpin>(io: &mut R) -> Result<SocketAddr, ProxyError> {
+pub(crate) async fn read_header<R: AsyncRead + Unpin>(
+    io: &mut R,
+) -> Result<SocketAddr, ProxyError> {
     let mut fixed = [0u8; 16];
     read_exact(io, &mut fixed[..5]).await?;
     if &fixed[..5] == b"PROXY" {
@@ -67,7 +69,7 @@ async fn read_exact<R: AsyncRead + Unpin>(io: &mut R, buf: &mut [u8]) -> Result<
 }
 
 /// Checks the 16-byte fixed part and returns the length of what follows.
-pub fn parse_fixed(fixed: &[u8; 16]) -> Result<usize, ProxyError> {
+pub(crate) fn parse_fixed(fixed: &[u8; 16]) -> Result<usize, ProxyError> {
     if fixed[..12] != SIGNATURE {
         return Err(ProxyError::Garbage);
     }
@@ -88,7 +90,7 @@ pub fn parse_fixed(fixed: &[u8; 16]) -> Result<usize, ProxyError> {
 }
 
 /// The source address from the address block of family `family` (TLVs after it ignored).
-pub fn parse_addresses(family: u8, block: &[u8]) -> Result<SocketAddr, ProxyError> {
+pub(crate) fn parse_addresses(family: u8, block: &[u8]) -> Result<SocketAddr, ProxyError> {
     let need = match family {
         0x11 => 12,
         0x21 => 36,

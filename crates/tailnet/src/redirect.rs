@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 /// The :80 app: a permanent redirect to the certificate's name, built from our own name
 /// and never from the request's Host header (that would be an open redirect, and
 /// `https://libations/` would not match the certificate anyway).
-pub fn redirect_app(domain: Arc<OnceLock<String>>) -> Router {
+pub(crate) fn redirect_app(domain: Arc<OnceLock<String>>) -> Router {
     Router::new().fallback(redirect).with_state(domain)
 }
 

@@ -21,10 +21,10 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// How long to wait between "still not connected" reports while joining.
-pub const JOIN_REPORT_FIRST: Duration = Duration::from_secs(10);
-pub const JOIN_REPORT_MAX: Duration = Duration::from_secs(300);
+pub(crate) const JOIN_REPORT_FIRST: Duration = Duration::from_secs(10);
+pub(crate) const JOIN_REPORT_MAX: Duration = Duration::from_secs(300);
 /// How often to ask again for a certificate the tailnet does not offer yet.
-pub const CERT_RETRY: Duration = Duration::from_secs(60);
+pub(crate) const CERT_RETRY: Duration = Duration::from_secs(60);
 
 /// What the tailnet serves, made once the node's name is known (the guests' public
 /// address names it).
@@ -37,7 +37,7 @@ pub struct Routers {
 }
 
 /// Makes [`Routers`] for the node's certificate name (`<host>.<tailnet>.ts.net`).
-pub type MakeRouters = Box<dyn Fn(&str) -> Routers + Send + Sync>;
+pub(crate) type MakeRouters = Box<dyn Fn(&str) -> Routers + Send + Sync>;
 
 /// Everything the tailnet side needs from the caller.
 pub struct TailnetServer {
@@ -169,7 +169,7 @@ impl TailnetServer {
 
     /// Connections serving `router`, under the same limits, budget and stop as every other
     /// tailnet listener.
-    pub fn connections(&self, router: Router) -> Connections {
+    pub(crate) fn connections(&self, router: Router) -> Connections {
         Connections::new(
             router,
             self.limits.clone(),
@@ -181,7 +181,7 @@ impl TailnetServer {
 
     /// Serves the guests' router on the Funnel port's forwarded listener: the same trust
     /// check and PROXY header as :443, TLS with the node's certificate.
-    pub fn serve_guests(
+    pub(crate) fn serve_guests(
         &self,
         forwarded: Forwarded,
         guests: Router,

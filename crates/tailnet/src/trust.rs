@@ -22,7 +22,7 @@ use std::path::Path;
 
 /// What the check found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The client socket is one of this process's descriptors.
     Ours,
     /// The client socket exists but another process holds it.
@@ -32,7 +32,7 @@ pub enum Verdict {
 }
 
 /// Checks the connection from `peer` to our listener at `local`.
-pub fn check(peer: SocketAddr, local: SocketAddr) -> io::Result<Verdict> {
+pub(crate) fn check(peer: SocketAddr, local: SocketAddr) -> io::Result<Verdict> {
     let inode = match diag::inode(peer, local) {
         Ok(inode) => inode,
         Err(e) => {
@@ -51,7 +51,7 @@ pub fn check(peer: SocketAddr, local: SocketAddr) -> io::Result<Verdict> {
 }
 
 /// The inode of the socket from `from` to `to`, from `/proc/self/net/tcp{,6}`.
-pub fn proc_inode(from: SocketAddr, to: SocketAddr) -> io::Result<Option<u64>> {
+pub(crate) fn proc_inode(from: SocketAddr, to: SocketAddr) -> io::Result<Option<u64>> {
     let table = match from.ip() {
         IpAddr::V4(_) => "/proc/self/net/tcp",
         IpAddr::V6(_) => "/proc/self/net/tcp6",
@@ -61,7 +61,7 @@ pub fn proc_inode(from: SocketAddr, to: SocketAddr) -> io::Result<Option<u64>> {
 
 /// The inode of the socket whose local address is `from` and remote address `to`, in the
 /// text of `/proc/net/tcp` or `/proc/net/tcp6`.
-pub fn find_inode(table: &str, from: SocketAddr, to: SocketAddr) -> Option<u64> {
+pub(crate) fn find_inode(table: &str, from: SocketAddr, to: SocketAddr) -> Option<u64> {
     let (from, to) = (hex(from), hex(to));
     table.lines().skip(1).find_map(|line| {
         let mut fields = line.split_whitespace();
@@ -77,7 +77,7 @@ pub fn find_inode(table: &str, from: SocketAddr, to: SocketAddr) -> Option<u64> 
 
 /// An address as the kernel prints it there: each 32-bit word of the address in host order
 /// as `%08X`, then `:%04X` for the port.
-pub fn hex(addr: SocketAddr) -> String {
+pub(crate) fn hex(addr: SocketAddr) -> String {
     let words: Vec<u8> = match addr.ip() {
         IpAddr::V4(ip) => ip.octets().to_vec(),
         IpAddr::V6(ip) => ip.octets().to_vec(),
@@ -92,7 +92,7 @@ pub fn hex(addr: SocketAddr) -> String {
 }
 
 /// Whether one of the descriptors in `fd_dir` is the socket with this inode.
-pub fn holds_socket(fd_dir: &Path, inode: u64) -> io::Result<bool> {
+pub(crate) fn holds_socket(fd_dir: &Path, inode: u64) -> io::Result<bool> {
     let wanted = format!("socket:[{inode}]");
     for entry in std::fs::read_dir(fd_dir)? {
         let Ok(entry) = entry else { continue };
@@ -112,18 +112,18 @@ mod diag {
     use std::net::{IpAddr, SocketAddr};
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
-    pub const NETLINK_SOCK_DIAG: libc::c_int = 4;
-    pub const SOCK_DIAG_BY_FAMILY: u16 = 20;
-    pub const NLMSG_ERROR: u16 = 2;
-    pub const NLM_F_REQUEST: u16 = 1;
+    pub(crate) const NETLINK_SOCK_DIAG: libc::c_int = 4;
+    pub(crate) const SOCK_DIAG_BY_FAMILY: u16 = 20;
+    pub(crate) const NLMSG_ERROR: u16 = 2;
+    pub(crate) const NLM_F_REQUEST: u16 = 1;
     /// nlmsghdr (16) + inet_diag_req_v2 (8 + inet_diag_sockid 48).
-    pub const REQUEST_LEN: usize = 72;
+    pub(crate) const REQUEST_LEN: usize = 72;
     /// Where `idiag_inode` sits in the answer: nlmsghdr (16) + inet_diag_msg offset 68.
-    pub const INODE_AT: usize = 16 + 68;
+    pub(crate) const INODE_AT: usize = 16 + 68;
 
     /// The inode of the TCP socket whose local address is `from` and remote address `to`;
     /// `None` when there is none (closed meanwhile) or it holds no inode (TIME_WAIT).
-    pub fn inode(from: SocketAddr, to: SocketAddr) -> io::Result<Option<u64>> {
+    pub(crate) fn inode(from: SocketAddr, to: SocketAddr) -> io::Result<Option<u64>> {
         let socket = open()?;
         let request = request(from, to);
         // SAFETY: sending a buffer we own, of its length, on a socket we own.
@@ -154,7 +154,7 @@ mod diag {
         parse(&answer[..got as usize])
     }
 
-    pub fn open() -> io::Result<OwnedFd> {
+    pub(crate) fn open() -> io::Result<OwnedFd> {
         // SAFETY: plain socket(2); the result is checked before it is owned.
         let fd = unsafe {
             libc::socket(
@@ -190,7 +190,7 @@ mod diag {
     }
 
     /// The request bytes: header, then the connection as seen from `from`'s socket.
-    pub fn request(from: SocketAddr, to: SocketAddr) -> Vec<u8> {
+    pub(crate) fn request(from: SocketAddr, to: SocketAddr) -> Vec<u8> {
         let family = match from.ip() {
             IpAddr::V4(_) => libc::AF_INET,
             IpAddr::V6(_) => libc::AF_INET6,
@@ -214,7 +214,7 @@ mod diag {
     }
 
     /// An address in `inet_diag_sockid`'s 16 bytes (IPv4 in the first four).
-    pub fn address(ip: IpAddr) -> [u8; 16] {
+    pub(crate) fn address(ip: IpAddr) -> [u8; 16] {
         let mut out = [0u8; 16];
         match ip {
             IpAddr::V4(v4) => out[..4].copy_from_slice(&v4.octets()),
@@ -224,7 +224,7 @@ mod diag {
     }
 
     /// The inode from the answer, or why there is none.
-    pub fn parse(answer: &[u8]) -> io::Result<Option<u64>> {
+    pub(crate) fn parse(answer: &[u8]) -> io::Result<Option<u64>> {
         let short = || io::Error::new(io::ErrorKind::InvalidData, "short sock_diag answer");
         let kind = u16::from_ne_bytes(
             answer

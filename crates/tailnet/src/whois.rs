@@ -18,13 +18,13 @@ use std::time::{Duration, Instant};
 use tokio::sync::OnceCell;
 
 /// How long a lookup's result is used before asking again.
-pub const TTL: Duration = Duration::from_secs(5);
+pub(crate) const TTL: Duration = Duration::from_secs(5);
 /// How long a failed lookup is remembered, so a broken LocalAPI is not asked per request.
-pub const FAILED_TTL: Duration = Duration::from_secs(1);
+pub(crate) const FAILED_TTL: Duration = Duration::from_secs(1);
 /// The longest a request waits for a lookup.
-pub const TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(2);
 /// Addresses remembered at most; beyond that the cache starts over.
-pub const MAX_ENTRIES: usize = 4096;
+pub(crate) const MAX_ENTRIES: usize = 4096;
 
 /// [`Resolve`] through the node's WhoIs.
 pub struct WhoIsCache {
@@ -36,10 +36,10 @@ pub struct WhoIsCache {
 
 /// One address's [`Lookup`], or the lookup in progress that every request for it waits on
 /// (a page's requests arriving together cost one lookup, not one each).
-pub type Slot = Arc<OnceCell<Lookup>>;
+pub(crate) type Slot = Arc<OnceCell<Lookup>>;
 
 /// What one lookup found: who, and until when that is used.
-pub struct Lookup {
+pub(crate) struct Lookup {
     who: Option<Arc<Identity>>,
     until: Instant,
 }
@@ -55,7 +55,7 @@ impl WhoIsCache {
     }
 
     /// The slot for `ip`: its lookup while fresh, else a new one to fill.
-    pub fn slot(&self, ip: IpAddr, now: Instant) -> Slot {
+    pub(crate) fn slot(&self, ip: IpAddr, now: Instant) -> Slot {
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(slot) = entries.get(&ip)
             && slot.get().is_none_or(|lookup| lookup.until > now)
@@ -112,7 +112,7 @@ impl Resolve for WhoIsCache {
 }
 
 /// What the page and the handlers need from a WhoIs reply.
-pub fn identity(whois: WhoIs, capability: &str) -> Identity {
+pub(crate) fn identity(whois: WhoIs, capability: &str) -> Identity {
     let node = whois.node.unwrap_or_default();
     let user = whois.user_profile.unwrap_or_default();
     let name = if node.computed_name.is_empty() {
