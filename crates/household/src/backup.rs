@@ -16,17 +16,17 @@ use super::{Household, HouseholdError, Result, shelf};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
-pub const FORMAT: &str = "libations-household";
-pub const VERSION: u32 = 2;
+pub(crate) const FORMAT: &str = "libations-household";
+pub(crate) const VERSION: u32 = 2;
 /// The oldest version this build still loads (version 1: before menus).
-pub const OLDEST: u32 = 1;
+pub(crate) const OLDEST: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Backup {
-    pub format: String,
-    pub version: u32,
-    pub exported_at: i64,
+    pub(crate) format: String,
+    pub(crate) version: u32,
+    pub(crate) exported_at: i64,
     pub shelf: Vec<ShelfRow>,
     pub people: Vec<PersonRows>,
     /// The guests' menus (version 2 on; none in a version 1 file).
@@ -41,9 +41,9 @@ pub struct Backup {
 #[serde(deny_unknown_fields)]
 pub struct ShelfRow {
     pub name: String,
-    pub have: bool,
+    pub(crate) have: bool,
     pub at: i64,
-    pub by: String,
+    pub(crate) by: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -6,22 +6,22 @@ use super::{HouseholdError, Result};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The longest note, in characters.
-pub const NOTE_CHARS: usize = 2_000;
+pub(crate) const NOTE_CHARS: usize = 2_000;
 /// The longest ingredient name on the shelf, in characters.
-pub const NAME_CHARS: usize = 200;
+pub(crate) const NAME_CHARS: usize = 200;
 /// Names one shelf change may list (have and out together).
-pub const SHELF_CHANGE: usize = 500;
+pub(crate) const SHELF_CHANGE: usize = 500;
 /// Ingredients the shelf may know (ticked or not).
-pub const SHELF_ROWS: usize = 5_000;
+pub(crate) const SHELF_ROWS: usize = 5_000;
 /// Favourites, ratings and notes one person may have, each.
-pub const PER_PERSON: usize = 5_000;
+pub(crate) const PER_PERSON: usize = 5_000;
 /// "Made one" entries one person may have.
-pub const MADE_ROWS: usize = 20_000;
+pub(crate) const MADE_ROWS: usize = 20_000;
 /// Conflicting texts one note keeps: a change written over another device's text once a
 /// note keeps this many is refused (nothing written), until the person settles some.
-pub const NOTE_CONFLICTS: usize = 20;
+pub(crate) const NOTE_CONFLICTS: usize = 20;
 /// Replaced texts kept per note (the newest; `GET /api/me/notes/{id}/replaced` lists them).
-pub const REPLACED_KEPT: usize = 50;
+pub(crate) const REPLACED_KEPT: usize = 50;
 /// The largest backup file, in bytes.
 pub const BACKUP_BYTES: usize = 8 << 20;
 
@@ -56,7 +56,7 @@ pub fn now_ms() -> i64 {
 
 /// When a change was made: as the device says, or now; never later than now (a device
 /// whose clock runs ahead must not win every later change), never before 1970.
-pub fn when(at: Option<i64>, field: &str) -> Result<i64> {
+pub(crate) fn when(at: Option<i64>, field: &str) -> Result<i64> {
     let now = now_ms();
     match at {
         None => Ok(now),
@@ -69,7 +69,7 @@ pub fn when(at: Option<i64>, field: &str) -> Result<i64> {
 }
 
 /// A recipe id as SQLite stores it (a signed 64-bit integer).
-pub fn recipe(id: u64, field: &str) -> Result<i64> {
+pub(crate) fn recipe(id: u64, field: &str) -> Result<i64> {
     i64::try_from(id).map_err(|_| HouseholdError::refused(field, "is not a recipe id"))
 }
 
@@ -77,7 +77,7 @@ pub fn recipe(id: u64, field: &str) -> Result<i64> {
 /// is the highest id the recipes file and its journal ever gave, `libations_store::highest_id_ever`).
 /// Ids are never given twice, so a row for an id past it points at no drink at all, and
 /// would hold that id against every recipe added later.
-pub fn known_recipe(id: u64, highest: u64, field: &str) -> Result<i64> {
+pub(crate) fn known_recipe(id: u64, highest: u64, field: &str) -> Result<i64> {
     if id == 0 || id > highest {
         return Err(HouseholdError::refused(
             field,
@@ -91,7 +91,7 @@ pub fn known_recipe(id: u64, highest: u64, field: &str) -> Result<i64> {
 
 /// A note's text: at most [`NOTE_CHARS`] characters, no invisible ones (line feeds and
 /// tabs are text).
-pub fn note(text: &str, field: &str) -> Result<()> {
+pub(crate) fn note(text: &str, field: &str) -> Result<()> {
     let n = text.chars().count();
     if n > NOTE_CHARS {
         return Err(HouseholdError::refused(
@@ -109,7 +109,7 @@ pub fn note(text: &str, field: &str) -> Result<()> {
 }
 
 /// A shelf name as the shelf keeps it (`ingredients::key`), or why it is none.
-pub fn shelf_name(name: &str, field: &str) -> Result<String> {
+pub(crate) fn shelf_name(name: &str, field: &str) -> Result<String> {
     let n = name.chars().count();
     if n > NAME_CHARS {
         return Err(HouseholdError::refused(
@@ -127,7 +127,7 @@ pub fn shelf_name(name: &str, field: &str) -> Result<String> {
 
 /// Refuses a one-line name holding a character that does not show as itself
 /// ([`crate::text::invisible_in_name`]): a shelf name, a strength's, a menu's title, a login.
-pub fn name_shows(text: &str, field: &str) -> Result<()> {
+pub(crate) fn name_shows(text: &str, field: &str) -> Result<()> {
     match crate::text::invisible_in_name(text) {
         Some(bad) => Err(HouseholdError::refused(
             field,
@@ -139,7 +139,7 @@ pub fn name_shows(text: &str, field: &str) -> Result<()> {
 
 /// The longest login or person's name a backup may hold, in characters (a tailnet login
 /// is an e-mail address: at most 254).
-pub const LOGIN_CHARS: usize = 320;
+pub(crate) const LOGIN_CHARS: usize = 320;
 
 /// A login, a person's name or a change's `by` as a backup holds it: what the tailnet
 /// gives, so one line of at most [`LOGIN_CHARS`] characters that shows as itself (it
@@ -160,7 +160,7 @@ pub fn login(text: &str, field: &str, may_be_empty: bool) -> Result<()> {
 }
 
 /// Refuses adding to a table that already holds `cap` rows of this person's.
-pub fn room(count: i64, cap: usize, what: &str, field: &str) -> Result<()> {
+pub(crate) fn room(count: i64, cap: usize, what: &str, field: &str) -> Result<()> {
     if usize::try_from(count).unwrap_or(usize::MAX) >= cap {
         return Err(HouseholdError::refused(
             field,

@@ -332,7 +332,7 @@ pub struct MenuRow {
     #[serde(default)]
     pub on: bool,
     pub at: i64,
-    pub by: String,
+    pub(crate) by: String,
 }
 
 impl MenuRow {
@@ -359,7 +359,7 @@ impl MenuRow {
 }
 
 /// Every menu as the backup file keeps it, oldest first.
-pub(super) fn export(db: &Connection) -> Result<Vec<MenuRow>> {
+pub fn export(db: &Connection) -> Result<Vec<MenuRow>> {
     let heads: Vec<(i64, i64, String)> = db
         .prepare("SELECT id, at, by FROM menus ORDER BY id")?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?

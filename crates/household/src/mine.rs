@@ -391,7 +391,7 @@ fn keep_replaced(db: &Connection, login: &str, recipe: i64, text: &str, at: i64)
     Ok(())
 }
 
-pub(super) fn made(db: &Connection, login: &str, recipe: i64, at: i64) -> Result<()> {
+pub fn made(db: &Connection, login: &str, recipe: i64, at: i64) -> Result<()> {
     let exists: bool = db
         .prepare_cached(
             "SELECT EXISTS (SELECT 1 FROM made WHERE login = ?1 AND recipe = ?2 AND at = ?3)",
@@ -417,7 +417,7 @@ pub(super) fn made(db: &Connection, login: &str, recipe: i64, at: i64) -> Result
 pub struct Asking {
     pub favourites: std::collections::HashSet<u64>,
     pub ratings: std::collections::HashMap<u64, u8>,
-    pub last_made: std::collections::HashMap<u64, u64>,
+    pub(crate) last_made: std::collections::HashMap<u64, u64>,
     /// The household's shelf.
     pub shelf: std::collections::HashSet<String>,
     pub now_ms: u64,
@@ -441,7 +441,7 @@ impl Asking {
 pub struct Replaced {
     pub text: String,
     pub at: i64,
-    pub replaced: i64,
+    pub(crate) replaced: i64,
 }
 
 /// How many of a note's replaced texts one answer lists (newest first): all that are kept.

@@ -81,7 +81,7 @@ const MIGRATIONS: &[&str] = &[
 ];
 
 /// The schema version this build writes.
-pub const VERSION: i64 = MIGRATIONS.len() as i64;
+pub(crate) const VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Opens `path` (created with mode 0600 if absent), sets the pragmas and migrates.
 pub(super) fn open(path: &Path) -> Result<Connection> {

@@ -12,9 +12,9 @@ use std::collections::BTreeSet;
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RecipeRatings {
     /// The mean of the stars given, to one decimal; `None` when nobody rated it.
-    pub average: Option<f64>,
-    pub count: usize,
-    pub by: Vec<Rater>,
+    pub(crate) average: Option<f64>,
+    pub(crate) count: usize,
+    pub(crate) by: Vec<Rater>,
 }
 
 /// One person's rating, as the household sees it.

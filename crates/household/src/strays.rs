@@ -22,10 +22,10 @@ const TABLES: [(&str, &str); 6] = [
 /// One row for a recipe id past the highest the collection ever gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stray {
-    pub table: &'static str,
+    pub(crate) table: &'static str,
     /// Whose row it is (a login, or `menu N`).
-    pub owner: String,
-    pub recipe: i64,
+    pub(crate) owner: String,
+    pub(crate) recipe: i64,
 }
 
 impl std::fmt::Display for Stray {
@@ -58,12 +58,8 @@ pub(super) fn find(db: &Connection, highest: u64) -> Result<Vec<Stray>> {
 }
 
 impl Household {
-    /// The rows for recipe ids the collection never had (see the module doc).
-    pub fn strays(&self, highest: u64) -> Result<Vec<Stray>> {
-        find(&self.db(), highest)
-    }
-
-    /// Drops the rows [`Household::strays`] finds, in one write; says which they were.
+    /// Drops the rows for recipe ids the collection never had (see the module doc), in one
+    /// write; says which they were.
     pub fn drop_strays(&self, highest: u64) -> Result<Vec<Stray>> {
         let limit = i64::try_from(highest).unwrap_or(i64::MAX);
         self.write(|tx| {

@@ -16,7 +16,7 @@ pub struct OwnStrength {
     /// The shelf name it is for.
     pub name: String,
     /// % alcohol by volume.
-    pub abv: f64,
+    pub(crate) abv: f64,
 }
 
 /// One name of the household's table as the backup file holds it: taken-back ones too
@@ -25,9 +25,9 @@ pub struct OwnStrength {
 #[serde(deny_unknown_fields)]
 pub struct StrengthRow {
     pub name: String,
-    pub abv: Option<f64>,
+    pub(crate) abv: Option<f64>,
     pub at: i64,
-    pub by: String,
+    pub(crate) by: String,
 }
 
 impl StrengthRow {
@@ -49,7 +49,7 @@ fn abv_in_range(abv: Option<f64>, field: &str) -> Result<()> {
 }
 
 /// Every row of the table, by name, for the backup file.
-pub(super) fn export(db: &Connection) -> Result<Vec<StrengthRow>> {
+pub fn export(db: &Connection) -> Result<Vec<StrengthRow>> {
     let mut stmt = db.prepare("SELECT name, abv, at, by FROM strengths ORDER BY name")?;
     let rows = stmt.query_map([], |r| {
         Ok(StrengthRow {
