@@ -27,7 +27,7 @@ pub use libations_household as household;
 pub use libations_import as import;
 pub use libations_import::fetch;
 pub use libations_model::{
-    digest, ingredients, recipes, search, strength, strict_json, text, units,
+    digest, ingredients, recipes, search, strength, strict_json, text, units, vocabulary,
 };
 pub use libations_store as store;
 pub use libations_tailnet as tailnet;

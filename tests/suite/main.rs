@@ -33,4 +33,5 @@ mod menu;
 mod profile;
 mod shelf;
 mod strength;
+mod vocabulary;
 mod write_guard;

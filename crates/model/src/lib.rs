@@ -20,3 +20,4 @@ pub mod strength;
 pub mod strict_json;
 pub mod text;
 pub mod units;
+pub mod vocabulary;
