@@ -6,7 +6,7 @@
 //! its line and column before any format is tried.
 
 use crate::import::{self, Source};
-use crate::recipes::Recipes;
+use crate::recipes::{Recipes, Submitted};
 use crate::store::{Edit, Store, StoreError};
 use serde_json::Value;
 use std::path::Path;
@@ -59,8 +59,9 @@ fn run(file: &Path, into: &Path, max_bytes: u64) -> Result<String, String> {
     let mut said = if drafts.is_empty() {
         format!("{name}: added 0 recipes (nothing new)")
     } else {
-        let saved = store
-            .apply(Edit::CreateMany(drafts.clone()), WHO)
+        let saved = Submitted::check_many(&drafts)
+            .map_err(StoreError::Invalid)
+            .and_then(|checked| store.apply(Edit::CreateMany(checked), WHO))
             .map_err(|e| refused(e, &drafts, file))?;
         let n = saved.entry.map(|e| e.n).unwrap_or_default();
         format!(

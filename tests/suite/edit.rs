@@ -168,6 +168,16 @@ async fn create_edit_delete_and_undo_through_the_api_keep_the_file_true() {
         edited_tag
     );
     assert_eq!(std::fs::read(&path).unwrap(), before);
+    // Stale and invalid: a 422 naming the problem, not the 409 (the recipe is checked
+    // before its version; once fixed, the conflict above); nothing written.
+    let mut both = stale.clone();
+    both["name"] = json!(" ");
+    let r = put(&server, id, &created_tag, &both).await;
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let refused: Value = r.json().await.unwrap();
+    assert_eq!(refused["problems"][0]["field"], "name", "{refused}");
+    assert!(refused.get("conflict").is_none(), "{refused}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
 
     // Without If-Match: 428.
     let r = client()
@@ -612,6 +622,21 @@ async fn the_plain_html_form_adds_edits_and_reports_problems_without_javascript(
     assert!(
         page.contains("Form Southside No. 2"),
         "the current version is shown"
+    );
+    // Stale with its name emptied: the problem first (422, the form as typed), no conflict.
+    let mut blank = fields.clone();
+    blank.retain(|(k, _)| k != "name");
+    blank.push(("name".to_owned(), String::new()));
+    let r = post_form(&server, &format!("/recipes/{id}/edit"), &blank).await;
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let page = r.text().await.unwrap();
+    assert!(
+        page.contains("One thing to fix:") && !page.contains("while you were editing"),
+        "the problem, not the conflict"
+    );
+    assert!(
+        page.contains(r#"name="ing-measure" value="60""#),
+        "as typed"
     );
 
     // Recent changes lists all of it, escaped, with undo buttons.

@@ -125,22 +125,18 @@ impl Incoming {
     }
 }
 
-/// What saving `recipe` would refuse: the store's own check of a submitted recipe
-/// (`store::caps::checked`: the loader's rules, the caps, the characters), so that a
-/// preview without problems saves as it is.
+/// What saving `recipe` would refuse: the one check of a submitted recipe
+/// ([`Submitted::check`](crate::recipes::Submitted::check): the loader's rules, the caps,
+/// the characters), so that a preview without problems saves as it is.
 pub fn check(recipe: &Value) -> Vec<Guess> {
-    match crate::store::caps::checked(recipe, 1, None) {
+    match crate::recipes::Submitted::check(recipe, None) {
         Ok(_) => Vec::new(),
-        Err(crate::store::StoreError::Invalid(errors)) => errors
+        Err(errors) => errors
             .into_iter()
             .map(|e| Guess {
                 field: e.field,
                 message: e.message,
             })
             .collect(),
-        Err(other) => vec![Guess {
-            field: String::new(),
-            message: other.to_string(),
-        }],
     }
 }

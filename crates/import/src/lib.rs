@@ -14,18 +14,18 @@
 //!    measure, unit and name; a line it cannot read is kept whole as the name, with a note.
 //! 4. What the source does not say is guessed where it can be (`guess`: base from the
 //!    ingredients, method and glass from the instructions) and every guess is marked.
-//! 5. Each recipe is checked as saving it would be (`store::caps::checked`: the loader's
-//!    rules, the caps, the characters); what fails is a [`Problem`], never a dropped recipe.
+//! 5. Each recipe is checked as saving it would be (`recipes::Submitted::check`: the
+//!    loader's rules, the caps, the characters); what fails is a [`Problem`], never a
+//!    dropped recipe.
 //!
 //! [`duplicates`] flags recipes whose name (folded, [`crate::text::fold`]) is already in a
 //! collection. [`export`] writes schema.org `Recipe` JSON-LD, Markdown or Bar Assistant's
 //! recipe format; reading any of them back gives the same recipes.
 //!
-//! Crate `libations-import`: it may use libations-model and libations-store (the `use`s below name the rooms).
+//! Crate `libations-import`: it may use libations-model (the `use`s below name the rooms).
 
 // The rooms of other crates this one uses, under the names the code knows them by.
 use libations_model::{recipes, text, units};
-use libations_store as store;
 
 pub mod fetch;
 

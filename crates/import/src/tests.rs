@@ -288,7 +288,7 @@ fn formats_are_named_as_in_the_address() {
 
 #[test]
 fn what_saving_would_refuse_is_a_problem() {
-    let long = "x".repeat(crate::store::caps::NAME_CHARS + 1);
+    let long = "x".repeat(crate::recipes::caps::NAME_CHARS + 1);
     let json = format!(
         r#"[{{"name": "{long}", "ingredients": [{{"name": "Gin", "measure": "1", "unit": "oz"}}]}},
             {{"name": "Fine\u202e", "notes": ""}}, {{"name": "Good"}}]"#

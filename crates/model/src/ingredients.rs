@@ -186,7 +186,7 @@ struct Need {
 }
 
 /// A place in one of [`Needs`]' tables, adding `value` when it is not there yet. A
-/// collection has far fewer than 2³² distinct names (`store::caps`), so a place fits a u32.
+/// collection has far fewer than 2³² distinct names (`recipes::caps`), so a place fits a u32.
 fn place<T: Clone + Eq + std::hash::Hash>(
     table: &mut Vec<T>,
     places: &mut HashMap<T, u32>,

@@ -1,7 +1,8 @@
 //! The recipe model: what a recipe is and everything worked out from a collection alone,
 //! with no I/O beyond reading a file and nothing about HTTP, people or the tailnet.
 //!
-//! - [`recipes`]: the data model, loading and validating a recipes file.
+//! - [`recipes`]: the data model, loading and validating a recipes file, and checking a
+//!   recipe sent to be saved ([`recipes::Submitted`]).
 //! - [`text`]: folding text for comparison, and where words start.
 //! - [`units`]: amounts in ml, cl or oz, and for more servings.
 //! - [`ingredients`]: the shelf's names for ingredients, staples, what a recipe needs.

@@ -1,9 +1,9 @@
 //! Changes of several recipes at once ([`Edit::CreateMany`]): one journal line, one undo,
 //! and all-or-nothing through a refusal, a crash before the file write and a reopen.
 
-use super::tests::{drink, on_disk, store};
+use super::tests::{create, drink, many, on_disk, store, update};
 use super::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn drinks(n: usize) -> Vec<Value> {
     (0..n).map(|i| drink(&format!("Bulk {i}"))).collect()
@@ -20,7 +20,7 @@ fn journal_lines(store: &Store) -> usize {
 fn many_recipes_are_one_change_and_one_undo_takes_them_all_back() {
     let (_dir, store) = store();
     let before = on_disk(&store);
-    let saved = store.apply(Edit::CreateMany(drinks(300)), "a").unwrap();
+    let saved = many(&store, drinks(300), "a").unwrap();
     let entry = saved.entry.unwrap();
     assert_eq!((entry.n, entry.id, entry.count()), (1, 6, 300));
     assert_eq!(entry.name, "Bulk 0 and 299 more");
@@ -43,7 +43,7 @@ fn many_recipes_are_one_change_and_one_undo_takes_them_all_back() {
     store.apply(Edit::Undo(2), "a").unwrap();
     assert_eq!(on_disk(&store).len(), 302);
     // A new recipe never takes an id the bulk change gave.
-    let next = store.apply(Edit::Create(drink("After")), "a").unwrap();
+    let next = create(&store, drink("After"), "a").unwrap();
     assert_eq!(next.entry.unwrap().id, 306);
 
     // The journal reads back whole.
@@ -62,7 +62,7 @@ fn one_bad_recipe_refuses_them_all_naming_it() {
     let mut list = drinks(3);
     list[1]["name"] = json!("");
     list[2]["colour"] = json!("red");
-    let Err(StoreError::Invalid(problems)) = store.apply(Edit::CreateMany(list), "a") else {
+    let Err(StoreError::Invalid(problems)) = many(&store, list, "a") else {
         panic!("refused");
     };
     let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
@@ -82,7 +82,7 @@ fn a_bulk_change_that_would_pass_the_file_cap_is_refused() {
     let path = dir.path().join("recipes.json");
     std::fs::write(&path, "[]").unwrap();
     let store = Store::open(&path, 20_000).unwrap();
-    let Err(StoreError::Invalid(problems)) = store.apply(Edit::CreateMany(drinks(100)), "a") else {
+    let Err(StoreError::Invalid(problems)) = many(&store, drinks(100), "a") else {
         panic!("refused");
     };
     assert!(
@@ -95,18 +95,9 @@ fn a_bulk_change_that_would_pass_the_file_cap_is_refused() {
 #[test]
 fn an_undo_of_a_bulk_change_after_one_of_its_recipes_changed_is_a_conflict() {
     let (_dir, store) = store();
-    store.apply(Edit::CreateMany(drinks(3)), "a").unwrap();
+    many(&store, drinks(3), "a").unwrap();
     let v = version(on_disk(&store).get(7).unwrap());
-    store
-        .apply(
-            Edit::Update {
-                id: 7,
-                expected: v,
-                draft: drink("Edited"),
-            },
-            "a",
-        )
-        .unwrap();
+    update(&store, 7, v, drink("Edited"), "a").unwrap();
     let err = store.apply(Edit::Undo(1), "a").unwrap_err();
     assert!(
         matches!(&err, StoreError::Conflict(c) if c.id == 7),
@@ -122,14 +113,14 @@ fn a_crash_between_the_journal_line_and_the_file_leaves_none_of_them() {
     // stay given.
     let (_dir, store) = store();
     let before = std::fs::read(store.path()).unwrap();
-    store.apply(Edit::CreateMany(drinks(5)), "a").unwrap();
+    many(&store, drinks(5), "a").unwrap();
     let path = store.path().to_owned();
     drop(store);
     std::fs::write(&path, &before).unwrap();
     let again = Store::open(&path, 1 << 20).unwrap();
     assert!(again.changes().is_empty(), "the change never happened");
     assert_eq!(on_disk(&again).len(), 2);
-    let next = again.apply(Edit::Create(drink("Next")), "a").unwrap();
+    let next = create(&again, drink("Next"), "a").unwrap();
     assert_eq!(next.entry.unwrap().id, 11, "ids 6-10 stay given out");
 }
 
@@ -137,7 +128,7 @@ fn a_crash_between_the_journal_line_and_the_file_leaves_none_of_them() {
 fn a_refused_bulk_change_still_in_the_file_is_put_back_whole() {
     let (_dir, store) = store();
     let before = std::fs::read(store.path()).unwrap();
-    let saved = store.apply(Edit::CreateMany(drinks(4)), "a").unwrap();
+    let saved = many(&store, drinks(4), "a").unwrap();
     let entry = saved.entry.unwrap();
     let path = store.path().to_owned();
     let journal = Journal::path_for(&path);

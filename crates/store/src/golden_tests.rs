@@ -4,7 +4,7 @@
 //! the request to the store, the same change must write the same bytes, and a journal
 //! written before must still read.
 
-use super::tests::{drink, store, version_of};
+use super::tests::{create, drink, many, store, update, version_of};
 use super::*;
 use serde_json::json;
 
@@ -14,22 +14,15 @@ fn every_kind(store: &Store) {
     let mut gimlet = drink("Gimlet");
     gimlet["ingredients"][0]["abv"] = json!(41.2);
     gimlet["notes"] = json!("Shake hard.\n\tServe up: é, ü, “quotes”.");
-    store
-        .apply(Edit::Create(gimlet), "alice@example.com")
-        .unwrap();
+    create(store, gimlet, "alice@example.com").unwrap();
     let negroni = json!({"id": 1, "name": "Negroni", "base": ["Gin"], "glass": ["Rocks"],
         "ingredients": [{"name": "Gin", "measure": "30", "unit": "ml"},
                         {"name": "Campari", "measure": "30", "unit": "ml"}],
         "strength": {"abv": 24}});
     let expected = version_of(store, 1);
-    let update = Edit::Update {
-        id: 1,
-        expected,
-        draft: negroni,
-    };
-    store.apply(update, "bob@example.com").unwrap();
-    let many = Edit::CreateMany(vec![drink("Aviation"), drink("Bee's Knees")]);
-    store.apply(many, "alice@example.com").unwrap();
+    update(store, 1, expected, negroni, "bob@example.com").unwrap();
+    let many_drinks = vec![drink("Aviation"), drink("Bee's Knees")];
+    many(store, many_drinks, "alice@example.com").unwrap();
     let expected = version_of(store, 5);
     store
         .apply(Edit::Delete { id: 5, expected }, "bob@example.com")

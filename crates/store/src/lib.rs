@@ -5,7 +5,9 @@
 //! 1. reads the file as it is now (so a hand edit made while the app runs is seen),
 //! 2. checks the recipe's version against the one the editor started from (a stale one is
 //!    a [`StoreError::Conflict`] carrying both versions, never a silent overwrite),
-//! 3. validates the new recipe with the loader's own rules plus the size caps in [`caps`],
+//! 3. gives the new recipe ([`Submitted`]: already checked by the loader's rules and the
+//!    caps where it arrived, so an invalid one is refused before its version is looked
+//!    at) its id, keeping the keys the file had for it that we do not know ([`caps`]),
 //! 4. appends the change to the [journal](journal) and syncs it, then
 //! 5. replaces the file atomically ([`durable::replace`]).
 //!
@@ -30,7 +32,7 @@
 //! Crate `libations-store`: it may use libations-model (the `use`s below name the rooms).
 
 // The rooms of other crates this one uses, under the names the code knows them by.
-use libations_model::{digest, recipes, text};
+use libations_model::{digest, recipes};
 
 pub mod caps;
 mod document;
@@ -45,13 +47,12 @@ pub use crate::recipes::FieldError;
 pub use document::version;
 pub use journal::{Action, Entry, JournalError, Mark, Part};
 
-use crate::recipes::{LoadError, Origin, Recipe, Recipes, Stamp};
+use crate::recipes::{LoadError, Origin, Recipe, Recipes, Stamp, Submitted};
 use document::Document;
 use journal::Journal;
 use plan::{changed_fields, name_of, plan};
 use recover::{Suspect, open_journal};
 use serde::Serialize;
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -67,7 +68,7 @@ pub struct Conflict {
     pub current: Option<Recipe>,
     pub current_version: Option<String>,
     /// What the editor asked for.
-    pub yours: Option<Value>,
+    pub yours: Option<Submitted>,
 }
 
 /// Why a change was not made. Nothing was written in any of these cases.
@@ -124,19 +125,19 @@ pub enum StoreError {
 /// A change to make.
 #[derive(Debug, Clone)]
 pub enum Edit {
-    /// A new recipe from its fields (without an id; one is given).
-    Create(Value),
+    /// A new recipe (it is given an id).
+    Create(Submitted),
     /// Replaces recipe `id`, which must still be at version `expected`.
     Update {
         id: u64,
         expected: String,
-        draft: Value,
+        draft: Submitted,
     },
     /// Removes recipe `id`, which must still be at version `expected`.
     Delete { id: u64, expected: String },
     /// New recipes, all in one change (one journal line, one undo): an import. Each
     /// problem is named `recipes[i].field`; one bad recipe refuses them all.
-    CreateMany(Vec<Value>),
+    CreateMany(Vec<Submitted>),
     /// Undoes change `n` from the journal, if its recipes are still as that change left
     /// them.
     Undo(u64),

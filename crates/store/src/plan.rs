@@ -4,7 +4,7 @@
 use super::document::{Document, Object, key_like};
 use super::journal::Journal;
 use super::{Conflict, Edit, FieldError, StoreError, caps, version};
-use crate::recipes::{Recipe, Recipes};
+use crate::recipes::{INGREDIENT_FIELDS, RECIPE_FIELDS, Recipe, Recipes, Submitted, in_bulk};
 use serde_json::Value;
 
 /// What a change will do to one recipe.
@@ -39,19 +39,12 @@ pub(super) fn plan(
     match edit {
         Edit::Create(draft) => {
             let id = max_id.max(doc.max_id()).saturating_add(1);
-            let after = caps::checked(draft, id, None)?;
+            let after = caps::checked(draft, id, None).map_err(one)?;
             Ok(vec![planned(id, Some(after), None)])
         }
         Edit::CreateMany(drafts) => {
-            if drafts.is_empty() || drafts.len() > caps::BULK_RECIPES {
-                return Err(StoreError::Invalid(vec![FieldError {
-                    field: "recipes".into(),
-                    message: format!(
-                        "between 1 and {} recipes, found {}",
-                        caps::BULK_RECIPES,
-                        drafts.len()
-                    ),
-                }]));
+            if let Some(problem) = caps::bulk_count(drafts.len()) {
+                return Err(one(problem));
             }
             let first = max_id.max(doc.max_id());
             let mut out = Vec::with_capacity(drafts.len());
@@ -60,16 +53,7 @@ pub(super) fn plan(
                 let id = first.saturating_add(i as u64 + 1);
                 match caps::checked(draft, id, None) {
                     Ok(after) => out.push(planned(id, Some(after), None)),
-                    Err(StoreError::Invalid(found)) => {
-                        problems.extend(found.into_iter().map(|p| FieldError {
-                            field: match p.field.as_str() {
-                                "" => format!("recipes[{i}]"),
-                                f => format!("recipes[{i}].{f}"),
-                            },
-                            message: p.message,
-                        }));
-                    }
-                    Err(e) => return Err(e),
+                    Err(problem) => problems.push(in_bulk(i, problem)),
                 }
             }
             if problems.is_empty() {
@@ -84,7 +68,7 @@ pub(super) fn plan(
             draft,
         } => {
             current_at(recipes, *id, expected, Some(draft))?;
-            let after = caps::checked(draft, *id, doc.get(*id))?;
+            let after = caps::checked(draft, *id, doc.get(*id)).map_err(one)?;
             Ok(vec![planned(*id, Some(after), None)])
         }
         Edit::Delete { id, expected } => {
@@ -104,7 +88,7 @@ pub(super) fn plan(
                     expected: String::new(),
                     current_version: current.as_ref().map(version),
                     current,
-                    yours: before.cloned().map(Value::Object),
+                    yours: before.and_then(|b| asked_back(id, b)),
                 })));
             }
             Ok(entry
@@ -124,7 +108,7 @@ fn current_at(
     recipes: &Recipes,
     id: u64,
     expected: &str,
-    yours: Option<&Value>,
+    yours: Option<&Submitted>,
 ) -> Result<(), StoreError> {
     let Some(current) = recipes.get(id) else {
         // Deleted while someone edited it: a conflict they can resolve (save theirs as a
@@ -151,6 +135,33 @@ fn current_at(
         current_version: Some(now),
         yours: yours.cloned(),
     })))
+}
+
+/// A refusal for one problem.
+fn one(problem: FieldError) -> StoreError {
+    StoreError::Invalid(vec![problem])
+}
+
+/// What an undo asks recipe `id` to be again, as a submitted recipe: the file's object with
+/// its schema fields under their schema names (a file may spell them in another case) and
+/// without the keys we do not know. `None` when the file held what a change may not (a
+/// hand edit past a cap): the conflict then shows only the recipe as it is now.
+fn asked_back(id: u64, object: &Object) -> Option<Submitted> {
+    let known = |o: &Object, schema: &[&str]| -> Object {
+        schema
+            .iter()
+            .filter_map(|f| key_like(o, f).map(|(_, v)| ((*f).to_owned(), v.clone())))
+            .collect()
+    };
+    let mut recipe = known(object, &RECIPE_FIELDS);
+    if let Some(Value::Array(rows)) = recipe.get_mut("ingredients") {
+        for row in rows {
+            if let Value::Object(o) = row {
+                *o = known(o, &INGREDIENT_FIELDS);
+            }
+        }
+    }
+    Submitted::check(&Value::Object(recipe), Some(id)).ok()
 }
 
 pub(super) fn name_of(object: Option<&Object>) -> String {

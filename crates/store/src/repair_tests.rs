@@ -1,7 +1,7 @@
 //! The store over a journal that a crash, a full disk, an older version or a hand left
 //! in a bad state, and files changed under it while it runs.
 
-use super::tests::{drink, on_disk, store, version_of};
+use super::tests::{create, drink, on_disk, store, update, version_of};
 use super::*;
 
 fn numbers(store: &Store) -> Vec<(u64, String)> {
@@ -20,9 +20,9 @@ fn a_journal_left_by_a_failed_save_of_an_older_version_is_repaired_on_open() {
     // journal line could not be taken back: the phantom line, then the next save under
     // the same number, from the same file.
     let (_dir, store) = store();
-    store.apply(Edit::Create(drink("Gimlet")), "a").unwrap();
+    create(&store, drink("Gimlet"), "a").unwrap();
     let before_real = file_hash(&std::fs::read(store.path()).unwrap());
-    let real = store.apply(Edit::Create(drink("Real")), "a").unwrap();
+    let real = create(&store, drink("Real"), "a").unwrap();
     let real = real.entry.unwrap();
     let journal = journal_of(&store);
     let path = store.path().to_owned();
@@ -52,7 +52,7 @@ fn a_journal_left_by_a_failed_save_of_an_older_version_is_repaired_on_open() {
 #[test]
 fn a_change_appended_onto_a_torn_line_is_kept_and_editing_stays_on() {
     let (_dir, store) = store();
-    store.apply(Edit::Create(drink("Gimlet")), "a").unwrap();
+    create(&store, drink("Gimlet"), "a").unwrap();
     let journal = journal_of(&store);
     let path = store.path().to_owned();
     let good = std::fs::read_to_string(&journal).unwrap();
@@ -61,7 +61,7 @@ fn a_change_appended_onto_a_torn_line_is_kept_and_editing_stays_on() {
     // next save right after the torn half.
     std::fs::write(&journal, format!("{good}{{\"n\":2,\"at\":17")).unwrap();
     let store = Store::open(&path, 1 << 20).unwrap();
-    let southside = store.apply(Edit::Create(drink("Southside")), "a").unwrap();
+    let southside = create(&store, drink("Southside"), "a").unwrap();
     assert_eq!(southside.entry.unwrap().n, 2);
     let text = std::fs::read_to_string(&journal).unwrap();
     let spliced = text.replacen("\n{\"n\":2", "\n{\"n\":2,\"at\":17{\"n\":2", 1);
@@ -76,14 +76,14 @@ fn a_change_appended_onto_a_torn_line_is_kept_and_editing_stays_on() {
         again.history_restarted().is_none(),
         "nothing had to be set aside"
     );
-    again.apply(Edit::Create(drink("Bramble")), "a").unwrap();
+    create(&again, drink("Bramble"), "a").unwrap();
 }
 
 #[test]
 fn an_unreadable_journal_is_set_aside_and_ids_stay_taken() {
     let (dir, store) = store();
-    store.apply(Edit::Create(drink("Gimlet")), "a").unwrap();
-    let made = store.apply(Edit::Create(drink("Southside")), "a").unwrap();
+    create(&store, drink("Gimlet"), "a").unwrap();
+    let made = create(&store, drink("Southside"), "a").unwrap();
     let id = made.entry.unwrap().id;
     let v = version_of(&store, id);
     store.apply(Edit::Delete { id, expected: v }, "a").unwrap();
@@ -101,7 +101,7 @@ fn an_unreadable_journal_is_set_aside_and_ids_stay_taken() {
         .expect("the history page can say so");
     let aside = dir.path().join(mark.set_aside.clone().unwrap());
     assert!(aside.exists(), "the old journal is kept: {mark:?}");
-    let next = again.apply(Edit::Create(drink("Bramble")), "a").unwrap();
+    let next = create(&again, drink("Bramble"), "a").unwrap();
     let next = next.entry.unwrap();
     assert!(
         next.id > id,
@@ -113,10 +113,10 @@ fn an_unreadable_journal_is_set_aside_and_ids_stay_taken() {
 #[test]
 fn a_journal_deleted_while_running_is_written_again_with_all_its_history() {
     let (_dir, store) = store();
-    store.apply(Edit::Create(drink("Gimlet")), "a").unwrap();
-    store.apply(Edit::Create(drink("Southside")), "a").unwrap();
+    create(&store, drink("Gimlet"), "a").unwrap();
+    create(&store, drink("Southside"), "a").unwrap();
     std::fs::remove_file(journal_of(&store)).unwrap();
-    let third = store.apply(Edit::Create(drink("Bramble")), "a").unwrap();
+    let third = create(&store, drink("Bramble"), "a").unwrap();
     assert_eq!(third.entry.unwrap().n, 3);
     let path = store.path().to_owned();
     drop(store);
@@ -139,9 +139,9 @@ fn a_journal_deleted_while_running_is_written_again_with_all_its_history() {
 #[test]
 fn a_journal_replaced_by_an_older_copy_while_running_keeps_counting() {
     let (_dir, store) = store();
-    store.apply(Edit::Create(drink("Gimlet")), "a").unwrap();
+    create(&store, drink("Gimlet"), "a").unwrap();
     let older = std::fs::read(journal_of(&store)).unwrap();
-    let second = store.apply(Edit::Create(drink("Southside")), "a").unwrap();
+    let second = create(&store, drink("Southside"), "a").unwrap();
     let second = second.entry.unwrap();
     let v = version_of(&store, second.id);
     store
@@ -156,7 +156,7 @@ fn a_journal_replaced_by_an_older_copy_while_running_keeps_counting() {
     let copy = journal_of(&store).with_extension("old");
     std::fs::write(&copy, older).unwrap();
     std::fs::rename(&copy, journal_of(&store)).unwrap();
-    let next = store.apply(Edit::Create(drink("Bramble")), "a").unwrap();
+    let next = create(&store, drink("Bramble"), "a").unwrap();
     let next = next.entry.unwrap();
     assert!(next.n > 3, "change numbers are not given twice: {}", next.n);
     assert!(next.id > second.id, "ids are not given twice");
@@ -166,12 +166,10 @@ fn a_journal_replaced_by_an_older_copy_while_running_keeps_counting() {
 fn a_file_made_read_only_while_running_is_refused_naming_the_real_flag() {
     use std::os::unix::fs::PermissionsExt;
     let (_dir, store) = store();
-    store.apply(Edit::Create(drink("Gimlet")), "a").unwrap();
+    create(&store, drink("Gimlet"), "a").unwrap();
     let before = std::fs::read(store.path()).unwrap();
     std::fs::set_permissions(store.path(), std::fs::Permissions::from_mode(0o444)).unwrap();
-    let err = store
-        .apply(Edit::Create(drink("Southside")), "a")
-        .unwrap_err();
+    let err = create(&store, drink("Southside"), "a").unwrap_err();
     assert!(matches!(err, StoreError::NotWritable { .. }), "{err}");
     assert!(err.to_string().contains("--recipes-file"), "{err}");
     assert_eq!(std::fs::read(store.path()).unwrap(), before, "not replaced");
@@ -186,16 +184,7 @@ fn a_key_the_loader_folds_is_the_same_key_to_an_edit() {
     std::fs::write(&path, "[{\"\u{131}d\": 1, \"name\": \"Negroni\"}]").unwrap();
     let store = Store::open(&path, 1 << 20).unwrap();
     let v = version_of(&store, 1);
-    store
-        .apply(
-            Edit::Update {
-                id: 1,
-                expected: v,
-                draft: drink("Boulevardier"),
-            },
-            "a",
-        )
-        .unwrap();
+    update(&store, 1, v, drink("Boulevardier"), "a").unwrap();
     let disk = on_disk(&store);
     assert_eq!(disk.len(), 1, "replaced in place, not added beside it");
     assert_eq!(disk.get(1).unwrap().name, "Boulevardier");

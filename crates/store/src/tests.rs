@@ -1,5 +1,5 @@
 use super::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 const FILE: &str = r#"[
   {"id": 1, "name": "Negroni", "base": ["Gin"], "ingredients": [{"name": "Gin", "measure": "25", "unit": "ml", "brand": "kept too"}], "ZZ": "kept"},
@@ -25,6 +25,39 @@ pub(super) fn drink(name: &str) -> Value {
         {"name": "Sugar Syrup", "measure": "15", "unit": "ml"}]})
 }
 
+/// Recipe `draft` (JSON) added as the web layer adds it: checked where it arrives
+/// ([`Submitted::check`]; a refusal is [`StoreError::Invalid`], as the API answers it), then
+/// applied.
+pub(super) fn create(store: &Store, draft: Value, who: &str) -> Result<Saved, StoreError> {
+    let draft = Submitted::check(&draft, None).map_err(StoreError::Invalid)?;
+    store.apply(Edit::Create(draft), who)
+}
+
+/// Recipe `id` replaced by `draft` (JSON), likewise.
+pub(super) fn update(
+    store: &Store,
+    id: u64,
+    expected: String,
+    draft: Value,
+    who: &str,
+) -> Result<Saved, StoreError> {
+    let draft = Submitted::check(&draft, Some(id)).map_err(StoreError::Invalid)?;
+    store.apply(
+        Edit::Update {
+            id,
+            expected,
+            draft,
+        },
+        who,
+    )
+}
+
+/// Recipes `drafts` (JSON) added as one change, likewise.
+pub(super) fn many(store: &Store, drafts: Vec<Value>, who: &str) -> Result<Saved, StoreError> {
+    let drafts = Submitted::check_many(&drafts).map_err(StoreError::Invalid)?;
+    store.apply(Edit::CreateMany(drafts), who)
+}
+
 pub(super) fn version_of(store: &Store, id: u64) -> String {
     version(on_disk(store).get(id).unwrap())
 }
@@ -32,9 +65,7 @@ pub(super) fn version_of(store: &Store, id: u64) -> String {
 #[test]
 fn create_gives_the_next_id_and_writes_a_pretty_loadable_file() {
     let (_dir, store) = store();
-    let saved = store
-        .apply(Edit::Create(drink("Gimlet")), "alice@example.com")
-        .unwrap();
+    let saved = create(&store, drink("Gimlet"), "alice@example.com").unwrap();
     let entry = saved.entry.unwrap();
     assert_eq!((entry.n, entry.id, entry.action), (1, 6, Action::Created));
     assert_eq!(entry.who, "alice@example.com");
@@ -60,19 +91,10 @@ fn create_gives_the_next_id_and_writes_a_pretty_loadable_file() {
 #[test]
 fn the_collection_after_each_kind_of_change_is_the_file_s() {
     let (_dir, store) = store();
-    let created = store.apply(Edit::Create(drink("Aviation")), "a").unwrap();
+    let created = create(&store, drink("Aviation"), "a").unwrap();
     assert_eq!(created.recipes.all(), on_disk(&store).all());
     let v = version_of(&store, 1);
-    let changed = store
-        .apply(
-            Edit::Update {
-                id: 1,
-                expected: v,
-                draft: drink("Zombie"),
-            },
-            "a",
-        )
-        .unwrap();
+    let changed = update(&store, 1, v, drink("Zombie"), "a").unwrap();
     assert_eq!(
         changed.recipes.all(),
         on_disk(&store).all(),
@@ -92,7 +114,7 @@ fn the_collection_after_each_kind_of_change_is_the_file_s() {
 #[test]
 fn a_hand_edit_after_a_save_is_seen_by_the_next_save() {
     let (_dir, store) = store();
-    store.apply(Edit::Create(drink("Gimlet")), "a").unwrap();
+    create(&store, drink("Gimlet"), "a").unwrap();
     let before_hand_edit = version_of(&store, 6);
     let text = std::fs::read_to_string(store.path()).unwrap();
     std::fs::write(
@@ -100,16 +122,7 @@ fn a_hand_edit_after_a_save_is_seen_by_the_next_save() {
         text.replace("\"Gimlet\"", "\"Gimlet (hand)\""),
     )
     .unwrap();
-    let err = store
-        .apply(
-            Edit::Update {
-                id: 6,
-                expected: before_hand_edit,
-                draft: drink("Gimlet (app)"),
-            },
-            "a",
-        )
-        .unwrap_err();
+    let err = update(&store, 6, before_hand_edit, drink("Gimlet (app)"), "a").unwrap_err();
     assert!(matches!(err, StoreError::Conflict(_)), "{err}");
     assert_eq!(on_disk(&store).get(6).unwrap().name, "Gimlet (hand)");
 }
@@ -117,7 +130,7 @@ fn a_hand_edit_after_a_save_is_seen_by_the_next_save() {
 #[test]
 fn ids_are_never_reused_after_a_delete() {
     let (_dir, store) = store();
-    store.apply(Edit::Create(drink("Gimlet")), "a").unwrap();
+    create(&store, drink("Gimlet"), "a").unwrap();
     let v = version_of(&store, 6);
     store
         .apply(Edit::Delete { id: 6, expected: v }, "a")
@@ -126,13 +139,13 @@ fn ids_are_never_reused_after_a_delete() {
     store
         .apply(Edit::Delete { id: 5, expected: v }, "a")
         .unwrap();
-    let saved = store.apply(Edit::Create(drink("Southside")), "a").unwrap();
+    let saved = create(&store, drink("Southside"), "a").unwrap();
     assert_eq!(saved.entry.unwrap().id, 7);
     // Also after the store is opened again, from the journal's high-water mark.
     let path = store.path().to_owned();
     drop(store);
     let again = Store::open(&path, 1 << 20).unwrap();
-    let saved = again.apply(Edit::Create(drink("Gin Rickey")), "a").unwrap();
+    let saved = create(&again, drink("Gin Rickey"), "a").unwrap();
     assert_eq!(saved.entry.unwrap().id, 8);
 }
 
@@ -142,32 +155,14 @@ fn a_stale_version_is_a_conflict_with_both_versions_and_nothing_written() {
     let old = version_of(&store, 1);
     let mut first = drink("Negroni");
     first["notes"] = json!("stirred, not shaken");
-    store
-        .apply(
-            Edit::Update {
-                id: 1,
-                expected: old.clone(),
-                draft: first,
-            },
-            "a",
-        )
-        .unwrap();
+    update(&store, 1, old.clone(), first, "a").unwrap();
     let before = std::fs::read(store.path()).unwrap();
-    let err = store
-        .apply(
-            Edit::Update {
-                id: 1,
-                expected: old.clone(),
-                draft: drink("Negroni Sbagliato"),
-            },
-            "b",
-        )
-        .unwrap_err();
+    let err = update(&store, 1, old.clone(), drink("Negroni Sbagliato"), "b").unwrap_err();
     let StoreError::Conflict(c) = err else {
         panic!("{err}")
     };
     assert_eq!(c.current.unwrap().notes, "stirred, not shaken");
-    assert_eq!(c.yours.unwrap()["name"], "Negroni Sbagliato");
+    assert_eq!(c.yours.unwrap().name(), "Negroni Sbagliato");
     assert_ne!(c.current_version.unwrap(), old);
     assert_eq!(std::fs::read(store.path()).unwrap(), before);
     assert!(matches!(
@@ -188,16 +183,7 @@ fn a_hand_edit_made_meanwhile_is_a_conflict_not_overwritten() {
     let old = version_of(&store, 5);
     let hand = FILE.replace("\"Daiquiri\"", "\"Daiquiri No. 1\"");
     std::fs::write(store.path(), hand).unwrap();
-    let err = store
-        .apply(
-            Edit::Update {
-                id: 5,
-                expected: old,
-                draft: drink("Daiquiri"),
-            },
-            "a",
-        )
-        .unwrap_err();
+    let err = update(&store, 5, old, drink("Daiquiri"), "a").unwrap_err();
     assert!(matches!(err, StoreError::Conflict(_)), "{err}");
     assert_eq!(on_disk(&store).get(5).unwrap().name, "Daiquiri No. 1");
 }
@@ -208,18 +194,7 @@ fn an_edit_keeps_unknown_keys_and_names_the_changed_fields() {
     let v = version_of(&store, 1);
     let mut draft = drink("Negroni");
     draft["ingredients"] = json!([{"name": "Gin", "measure": "30", "unit": "ml"}]);
-    let entry = store
-        .apply(
-            Edit::Update {
-                id: 1,
-                expected: v,
-                draft,
-            },
-            "a",
-        )
-        .unwrap()
-        .entry
-        .unwrap();
+    let entry = update(&store, 1, v, draft, "a").unwrap().entry.unwrap();
     assert_eq!(entry.fields, ["ingredients"]);
     assert_eq!(entry.before.unwrap()["ZZ"], "kept");
     let text = std::fs::read_to_string(store.path()).unwrap();
@@ -238,16 +213,14 @@ fn an_edit_keeps_unknown_keys_and_names_the_changed_fields() {
 fn saving_the_same_content_writes_nothing() {
     let (_dir, store) = store();
     let v = version_of(&store, 5);
-    let saved = store
-        .apply(
-            Edit::Update {
-                id: 5,
-                expected: v,
-                draft: json!({"name": "Daiquiri", "base": ["Rum"]}),
-            },
-            "a",
-        )
-        .unwrap();
+    let saved = update(
+        &store,
+        5,
+        v,
+        json!({"name": "Daiquiri", "base": ["Rum"]}),
+        "a",
+    )
+    .unwrap();
     assert!(saved.entry.is_none());
     assert!(store.changes().is_empty());
 }
@@ -262,7 +235,7 @@ fn every_problem_is_named_by_field_and_nothing_is_saved() {
         "ingredients": [{"measure": "1"}, {"name": "Gin", "unit": "x".repeat(30)}],
         "notes": "n".repeat(NOTES + 1),
     });
-    let err = store.apply(Edit::Create(draft), "a").unwrap_err();
+    let err = create(&store, draft, "a").unwrap_err();
     let StoreError::Invalid(problems) = err else {
         panic!("{err}")
     };
@@ -274,7 +247,7 @@ fn every_problem_is_named_by_field_and_nothing_is_saved() {
     assert_eq!(std::fs::read_to_string(store.path()).unwrap(), FILE);
     // Caps are checked on a draft that passes the loader's rules.
     let draft = json!({"name": "Long", "glass": ["Coupe", " "], "ingredients": [{"name": "Gin", "unit": "x".repeat(30)}], "notes": "n".repeat(NOTES + 1)});
-    let StoreError::Invalid(problems) = store.apply(Edit::Create(draft), "a").unwrap_err() else {
+    let StoreError::Invalid(problems) = create(&store, draft, "a").unwrap_err() else {
         panic!()
     };
     let fields: Vec<&str> = problems.iter().map(|p| p.field.as_str()).collect();
@@ -286,11 +259,7 @@ const NOTES: usize = caps::NOTES_CHARS;
 #[test]
 fn undo_reverses_create_change_and_delete_and_is_itself_undoable() {
     let (_dir, store) = store();
-    let created = store
-        .apply(Edit::Create(drink("Gimlet")), "a")
-        .unwrap()
-        .entry
-        .unwrap();
+    let created = create(&store, drink("Gimlet"), "a").unwrap().entry.unwrap();
     let v = version_of(&store, 5);
     let deleted = store
         .apply(Edit::Delete { id: 5, expected: v }, "a")
@@ -319,22 +288,9 @@ fn undo_reverses_create_change_and_delete_and_is_itself_undoable() {
 #[test]
 fn undo_of_a_recipe_changed_since_is_a_conflict() {
     let (_dir, store) = store();
-    let created = store
-        .apply(Edit::Create(drink("Gimlet")), "a")
-        .unwrap()
-        .entry
-        .unwrap();
+    let created = create(&store, drink("Gimlet"), "a").unwrap().entry.unwrap();
     let v = version_of(&store, 6);
-    store
-        .apply(
-            Edit::Update {
-                id: 6,
-                expected: v,
-                draft: drink("Gimlet No. 2"),
-            },
-            "b",
-        )
-        .unwrap();
+    update(&store, 6, v, drink("Gimlet No. 2"), "b").unwrap();
     let err = store.apply(Edit::Undo(created.n), "a").unwrap_err();
     let StoreError::Conflict(c) = err else {
         panic!("{err}")
@@ -349,9 +305,9 @@ fn undo_of_a_recipe_changed_since_is_a_conflict() {
 #[test]
 fn opening_drops_a_journaled_change_the_file_never_got() {
     let (_dir, store) = store();
-    store.apply(Edit::Create(drink("Gimlet")), "a").unwrap();
+    create(&store, drink("Gimlet"), "a").unwrap();
     let file = std::fs::read(store.path()).unwrap();
-    store.apply(Edit::Create(drink("Southside")), "a").unwrap();
+    create(&store, drink("Southside"), "a").unwrap();
     // As if the process died after the journal line and before the rename.
     let path = store.path().to_owned();
     drop(store);
@@ -359,7 +315,7 @@ fn opening_drops_a_journaled_change_the_file_never_got() {
     let again = Store::open(&path, 1 << 20).unwrap();
     let names: Vec<String> = again.changes().into_iter().map(|e| e.name).collect();
     assert_eq!(names, ["Gimlet"]);
-    let saved = again.apply(Edit::Create(drink("Bramble")), "a").unwrap();
+    let saved = create(&again, drink("Bramble"), "a").unwrap();
     let saved = saved.entry.unwrap();
     // The dropped change's number and id stay given out: it may have been seen.
     assert_eq!((saved.n, saved.id), (3, 8));
@@ -395,11 +351,7 @@ fn a_second_store_on_the_same_file_is_refused_until_the_first_closes() {
 #[test]
 fn a_recipe_created_then_removed_by_hand_keeps_its_id_taken() {
     let (_dir, store) = store();
-    let created = store
-        .apply(Edit::Create(drink("Gimlet")), "a")
-        .unwrap()
-        .entry
-        .unwrap();
+    let created = create(&store, drink("Gimlet"), "a").unwrap().entry.unwrap();
     assert_eq!(created.id, 6);
     let path = store.path().to_owned();
     drop(store);
@@ -408,8 +360,7 @@ fn a_recipe_created_then_removed_by_hand_keeps_its_id_taken() {
     std::fs::write(&path, FILE.replace("Daiquiri", "Daiquiri No. 2")).unwrap();
     let again = Store::open(&path, 1 << 20).unwrap();
     assert_eq!(again.changes().len(), 1, "the change is still history");
-    let next = again
-        .apply(Edit::Create(drink("Southside")), "a")
+    let next = create(&again, drink("Southside"), "a")
         .unwrap()
         .entry
         .unwrap();
@@ -424,7 +375,7 @@ fn a_symlinked_file_is_edited_through_its_link() {
     let link = dir.path().join("link.json");
     std::os::unix::fs::symlink(&real, &link).unwrap();
     let store = Store::open(&link, 1 << 20).unwrap();
-    store.apply(Edit::Create(drink("Gimlet")), "a").unwrap();
+    create(&store, drink("Gimlet"), "a").unwrap();
     assert!(
         std::fs::symlink_metadata(&link)
             .unwrap()
@@ -451,16 +402,7 @@ fn a_field_spelled_with_a_folding_letter_is_written_once_and_still_loads() {
     .unwrap();
     let store = Store::open(&path, 1 << 20).unwrap();
     let v = version_of(&store, 2);
-    store
-        .apply(
-            Edit::Update {
-                id: 2,
-                expected: v,
-                draft: drink("Daiquiri"),
-            },
-            "a",
-        )
-        .unwrap();
+    update(&store, 2, v, drink("Daiquiri"), "a").unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     assert_eq!(
         text.matches("\"base\"").count() + text.matches("ba\u{17f}e").count(),
@@ -476,12 +418,8 @@ fn a_row_s_abv_is_saved_and_kept_by_an_edit_that_does_not_give_one() {
     let v = version_of(&store, 1);
     let mut draft = drink("Negroni");
     draft["ingredients"] = json!([{"name": "Gin", "measure": "30", "unit": "ml", "abv": 47.3}]);
-    let edit = |expected, draft| Edit::Update {
-        id: 1,
-        expected,
-        draft,
-    };
-    store.apply(edit(v, draft), "a").unwrap();
+    let edit = |expected, draft| update(&store, 1, expected, draft, "a");
+    edit(v, draft).unwrap();
     let row = |s: &Store| {
         on_disk(s).get(1).unwrap().ingredients[0]
             .abv
@@ -496,13 +434,11 @@ fn a_row_s_abv_is_saved_and_kept_by_an_edit_that_does_not_give_one() {
     // As the form sends it: no abv. The row keeps its own.
     let mut draft = drink("Negroni");
     draft["ingredients"] = json!([{"name": "Gin", "measure": "40", "unit": "ml"}]);
-    store
-        .apply(edit(version_of(&store, 1), draft), "a")
-        .unwrap();
+    edit(version_of(&store, 1), draft).unwrap();
     assert_eq!(row(&store), Some(47.3), "kept by an edit without one");
     let mut draft = drink("Negroni");
     draft["ingredients"] = json!([{"name": "Gin", "measure": "40", "unit": "ml", "abv": 140}]);
-    let refused = store.apply(edit(version_of(&store, 1), draft), "a");
+    let refused = edit(version_of(&store, 1), draft);
     assert!(
         matches!(refused, Err(StoreError::Invalid(ref p)) if p[0].field == "ingredients[0].abv"),
         "{refused:?}"

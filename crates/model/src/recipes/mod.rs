@@ -2,8 +2,11 @@
 //!
 //! Data flows one way: a file (or the embedded sample) is parsed and validated into
 //! [`Recipes`], which never changes afterwards; everything the web layer shows is derived
-//! from it.
+//! from it. A recipe sent to be saved is checked once, where it arrives, into a
+//! [`Submitted`] ([`caps`]: what it may hold beyond the loader's rules).
 
+pub mod caps;
+mod submitted;
 mod validate;
 
 use compact_str::CompactString;
@@ -13,6 +16,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+pub use submitted::{Submitted, in_bulk};
 pub(crate) use validate::Json;
 pub use validate::{FieldError, Problem, RecipeRef, check_one};
 pub use validate::{INGREDIENT_FIELDS, LIST_FIELDS, RECIPE_FIELDS, fold_eq, is_recipe_field};
@@ -239,8 +243,8 @@ impl Recipes {
 
     /// This collection with one recipe taken out (`remove`) and/or one put in (`insert`,
     /// replacing any with its id): what a saved change leaves, without reading and
-    /// validating the whole file again. `insert` must already be valid (the store checks
-    /// it with [`check_one`]); ids stay unique because one replaces another.
+    /// validating the whole file again. `insert` must already be valid (a [`Submitted`]
+    /// recipe given its id); ids stay unique because one replaces another.
     pub fn changed(
         &self,
         remove: Option<u64>,

@@ -12,6 +12,7 @@ use super::params::{ChangeNumber, RecipeId};
 use crate::error::{Api, WebError};
 use crate::guard::limits::{self, RequestLimits};
 use crate::http::cache_control;
+use crate::recipes::Submitted;
 use crate::store::{Edit, Entry, Saved, Store, version};
 use crate::who::change::{change, store_call};
 use crate::who::editing::{self, Editing};
@@ -33,7 +34,7 @@ pub(crate) async fn create(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    let draft = read_json(&headers, &body)?;
+    let draft = submitted(&read_json(&headers, &body)?, None)?;
     let saved = change(&editing, &editor, Edit::Create(draft)).await?;
     saved_response(StatusCode::CREATED, &saved, None)
 }
@@ -60,6 +61,7 @@ pub(crate) async fn bulk(
             message: "expected {\"recipes\": [recipe, …]}, a list of recipes without ids".into(),
         }])));
     };
+    let drafts = Submitted::check_many(&drafts).map_err(WebError::Invalid)?;
     let saved = change(&editing, &editor, Edit::CreateMany(drafts)).await?;
     let recipes: Vec<_> = saved
         .entry
@@ -83,6 +85,9 @@ pub(crate) async fn update(
 ) -> ApiResult {
     let draft = read_json(&headers, &body)?;
     let expected = if_match(&headers)?;
+    // Checked before the version: a stale and invalid recipe is a 422 with its problems;
+    // once they are fixed, a conflict that is still there is a 409.
+    let draft = submitted(&draft, Some(id))?;
     let edit = Edit::Update {
         id,
         expected,
@@ -175,6 +180,12 @@ fn read_json(headers: &HeaderMap, body: &[u8]) -> Result<Value, WebError> {
     } else {
         Err(WebError::Invalid(repeats))
     }
+}
+
+/// `body` as a recipe to save as recipe `id` (`None`: a new one), or a 422 naming every
+/// problem ([`Submitted::check`]).
+fn submitted(body: &Value, id: Option<u64>) -> Result<Submitted, WebError> {
+    Submitted::check(body, id).map_err(WebError::Invalid)
 }
 
 fn strip_position(message: &str) -> &str {

@@ -217,16 +217,20 @@ async fn submit(
         state.problems.extend(state.draft.apply(op));
         return render(site, state, StatusCode::OK);
     }
-    let draft = state.draft.to_json();
-    let edit = match id {
+    // Checked before the version: a stale form with a problem shows the problem first.
+    let edit = state.draft.submitted(id).map(|draft| match id {
         None => Edit::Create(draft),
         Some(id) => Edit::Update {
             id,
             expected: state.version.clone(),
             draft,
         },
+    });
+    let saved = match edit {
+        Ok(edit) => change(editing, editor, edit).await,
+        Err(problems) => Err(WebError::Invalid(problems)),
     };
-    match change(editing, editor, edit).await {
+    match saved {
         Ok(saved) => {
             let n = saved
                 .entry

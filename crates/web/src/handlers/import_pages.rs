@@ -9,6 +9,7 @@ use super::edit_pages::{FormState, checked_form, personal_page, render};
 use super::import::{Asked, preview};
 use crate::error::WebError;
 use crate::guard::limits::{self, RequestLimits};
+use crate::recipes::Submitted;
 use crate::site::Site;
 use crate::store::{Edit, FieldError};
 use crate::view::form::{Fields, field};
@@ -118,7 +119,11 @@ pub(crate) async fn save(
         }]);
     }
     let drafts: Vec<Value> = picks.iter().map(|i| all[*i].clone()).collect();
-    match change(&editing, &editor, Edit::CreateMany(drafts.clone())).await {
+    let saved = match Submitted::check_many(&drafts) {
+        Ok(checked) => change(&editing, &editor, Edit::CreateMany(checked)).await,
+        Err(problems) => Err(WebError::Invalid(problems)),
+    };
+    match saved {
         Ok(saved) => {
             let n = saved.entry.map(|e| e.n.to_string()).unwrap_or_default();
             Ok(Redirect::to(&format!("/changes?done={n}")).into_response())

@@ -4,7 +4,7 @@
 //! a row button naming no row, or thousands of rows are answered here, before anything
 //! costs a render or reaches the store.
 
-use crate::recipes::Recipe;
+use crate::recipes::{Recipe, Submitted};
 use crate::store::{FieldError, caps};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -210,7 +210,13 @@ impl FormRecipe {
     }
 
     /// The recipe the store is asked to save: blank ingredient rows left out.
-    pub(crate) fn to_json(&self) -> Value {
+    /// The form as a recipe to save as recipe `id` (`None`: a new one), or every problem
+    /// with it ([`Submitted::check`], the API's own check).
+    pub(crate) fn submitted(&self, id: Option<u64>) -> Result<Submitted, Vec<FieldError>> {
+        Submitted::check(&self.to_json(), id)
+    }
+
+    fn to_json(&self) -> Value {
         let rows: Vec<Value> = self
             .rows
             .iter()

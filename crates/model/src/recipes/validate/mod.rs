@@ -34,6 +34,12 @@ pub use report::{Problem, RecipeRef};
 pub use rules::{INGREDIENT_FIELDS, LIST_FIELDS, RECIPE_FIELDS, is_recipe_field};
 pub use submitted::{FieldError, check_one};
 
+/// `id` if it is small enough to be a recipe's id; otherwise why not (the rule the loader
+/// applies, for an id the store gives).
+pub(crate) fn id_rule(id: u64) -> Result<u64, String> {
+    rules::id(id)
+}
+
 /// Parses and validates; returns every recipe (with warnings) or every problem.
 ///
 /// A valid file (the usual case) takes the fast path: serde straight into the model, with
@@ -44,7 +50,7 @@ pub(crate) fn parse(text: &str, origin: &Origin) -> Result<Parsed, LoadError> {
 }
 
 /// [`parse`], warning about invisible characters only with `characters` (a submitted
-/// recipe's characters are the store's to check, as a problem: `store::caps`).
+/// recipe's characters are [`caps`](super::caps)' to check, as a problem).
 pub(crate) fn parse_with(
     text: &str,
     origin: &Origin,

@@ -5,7 +5,7 @@
 //! warning (another case, an unknown key) is let into an edit. The object is checked
 //! directly, by the reporting validator's rules and words ([`report::check_items`]), as if
 //! it were the only recipe of a file: no text is written and parsed again. Invisible
-//! characters are left to the caller (`store::caps` names them in its own words).
+//! characters are left to the caller (`recipes::caps` names them in its own words).
 
 use super::super::{LoadError, Origin, Problem, Recipe};
 use super::json::Json;
