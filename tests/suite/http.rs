@@ -456,9 +456,14 @@ fn check_command_lists_every_problem() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(stdout.lines().count(), 1);
+    // The summary, then how much of it the bottles' vocabulary understands.
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
     assert!(
         stdout.contains("OK, 1 recipes with 1 ingredient lines"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\nvocabulary: 100.0% of 1 ingredient lines name a bottle it knows\n"),
         "{stdout}"
     );
 }
