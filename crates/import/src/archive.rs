@@ -17,7 +17,7 @@ const MAX_TOTAL: u64 = 64 << 20;
 const MAX_FILES: usize = 20_000;
 
 /// The recipes of a zip: every `.json` file that holds one (others are skipped).
-pub fn from_zip(bytes: &[u8]) -> Result<Vec<Incoming>, ImportError> {
+pub(crate) fn from_zip(bytes: &[u8]) -> Result<Vec<Incoming>, ImportError> {
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes))
         .map_err(|e| ImportError::Zip(e.to_string()))?;
     if zip.len() > MAX_FILES {
@@ -51,7 +51,7 @@ pub fn from_zip(bytes: &[u8]) -> Result<Vec<Incoming>, ImportError> {
 }
 
 /// The recipes of a folder (and its folders): every `.json` file that holds one.
-pub fn from_folder(path: &Path) -> Result<Vec<Incoming>, ImportError> {
+pub(crate) fn from_folder(path: &Path) -> Result<Vec<Incoming>, ImportError> {
     let mut paths = Vec::new();
     walk(path, &mut paths, 0)?;
     // Folders are judged inside the export only: an `ingredients` folder above it is not.

@@ -20,7 +20,7 @@ use super::line;
 use serde_json::Value;
 
 /// Whether `value` is a Bar Assistant recipe: `data.json` or cocktail-02.
-pub fn looks_like(value: &Value) -> bool {
+pub(crate) fn looks_like(value: &Value) -> bool {
     let recipe = value.get("recipe").unwrap_or(value);
     recipe.get("name").is_some_and(Value::is_string)
         && (recipe.get("instructions").is_some()
@@ -31,7 +31,7 @@ pub fn looks_like(value: &Value) -> bool {
 }
 
 /// The recipe of a Bar Assistant file (either kind).
-pub fn from_value(value: &Value) -> Incoming {
+pub(crate) fn from_value(value: &Value) -> Incoming {
     let (recipe, names) = match value.get("recipe") {
         Some(recipe) => (recipe, value.get("ingredients").and_then(Value::as_array)),
         None => (value, None),
@@ -193,7 +193,7 @@ fn add_row(d: &mut Incoming, row: &Value, names: Option<&Vec<Value>>, ours: bool
 }
 
 /// An amount as a measure: `60`, `22.5`, `0.75`.
-pub fn number(v: f64) -> String {
+pub(crate) fn number(v: f64) -> String {
     let mut s = format!("{v:.3}");
     if s.contains('.') {
         let keep = s.trim_end_matches('0').trim_end_matches('.').len();

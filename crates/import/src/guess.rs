@@ -71,7 +71,7 @@ const GLASSES: &[(&str, &str)] = &[
 ];
 
 /// Fills what `draft` left empty and marks it.
-pub fn fill(draft: &mut Incoming) {
+pub(crate) fn fill(draft: &mut Incoming) {
     let hints = draft.hints.to_lowercase();
     if draft.base.is_empty() {
         draft.base = base(draft);

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 /// One ingredient row in our schema.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Row {
+pub(crate) struct Row {
     pub name: String,
     pub measure: String,
     pub unit: String,
@@ -16,24 +16,24 @@ pub struct Row {
 #[derive(Debug, Clone, Default)]
 pub struct Incoming {
     pub name: String,
-    pub base: Vec<String>,
-    pub glass: Vec<String>,
-    pub method: Vec<String>,
-    pub ice: Vec<String>,
-    pub ingredients: Vec<Row>,
+    pub(crate) base: Vec<String>,
+    pub(crate) glass: Vec<String>,
+    pub(crate) method: Vec<String>,
+    pub(crate) ice: Vec<String>,
+    pub(crate) ingredients: Vec<Row>,
     pub garnish: Vec<String>,
-    pub notes: String,
+    pub(crate) notes: String,
     /// Text the guesses read (instructions, description, keywords); not written anywhere.
-    pub hints: String,
-    pub guesses: Vec<Guess>,
+    pub(crate) hints: String,
+    pub(crate) guesses: Vec<Guess>,
     /// Rows read exactly and rows kept whole as names, for the import's totals.
-    pub exact_rows: usize,
-    pub kept_rows: usize,
+    pub(crate) exact_rows: usize,
+    pub(crate) kept_rows: usize,
 }
 
 impl Incoming {
     /// Adds an ingredient line given as text: a row, or a garnish.
-    pub fn add_line(&mut self, text: &str) {
+    pub(crate) fn add_line(&mut self, text: &str) {
         let text = text.trim();
         if text.is_empty() {
             return;
@@ -66,7 +66,7 @@ impl Incoming {
     }
 
     /// Adds a row given as parts (a structured source).
-    pub fn add_row(&mut self, name: &str, measure: &str, unit: &str) {
+    pub(crate) fn add_row(&mut self, name: &str, measure: &str, unit: &str) {
         self.exact_rows += 1;
         self.ingredients.push(Row {
             name: name.trim().to_owned(),
@@ -76,7 +76,7 @@ impl Incoming {
     }
 
     /// Marks a field as guessed or kept as it was.
-    pub fn mark(&mut self, field: &str, message: &str) {
+    pub(crate) fn mark(&mut self, field: &str, message: &str) {
         self.guesses.push(Guess {
             field: field.to_owned(),
             message: message.to_owned(),
@@ -84,7 +84,7 @@ impl Incoming {
     }
 
     /// Adds a paragraph to the notes.
-    pub fn add_notes(&mut self, text: &str) {
+    pub(crate) fn add_notes(&mut self, text: &str) {
         let text = text.trim();
         if text.is_empty() {
             return;
@@ -96,7 +96,7 @@ impl Incoming {
     }
 
     /// Ends the notes with `Source: <url>` (once).
-    pub fn add_source(&mut self, url: &str) {
+    pub(crate) fn add_source(&mut self, url: &str) {
         let line = format!("Source: {}", url.trim());
         if !self.notes.contains(&line) {
             self.add_notes(&line);
@@ -104,7 +104,7 @@ impl Incoming {
     }
 
     /// The recipe object (no `id`), its guesses, and what the validator says of it.
-    pub fn finish(self) -> (Value, Vec<Guess>, Vec<Guess>) {
+    pub(crate) fn finish(self) -> (Value, Vec<Guess>, Vec<Guess>) {
         let rows: Vec<Value> = self
             .ingredients
             .iter()
@@ -128,7 +128,7 @@ impl Incoming {
 /// What saving `recipe` would refuse: the one check of a submitted recipe
 /// ([`Submitted::check`](crate::recipes::Submitted::check): the loader's rules, the caps,
 /// the characters), so that a preview without problems saves as it is.
-pub fn check(recipe: &Value) -> Vec<Guess> {
+pub(crate) fn check(recipe: &Value) -> Vec<Guess> {
     match crate::recipes::Submitted::check(recipe, None) {
         Ok(_) => Vec::new(),
         Err(errors) => errors

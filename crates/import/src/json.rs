@@ -6,13 +6,13 @@ use super::ImportError;
 use super::incoming::Incoming;
 use serde_json::Value;
 
-pub fn from_bytes(bytes: &[u8]) -> Result<Vec<Incoming>, ImportError> {
+pub(crate) fn from_bytes(bytes: &[u8]) -> Result<Vec<Incoming>, ImportError> {
     let value: Value =
         serde_json::from_slice(bytes).map_err(|e| ImportError::Json(e.to_string()))?;
     from_value(&value)
 }
 
-pub fn from_value(value: &Value) -> Result<Vec<Incoming>, ImportError> {
+pub(crate) fn from_value(value: &Value) -> Result<Vec<Incoming>, ImportError> {
     if super::jsonld::looks_like(value) {
         return super::jsonld::from_value(value);
     }

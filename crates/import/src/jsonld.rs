@@ -17,7 +17,7 @@ use super::{ImportError, Stop, scan};
 use serde_json::Value;
 
 /// The recipes in every JSON-LD script of a page; `Err` as soon as `stop` says so.
-pub fn from_html(html: &str, stop: &Stop) -> Result<Vec<Incoming>, ImportError> {
+pub(crate) fn from_html(html: &str, stop: &Stop) -> Result<Vec<Incoming>, ImportError> {
     let mut drafts = Vec::new();
     let mut scripts = 0;
     let mut bad = None;
@@ -46,14 +46,14 @@ pub fn from_html(html: &str, stop: &Stop) -> Result<Vec<Incoming>, ImportError> 
 }
 
 /// The recipes in JSON-LD text.
-pub fn from_text(text: &str) -> Result<Vec<Incoming>, ImportError> {
+pub(crate) fn from_text(text: &str) -> Result<Vec<Incoming>, ImportError> {
     let value: Value =
         serde_json::from_str(text.trim()).map_err(|e| ImportError::Json(e.to_string()))?;
     from_value(&value)
 }
 
 /// The recipes in parsed JSON-LD.
-pub fn from_value(value: &Value) -> Result<Vec<Incoming>, ImportError> {
+pub(crate) fn from_value(value: &Value) -> Result<Vec<Incoming>, ImportError> {
     let mut drafts = Vec::new();
     collect(value, &mut drafts, 0);
     if drafts.is_empty() {
@@ -65,7 +65,7 @@ pub fn from_value(value: &Value) -> Result<Vec<Incoming>, ImportError> {
 }
 
 /// Whether `value` looks like JSON-LD (for telling JSON files apart).
-pub fn looks_like(value: &Value) -> bool {
+pub(crate) fn looks_like(value: &Value) -> bool {
     match value {
         Value::Array(items) => items.iter().any(looks_like),
         Value::Object(o) => {
@@ -114,7 +114,7 @@ fn is_type(value: &Value, name: &str) -> bool {
 
 /// Text with HTML entities decoded and tags taken out, white space collapsed per line:
 /// in time linear in its length ([`scan::text`]), however the HTML in it is nested.
-pub fn text(s: &str) -> String {
+pub(crate) fn text(s: &str) -> String {
     let decoded = if s.contains('&') || s.contains('<') {
         scan::text(s)
     } else {

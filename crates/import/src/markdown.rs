@@ -32,7 +32,7 @@ use std::fmt::Write;
 const FIELDS: [&str; 5] = ["Base", "Glass", "Method", "Ice", "Garnish"];
 
 /// One recipe as Markdown.
-pub fn write(r: &Recipe, out: &mut String) {
+pub(crate) fn write(r: &Recipe, out: &mut String) {
     let _ = writeln!(out, "# {}\n", r.name);
     let lists = [&r.base, &r.glass, &r.method, &r.ice, &r.garnish];
     let mut any = false;
@@ -66,7 +66,7 @@ pub fn write(r: &Recipe, out: &mut String) {
 }
 
 /// The recipes of Markdown as [`write`] writes it.
-pub fn read(text: &str) -> Result<Vec<Incoming>, ImportError> {
+pub(crate) fn read(text: &str) -> Result<Vec<Incoming>, ImportError> {
     let mut drafts: Vec<Incoming> = Vec::new();
     let mut section = "";
     let mut notes = String::new();

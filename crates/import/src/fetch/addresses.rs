@@ -8,7 +8,7 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// The rule `ip` breaks, if it is not a public unicast address.
-pub fn refused(ip: IpAddr) -> Option<&'static str> {
+pub(crate) fn refused(ip: IpAddr) -> Option<&'static str> {
     match ip {
         IpAddr::V4(v4) => refused_v4(v4),
         IpAddr::V6(v6) => refused_v6(v6),

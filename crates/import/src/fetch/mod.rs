@@ -21,11 +21,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// How many redirects one fetch follows.
-pub const MAX_REDIRECTS: usize = 5;
+pub(crate) const MAX_REDIRECTS: usize = 5;
 /// The largest page fetched.
-pub const MAX_BYTES: usize = 2 << 20;
+pub(crate) const MAX_BYTES: usize = 2 << 20;
 /// How long one fetch may take, redirects included.
-pub const TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Why a page was not fetched.
 #[derive(Debug, thiserror::Error)]
@@ -59,7 +59,7 @@ pub enum FetchError {
 }
 
 /// Looks a host name up: the system's resolver, or a stub in tests.
-pub trait Resolve: Send + Sync {
+pub(crate) trait Resolve: Send + Sync {
     fn lookup<'a>(
         &'a self,
         host: &'a str,
@@ -110,7 +110,7 @@ impl Fetcher {
         Fetcher::with_resolver(allowed, Arc::new(System))
     }
 
-    pub fn with_resolver(allowed: Vec<String>, resolver: Arc<dyn Resolve>) -> Fetcher {
+    pub(crate) fn with_resolver(allowed: Vec<String>, resolver: Arc<dyn Resolve>) -> Fetcher {
         let allowed = allowed
             .into_iter()
             .map(|h| h.trim().trim_matches(['[', ']']).to_ascii_lowercase())
@@ -148,7 +148,7 @@ impl Fetcher {
 
     /// Where to connect for `url`: its host's addresses that pass the rules (all of them
     /// for an allowed host), in the resolver's order.
-    pub async fn target(&self, url: &url::Url) -> Result<Target, FetchError> {
+    pub(crate) async fn target(&self, url: &url::Url) -> Result<Target, FetchError> {
         let host = url
             .host_str()
             .ok_or_else(|| FetchError::NotAnAddress(url.to_string()))?;
@@ -202,9 +202,9 @@ impl Fetcher {
 /// The checked addresses to connect to for one request, and the host name for TLS and
 /// the `Host` header.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
-    pub host: String,
-    pub addrs: Vec<SocketAddr>,
+pub(crate) struct Target {
+    pub(crate) host: String,
+    pub(crate) addrs: Vec<SocketAddr>,
 }
 
 fn parse(address: &str) -> Result<url::Url, FetchError> {
