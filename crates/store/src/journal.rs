@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 /// How many changes the journal keeps (and so how far back undo reaches).
 pub const KEEP: usize = 1000;
 /// How many lines past [`KEEP`] are appended before the journal is compacted.
-pub const SLACK: usize = 100;
+pub(crate) const SLACK: usize = 100;
 
 /// Why the journal could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -84,7 +84,7 @@ impl Seen {
 
 /// The journal file and the changes in it, oldest first.
 #[derive(Debug)]
-pub struct Journal {
+pub(crate) struct Journal {
     path: PathBuf,
     entries: Vec<Entry>,
     /// The latest restart, if the journal was ever started again.
@@ -101,14 +101,14 @@ pub struct Journal {
 
 /// What opening found, for the log and the history page.
 #[derive(Debug, Default)]
-pub struct Opened {
+pub(crate) struct Opened {
     /// What was repaired, one sentence each.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 impl Journal {
     /// The journal that belongs to the recipes file at `recipes`.
-    pub fn path_for(recipes: &Path) -> PathBuf {
+    pub(crate) fn path_for(recipes: &Path) -> PathBuf {
         let mut name = recipes.file_name().unwrap_or_default().to_os_string();
         name.push(".journal");
         recipes.with_file_name(name)
@@ -116,7 +116,7 @@ impl Journal {
 
     /// Reads the journal (an absent one is empty) and repairs what it can; sets aside
     /// one it cannot read, keeping its numbers (see the module docs).
-    pub fn open(path: PathBuf) -> Result<(Journal, Opened), JournalError> {
+    pub(crate) fn open(path: PathBuf) -> Result<(Journal, Opened), JournalError> {
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -161,7 +161,7 @@ impl Journal {
     /// The highest recipe id the journal of the recipes file at `recipes` says was ever
     /// given out (0 for no journal), read without changing anything: the app may be
     /// running beside `libations import-household` or `repair-household`.
-    pub fn highest_id_of(recipes: &Path) -> Result<u64, JournalError> {
+    pub(crate) fn highest_id_of(recipes: &Path) -> Result<u64, JournalError> {
         let path = Journal::path_for(recipes);
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
@@ -187,13 +187,13 @@ impl Journal {
     }
 
     /// Changes whose refusal is written down in the journal: the file may still hold one.
-    pub fn refused(&self) -> &[Entry] {
+    pub(crate) fn refused(&self) -> &[Entry] {
         &self.refused
     }
 
     /// Once the file holds none of the [`refused`](Self::refused) changes: writes the
     /// journal again without them, their numbers kept given out.
-    pub fn settle_refused(&mut self) -> Result<(), JournalError> {
+    pub(crate) fn settle_refused(&mut self) -> Result<(), JournalError> {
         let Some(max_id) = self.refused.iter().map(|e| e.max_id).max() else {
             return Ok(());
         };
@@ -206,7 +206,7 @@ impl Journal {
     /// Writes down that the change just forgotten ([`forget_last`](Self::forget_last))
     /// was refused, though its line and the file it renamed into place are still there:
     /// whoever opens the journal next, this process or the next, puts the file back.
-    pub fn write_refusal(&mut self, refused: &Entry) -> Result<(), JournalError> {
+    pub(crate) fn write_refusal(&mut self, refused: &Entry) -> Result<(), JournalError> {
         self.check()?;
         let mark = Mark {
             at: refused.at,
@@ -248,29 +248,29 @@ impl Journal {
         mark.last_n = mark.last_n.max(last_n);
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn entries(&self) -> &[Entry] {
+    pub(crate) fn entries(&self) -> &[Entry] {
         &self.entries
     }
 
-    pub fn last(&self) -> Option<&Entry> {
+    pub(crate) fn last(&self) -> Option<&Entry> {
         self.entries.last()
     }
 
-    pub fn get(&self, n: u64) -> Option<&Entry> {
+    pub(crate) fn get(&self, n: u64) -> Option<&Entry> {
         self.entries.iter().find(|e| e.n == n)
     }
 
     /// The latest restart, if the journal was ever started again.
-    pub fn mark(&self) -> Option<&Mark> {
+    pub(crate) fn mark(&self) -> Option<&Mark> {
         self.mark.as_ref()
     }
 
     /// The next change's number: past every number the journal has ever given.
-    pub fn next_n(&self) -> u64 {
+    pub(crate) fn next_n(&self) -> u64 {
         self.entries
             .iter()
             .map(|e| e.n)
@@ -280,7 +280,7 @@ impl Journal {
     }
 
     /// The highest id the journal has seen given out.
-    pub fn max_id(&self) -> u64 {
+    pub(crate) fn max_id(&self) -> u64 {
         self.entries
             .iter()
             .map(|e| e.max_id)
@@ -292,7 +292,7 @@ impl Journal {
     /// recipe id and change number given out (in the mark, written down): a change the
     /// file never got, or one a hand edit reverted to the very bytes it started from,
     /// may have been seen.
-    pub fn drop_last_keeping_numbers(&mut self) -> Result<(), JournalError> {
+    pub(crate) fn drop_last_keeping_numbers(&mut self) -> Result<(), JournalError> {
         let Some(last) = self.entries.last().cloned() else {
             return Ok(());
         };
@@ -306,13 +306,13 @@ impl Journal {
 
     /// Counts on from at least these, whatever the file holds: numbers given out before
     /// the file was replaced under us.
-    pub fn raise_floor(&mut self, max_id: u64, last_n: u64) {
+    pub(crate) fn raise_floor(&mut self, max_id: u64, last_n: u64) {
         self.floor_id = self.floor_id.max(max_id);
         self.floor_n = self.floor_n.max(last_n);
     }
 
     /// Whether the file is still the one this process last wrote, at the same length.
-    pub fn check(&self) -> Result<(), JournalError> {
+    pub(crate) fn check(&self) -> Result<(), JournalError> {
         let changed = |what: &str| JournalError::Changed {
             path: self.path.clone(),
             what: what.to_owned(),
@@ -340,7 +340,7 @@ impl Journal {
 
     /// Writes the journal again from memory: for a journal deleted under us (every
     /// change it held is here), with a mark that says so.
-    pub fn restore(&mut self, why: &str) -> Result<(), JournalError> {
+    pub(crate) fn restore(&mut self, why: &str) -> Result<(), JournalError> {
         self.mark = Some(Mark {
             at: now(),
             restarted: Some(why.to_owned()),
@@ -354,7 +354,7 @@ impl Journal {
 
     /// Appends a change and syncs it; compacts when the journal has grown past its policy.
     /// The file must be as this process left it ([`check`](Self::check)).
-    pub fn append(&mut self, entry: Entry) -> Result<(), JournalError> {
+    pub(crate) fn append(&mut self, entry: Entry) -> Result<(), JournalError> {
         self.check()?;
         let mut line = serde_json::to_vec(&entry).map_err(|e| self.write_error(e.into()))?;
         line.push(b'\n');
@@ -406,7 +406,7 @@ impl Journal {
 
     /// Takes back the last change, whose recipes file write failed (or which a crash
     /// left unapplied): cuts its line off the file.
-    pub fn take_back(&mut self) -> Result<(), JournalError> {
+    pub(crate) fn take_back(&mut self) -> Result<(), JournalError> {
         let Some(last) = self.entries.pop() else {
             return Ok(());
         };
@@ -454,7 +454,7 @@ impl Journal {
 
     /// Drops the last change from memory only, when its line cannot be taken back yet:
     /// the history shows what was acknowledged, and the next change repairs the file.
-    pub fn forget_last(&mut self) -> Option<Entry> {
+    pub(crate) fn forget_last(&mut self) -> Option<Entry> {
         self.entries.pop()
     }
 

@@ -9,12 +9,12 @@ use serde_json::Value;
 
 /// What a change will do to one recipe.
 pub(super) struct Planned {
-    pub(super) id: u64,
+    pub id: u64,
     pub(super) before: Option<Object>,
     pub(super) after: Option<Object>,
     /// `after` as the validated recipe, when the store checked it itself.
     pub(super) recipe: Option<Recipe>,
-    pub(super) undoes: Option<u64>,
+    pub undoes: Option<u64>,
 }
 
 /// What a change will do: one recipe, or several for [`Edit::CreateMany`] and the undo

@@ -33,20 +33,20 @@ pub struct Entry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undoes: Option<u64>,
     /// The highest recipe id ever given out, this change included.
-    pub max_id: u64,
+    pub(crate) max_id: u64,
     /// The SHA-256 of the recipes file this change started from: if the file still holds
     /// exactly those bytes, the change never reached it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file_before: Option<String>,
+    pub(crate) file_before: Option<String>,
     /// The recipe object before the change (`None` when it was created).
-    pub before: Option<Object>,
+    pub(crate) before: Option<Object>,
     /// The recipe object after the change (`None` when it was deleted).
-    pub after: Option<Object>,
+    pub(crate) after: Option<Object>,
     /// The other recipes of a change that made several at once (an import saved with
     /// `POST /api/recipes/bulk`, or the undo of one): one change, one line, one undo.
     /// Empty for a change of one recipe, and then not written (older lines read as such).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub more: Vec<Part>,
+    pub(crate) more: Vec<Part>,
 }
 
 /// One more recipe of a change of several ([`Entry::more`]).
@@ -54,8 +54,8 @@ pub struct Entry {
 pub struct Part {
     pub id: u64,
     pub name: String,
-    pub before: Option<Object>,
-    pub after: Option<Object>,
+    pub(crate) before: Option<Object>,
+    pub(crate) after: Option<Object>,
 }
 
 impl Entry {
@@ -70,7 +70,8 @@ impl Entry {
     }
 
     /// How many recipes the change touched.
-    pub fn count(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn count(&self) -> usize {
         1 + self.more.len()
     }
 }
@@ -89,12 +90,12 @@ pub struct Mark {
     pub restarted: Option<String>,
     /// The name the old journal was given beside the recipes file, if it was set aside.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub set_aside: Option<String>,
-    pub max_id: u64,
-    pub last_n: u64,
+    pub(crate) set_aside: Option<String>,
+    pub(crate) max_id: u64,
+    pub(crate) last_n: u64,
     /// A change refused after its file was renamed into place and could not be put back:
     /// the line just before this mark. It never happened; whoever opens the journal next
     /// puts the file back and drops the line ([`Journal::refused`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub refused: Option<u64>,
+    pub(crate) refused: Option<u64>,
 }
