@@ -139,6 +139,32 @@ function say(form, text) {
   status.hidden = !text;
 }
 
+/** The form's recipe, and `duplicate: true` once the editor ticked "save this one too". */
+function asked(form) {
+  const recipe = readForm(form);
+  if (form.elements.duplicate?.checked) recipe.duplicate = true;
+  return recipe;
+}
+
+/** Another recipe has this name: a link to it, and the box to tick to save a second. */
+function showAlready(form, duplicate) {
+  const box = form.querySelector(".already");
+  const p = document.createElement("p");
+  const link = document.createElement("a");
+  link.href = `/recipes/${duplicate.existing_id}`;
+  link.textContent = "open it";
+  p.append(`A recipe called \u201c${duplicate.name}\u201d is already here: `, link, ". Nothing was saved.");
+  const label = document.createElement("label");
+  const tick = document.createElement("input");
+  tick.type = "checkbox";
+  tick.name = "duplicate";
+  tick.value = "1";
+  label.append(tick, ` Save this one too, as a second \u201c${duplicate.name}\u201d`);
+  box.replaceChildren(p, label);
+  box.hidden = false;
+  box.focus();
+}
+
 /** The other version, side by side with the form, and the two ways out. */
 function showConflict(form, conflict) {
   const box = form.querySelector(".conflict-js");
@@ -249,7 +275,7 @@ async function save(form) {
     response = await fetch(id ? `/api/recipes/${id}` : "/api/recipes", {
       method: id ? "PUT" : "POST",
       headers,
-      body: JSON.stringify(readForm(form)),
+      body: JSON.stringify(asked(form)),
       credentials: "same-origin",
     });
   } catch {
@@ -264,6 +290,9 @@ async function save(form) {
   } else if (response.status === 422) {
     say(form, "");
     showProblems(form, answer.problems ?? [{ field: "", message: answer.error }]);
+  } else if (response.status === 409 && answer.duplicates?.length) {
+    say(form, "");
+    showAlready(form, answer.duplicates[0]);
   } else if (response.status === 409) {
     say(form, "");
     showConflict(form, answer.conflict);

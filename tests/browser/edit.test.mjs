@@ -197,3 +197,33 @@ test("a draft restored after someone else saved is a conflict, never a silent ov
     await app.stop();
   }
 });
+
+test("with JavaScript: a second recipe of a name is asked about; ticking the box saves it", async () => {
+  const app = await editable();
+  const context = await phone(browser);
+  const watcher = await watch(context);
+  try {
+    const page = await context.newPage();
+    await page.goto(app.server.url("/recipes/new"));
+    await fillRecipe(page, "negroni");
+    await page.click("button.save");
+    const already = page.locator(".already");
+    await already.waitFor({ state: "visible", timeout: 10_000 });
+    assert.match(await already.textContent(), /A recipe called “negroni” is already here: open it\. Nothing was saved\./);
+    assert.equal(await already.locator("a").getAttribute("href"), "/recipes/1");
+    const names = () => JSON.parse(readFileSync(app.file, "utf8")).filter((r) => r.name.toLowerCase() === "negroni").length;
+    assert.equal(names(), 1, "nothing saved yet");
+    const box = await already.locator("label").boundingBox();
+    assert.ok(box.height >= 44, `the box to tick is a tap target (${box.height}px)`);
+    assert.deepEqual(await axe(page), [], "axe with the question shown");
+    await already.locator("input[name=duplicate]").check();
+    await page.click("button.save");
+    await page.waitForURL(/\/recipes\/\d+\?saved=\d+$/, { timeout: 10_000 });
+    assert.equal(names(), 2, "saved once it was meant");
+    // The 409 is the question the page handled; the browser logs it as a failed load.
+    assert.deepEqual(await watcher.problems([/409/]), []);
+  } finally {
+    await context.close();
+    await app.stop();
+  }
+});

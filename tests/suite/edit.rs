@@ -466,9 +466,11 @@ async fn write_bodies_have_their_own_limit() {
 async fn writes_are_rate_limited_per_visitor() {
     let (_dir, path) = collection();
     let server = editor(&path, &["--edits-per-minute", "2"]);
-    for _ in 0..2 {
+    for n in 0..2 {
+        let mut recipe = gimlet();
+        recipe["name"] = json!(format!("Test Gimlet {n}"));
         assert_eq!(
-            post(&server, "/api/recipes", &gimlet()).await.status(),
+            post(&server, "/api/recipes", &recipe).await.status(),
             StatusCode::CREATED
         );
     }

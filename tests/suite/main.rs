@@ -16,6 +16,7 @@ mod abuse;
 mod bodies;
 mod crash;
 mod dropin;
+mod duplicates;
 mod edge;
 mod edit;
 mod faults;

@@ -32,12 +32,15 @@
 //! Crate `libations-store`: it may use libations-model (the `use`s below name the rooms).
 
 // The rooms of other crates this one uses, under the names the code knows them by.
-use libations_model::{digest, recipes};
+use libations_model::{digest, recipes, text};
 
 pub mod caps;
 mod document;
 mod durable;
 pub mod journal;
+mod names;
+#[cfg(test)]
+mod names_tests;
 mod plan;
 mod record;
 mod recover;
@@ -46,6 +49,7 @@ mod repair;
 pub use crate::recipes::FieldError;
 pub use document::version;
 pub use journal::{Action, Entry, JournalError, Mark, Part};
+pub use names::{Duplicate, Names};
 
 use crate::recipes::{LoadError, Origin, Recipe, Recipes, Stamp, Submitted};
 use document::Document;
@@ -120,6 +124,10 @@ pub enum StoreError {
     Conflict(Box<Conflict>),
     #[error("the recipe has {} problem(s)", .0.len())]
     Invalid(Vec<FieldError>),
+    /// The change would give a recipe a name the collection already has, and the editor
+    /// did not say they want another ([`Names::Unique`]).
+    #[error("a recipe of that name is already in the collection")]
+    Duplicate(Vec<Duplicate>),
 }
 
 /// A change to make.
@@ -261,6 +269,11 @@ impl Store {
 
     /// Makes a change on behalf of `who`; see the module docs for the steps.
     pub fn apply(&self, edit: Edit, who: &str) -> Result<Saved, StoreError> {
+        self.apply_as(edit, who, Names::MayRepeat)
+    }
+
+    /// [`Store::apply`], refusing a new name another recipe has when `names` says so.
+    pub fn apply_as(&self, edit: Edit, who: &str, names: Names) -> Result<Saved, StoreError> {
         let mut state = self.lock();
         self.ready(&mut state)?;
         let (recipes, mut doc, file_before, old_text) = self.current(state.written.take())?;
@@ -273,6 +286,13 @@ impl Store {
             journal,
             journal.max_id().max(floor_id),
         )?;
+        if names == Names::Unique {
+            let several = matches!(edit, Edit::CreateMany(_));
+            let found = names::duplicates(&planned, &recipes, several);
+            if !found.is_empty() {
+                return Err(StoreError::Duplicate(found));
+            }
+        }
         let first = &planned[0];
         let fields = changed_fields(first.before.as_ref(), first.after.as_ref());
         if planned.len() == 1

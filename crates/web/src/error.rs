@@ -19,7 +19,7 @@ use super::guard::gate::GateError;
 use super::guard::limits::{BodyError, is_api};
 use super::http::cache_control;
 use super::site::{Site, SiteError};
-use crate::store::{Conflict, FieldError, StoreError};
+use crate::store::{Conflict, Duplicate, FieldError, StoreError};
 use arc_swap::ArcSwap;
 use axum::body::Body;
 use axum::extract::{FromRequestParts, Request, State};
@@ -72,6 +72,10 @@ pub(crate) enum WebError {
     /// A save would overwrite a change made since the editor read the recipe.
     #[error("This recipe changed since you opened it; nothing was saved.")]
     Conflict(Box<Conflict>),
+    /// A save would add a second recipe of a name the collection has, and the editor did
+    /// not say they want one: named, so they can open it or save anyway.
+    #[error("{}", duplicate_message(.0))]
+    Duplicate(Vec<Duplicate>),
     /// A form no page of ours sends (too many rows, a field twice): refused as a whole,
     /// with why, before anything is rendered or saved.
     #[error("{0}")]
@@ -147,6 +151,23 @@ impl From<crate::household::HouseholdError> for WebError {
 }
 
 /// What an editor is told when a failed save could not be taken back.
+/// "A recipe called “Negroni” is already here (recipe 1); …": the first, and how many more.
+fn duplicate_message(found: &[Duplicate]) -> String {
+    let first = found.first().map_or(String::new(), |d| {
+        format!(
+            "A recipe called \u{201c}{}\u{201d} is already here (recipe {})",
+            d.name, d.existing_id
+        )
+    });
+    let more = match found.len() {
+        0 | 1 => String::new(),
+        n => format!(", and {} more of the names are", n - 1),
+    };
+    format!(
+        "{first}{more}; nothing was saved. Save again saying you want another (\"duplicate\": true) to keep both."
+    )
+}
+
 const UNCONFIRMED: &str = "Saving failed, and the disk would not let the app take the change back: it may still be there after a restart. Check Recent changes before trying again.";
 
 impl From<StoreError> for WebError {
@@ -157,6 +178,7 @@ impl From<StoreError> for WebError {
                 "Change {n} is not in the history (it may be older than the history keeps)."
             )),
             StoreError::Conflict(c) => WebError::Conflict(c),
+            StoreError::Duplicate(found) => WebError::Duplicate(found),
             StoreError::Invalid(problems) => WebError::Invalid(problems),
             StoreError::FileInvalid(e) => WebError::FileBroken(format!(
                 "The recipes file does not load right now, so nothing can be saved until it is fixed: {e}"
@@ -227,7 +249,7 @@ impl WebError {
             WebError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             WebError::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
             WebError::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
-            WebError::Conflict(_) => StatusCode::CONFLICT,
+            WebError::Conflict(_) | WebError::Duplicate(_) => StatusCode::CONFLICT,
             WebError::Invalid(_) | WebError::FormRefused(_) => StatusCode::UNPROCESSABLE_ENTITY,
             WebError::Refused(_) => StatusCode::UNPROCESSABLE_ENTITY,
             WebError::FileBroken(_) | WebError::SavingPaused(_) | WebError::HouseholdDisk(_) => {
@@ -272,6 +294,7 @@ impl WebError {
             WebError::PreconditionRequired => "Version needed",
             WebError::PreconditionFailed => "Version not understood",
             WebError::Conflict(_) => "Changed meanwhile",
+            WebError::Duplicate(_) => "Already here",
             WebError::Invalid(_) => "Problems in the recipe",
             WebError::FormRefused(_) => "Form not taken",
             WebError::FileBroken(_) => "Recipes file broken",
@@ -295,6 +318,7 @@ impl WebError {
         match &self {
             WebError::Invalid(problems) => body["problems"] = serde_json::json!(problems),
             WebError::Conflict(c) => body["conflict"] = serde_json::json!(c),
+            WebError::Duplicate(found) => body["duplicates"] = serde_json::json!(found),
             WebError::Refused(p) => {
                 body["field"] = serde_json::json!(p.field);
                 body["problems"] = serde_json::json!([p]);

@@ -13,8 +13,8 @@ use crate::error::{Api, WebError};
 use crate::guard::limits::{self, RequestLimits};
 use crate::http::cache_control;
 use crate::recipes::Submitted;
-use crate::store::{Edit, Entry, Saved, Store, version};
-use crate::who::change::{change, store_call};
+use crate::store::{Edit, Entry, Names, Saved, Store, version};
+use crate::who::change::{change, change_as, store_call};
 use crate::who::editing::{self, Editing};
 use crate::who::write::{Edits, Write};
 use axum::Json;
@@ -27,15 +27,32 @@ use std::sync::Arc;
 
 type ApiResult = Result<Response, Api<WebError>>;
 
-/// `POST /api/recipes`: a new recipe; 201 with its address.
+/// Takes `"duplicate": true` out of a change's body: the editor wants a recipe of a name
+/// the collection already has. Without it a second one is a 409 naming the first.
+fn names_asked(body: &mut Value) -> Result<Names, Api<WebError>> {
+    let asked = body.as_object_mut().and_then(|o| o.remove("duplicate"));
+    match asked {
+        None | Some(Value::Bool(false)) => Ok(Names::Unique),
+        Some(Value::Bool(true)) => Ok(Names::MayRepeat),
+        Some(_) => Err(Api(WebError::Invalid(vec![crate::store::FieldError {
+            field: "duplicate".into(),
+            message: "expected true (save another recipe of a name already here) or false".into(),
+        }]))),
+    }
+}
+
+/// `POST /api/recipes`: a new recipe; 201 with its address. A name the collection has
+/// is a 409 (`duplicates`) unless the body says `"duplicate": true`.
 pub(crate) async fn create(
     State(editing): State<Arc<Editing>>,
     Write(editor, _): Write<Edits>,
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    let draft = submitted(&read_json(&headers, &body)?, None)?;
-    let saved = change(&editing, &editor, Edit::Create(draft)).await?;
+    let mut body = read_json(&headers, &body)?;
+    let names = names_asked(&mut body)?;
+    let draft = submitted(&body, None)?;
+    let saved = change_as(&editing, &editor, Edit::Create(draft), names).await?;
     saved_response(StatusCode::CREATED, &saved, None)
 }
 
@@ -54,7 +71,8 @@ pub(crate) async fn bulk(
     let read = limits::read(&limits, request)
         .await
         .map_err(WebError::from)?;
-    let body = read_json(&headers, &read.bytes)?;
+    let mut body = read_json(&headers, &read.bytes)?;
+    let names = names_asked(&mut body)?;
     let Some(Value::Array(drafts)) = body.get("recipes").cloned() else {
         return Err(Api(WebError::Invalid(vec![crate::store::FieldError {
             field: "recipes".into(),
@@ -62,7 +80,7 @@ pub(crate) async fn bulk(
         }])));
     };
     let drafts = Submitted::check_many(&drafts).map_err(WebError::Invalid)?;
-    let saved = change(&editing, &editor, Edit::CreateMany(drafts)).await?;
+    let saved = change_as(&editing, &editor, Edit::CreateMany(drafts), names).await?;
     let recipes: Vec<_> = saved
         .entry
         .iter()
@@ -83,7 +101,8 @@ pub(crate) async fn update(
     headers: HeaderMap,
     body: Bytes,
 ) -> ApiResult {
-    let draft = read_json(&headers, &body)?;
+    let mut draft = read_json(&headers, &body)?;
+    let names = names_asked(&mut draft)?;
     let expected = if_match(&headers)?;
     // Checked before the version: a stale and invalid recipe is a 422 with its problems;
     // once they are fixed, a conflict that is still there is a 409.
@@ -93,7 +112,7 @@ pub(crate) async fn update(
         expected,
         draft,
     };
-    let saved = change(&editing, &editor, edit).await?;
+    let saved = change_as(&editing, &editor, edit, names).await?;
     saved_response(StatusCode::OK, &saved, Some(id))
 }
 

@@ -9,10 +9,10 @@ use crate::error::WebError;
 use crate::http::cache_control;
 use crate::recipes::{IngredientLine, Recipe};
 use crate::site::Site;
-use crate::store::{Action, Edit, Entry, FieldError, Saved, journal, version};
+use crate::store::{Action, Duplicate, Edit, Entry, FieldError, Names, Saved, journal, version};
 use crate::view::form::{self, CAPS, Fields, FormRecipe, field};
 use crate::view::templates::{ChangeView, ChangesPage, ConflictView, EditPage, ListField};
-use crate::who::change::change;
+use crate::who::change::{change, change_as};
 use crate::who::editing::{self, Editing, Editor};
 use crate::who::visitor::Visitor;
 use crate::who::write::{Edits, Write};
@@ -226,8 +226,13 @@ async fn submit(
             draft,
         },
     });
+    // Ticked after a save was refused as a second recipe of a name: the editor wants it.
+    let names = match field(&fields, "duplicate") {
+        "1" => Names::MayRepeat,
+        _ => Names::Unique,
+    };
     let saved = match edit {
-        Ok(edit) => change(editing, editor, edit).await,
+        Ok(edit) => change_as(editing, editor, edit, names).await,
         Err(problems) => Err(WebError::Invalid(problems)),
     };
     match saved {
@@ -262,6 +267,10 @@ async fn submit(
             });
             render(site, state, StatusCode::CONFLICT)
         }
+        Err(WebError::Duplicate(found)) => {
+            state.duplicate = found.into_iter().next();
+            render(site, state, StatusCode::CONFLICT)
+        }
         Err(other) => Err(other),
     }
 }
@@ -274,6 +283,8 @@ pub(crate) struct FormState {
     pub(crate) draft: FormRecipe,
     pub(crate) problems: Vec<FieldError>,
     pub(crate) conflict: Option<ConflictView>,
+    /// The recipe that already has the name this one was saved with.
+    pub(crate) duplicate: Option<Duplicate>,
     /// What an import guessed (`/recipes/import`), to check before saving.
     pub(crate) guesses: Vec<FieldError>,
 }
@@ -287,6 +298,7 @@ impl FormState {
             draft: FormRecipe::default(),
             problems: Vec::new(),
             conflict: None,
+            duplicate: None,
             guesses: Vec::new(),
         }
     }
@@ -367,6 +379,7 @@ pub(crate) fn render(
         lists,
         problems: state.problems,
         conflict: state.conflict,
+        duplicate: state.duplicate,
         caps: CAPS,
         units: values.units,
         ingredient_names: values.ingredients,

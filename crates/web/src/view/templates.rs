@@ -334,6 +334,8 @@ pub(crate) struct EditPage<'a> {
     pub(crate) lists: Vec<ListField>,
     pub(crate) problems: Vec<crate::store::FieldError>,
     pub(crate) conflict: Option<ConflictView>,
+    /// Another recipe has the name this one was saved with: asked before a second is made.
+    pub(crate) duplicate: Option<crate::store::Duplicate>,
     pub(crate) caps: Caps,
     pub(crate) units: Vec<String>,
     pub(crate) ingredient_names: Vec<String>,

@@ -7,7 +7,7 @@
 
 use super::editing::{Editing, Editor};
 use crate::error::WebError;
-use crate::store::{Edit, Saved, Store, StoreError};
+use crate::store::{Edit, Names, Saved, Store, StoreError};
 use std::sync::Arc;
 
 /// Runs one change by an admitted editor (`Write<Recipes>`): the store (on a blocking
@@ -17,12 +17,23 @@ pub(crate) async fn change(
     editor: &Editor,
     edit: Edit,
 ) -> Result<Saved, WebError> {
+    change_as(editing, editor, edit, Names::MayRepeat).await
+}
+
+/// [`change`] of a recipe's name: refused with [`WebError::Duplicate`] when another recipe
+/// has it and the editor did not say they want a second ([`Names::Unique`]).
+pub(crate) async fn change_as(
+    editing: &Arc<Editing>,
+    editor: &Editor,
+    edit: Edit,
+    names: Names,
+) -> Result<Saved, WebError> {
     let store = editing
         .store()
         .cloned()
         .ok_or_else(|| WebError::Forbidden("Editing is off.".into()))?;
     let who = editor.login.clone();
-    let saved = store_call(store, move |store| store.apply(edit, &who)).await?;
+    let saved = store_call(store, move |store| store.apply_as(edit, &who, names)).await?;
     if saved.entry.is_some() {
         editing.publish(&saved).await?;
     }
