@@ -26,6 +26,7 @@
 //   import.js   adding recipes from a file: the list to choose from
 //   share.js    a recipe's Share (the share sheet, or the clipboard)
 //   menus.js    /menus: composing the guests' menus (menu.js is the guests' page's own)
+//   times.js    moments shown in the phone's own zone
 import { startPage } from "./page.js";
 import { startWake } from "./wake.js";
 import { startStorage } from "./storage.js";
@@ -39,6 +40,7 @@ import { startEditing } from "./edit.js";
 import { startImport } from "./import.js";
 import { startShare } from "./share.js";
 import { startMenus } from "./menus.js";
+import { startTimes } from "./times.js";
 
 // In this order: the stored choices before anything shows them; recipes painted before
 // the list adds its own reactions to a change of choices.
@@ -55,3 +57,4 @@ startEditing();
 startImport();
 startShare();
 startMenus();
+startTimes();

@@ -227,3 +227,28 @@ test("with JavaScript: a second recipe of a name is asked about; ticking the box
     await app.stop();
   }
 });
+
+test("Recent changes on a phone set elsewhere: each time in the phone's own zone", async () => {
+  const app = await editable();
+  const timezoneId = "Pacific/Auckland";
+  const context = await phone(browser, { timezoneId, locale: "en-NZ" });
+  const watcher = await watch(context);
+  try {
+    const page = await context.newPage();
+    await page.goto(app.server.url("/recipes/new"));
+    await fillRecipe(page, "Auckland Bramble");
+    await page.click("button.save");
+    await page.waitForURL(/\/recipes\/\d+\?saved=\d+$/, { timeout: 10_000 });
+    await page.goto(app.server.url("/changes"));
+    const time = page.locator(".change-list time").first();
+    const iso = await time.getAttribute("datetime");
+    const want = new Intl.DateTimeFormat("en-NZ", { dateStyle: "medium", timeStyle: "short", timeZone: timezoneId }).format(new Date(iso));
+    assert.equal(await time.textContent(), want, "shown in the phone's zone");
+    assert.ok(!want.includes("UTC"));
+    assert.deepEqual(await axe(page), [], "axe on the history");
+    assert.deepEqual(await watcher.problems(), []);
+  } finally {
+    await context.close();
+    await app.stop();
+  }
+});

@@ -57,6 +57,7 @@ use journal::Journal;
 use plan::{changed_fields, name_of, plan};
 use recover::{Suspect, open_journal};
 use serde::Serialize;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -434,6 +435,22 @@ impl Store {
             Some(w) if w.hash == hash => Ok((w.recipes, w.doc, hash, text)),
             _ => parse(&self.path, &text, updated).map(|(r, d)| (r, d, hash, text)),
         }
+    }
+
+    /// The changes among `entries` an undo would refuse now, because a recipe of theirs is
+    /// no longer as they left it (changed again since, or put back by another undo): the
+    /// same test [`Edit::Undo`] makes, so the history can say why instead of offering a
+    /// button that fails.
+    pub fn moved_on(&self, entries: &[Entry]) -> Result<HashSet<u64>, StoreError> {
+        let mut state = self.lock();
+        let (recipes, doc, hash, _) = self.current(state.written.take())?;
+        let moved = entries
+            .iter()
+            .filter(|e| e.parts().any(|(id, _, after)| doc.get(id) != after))
+            .map(|e| e.n)
+            .collect();
+        state.written = Some(Written { hash, recipes, doc });
+        Ok(moved)
     }
 
     /// Runs the loader over the file about to be written: what the app writes must load.

@@ -11,8 +11,9 @@ use crate::recipes::{IngredientLine, Recipe};
 use crate::site::Site;
 use crate::store::{Action, Duplicate, Edit, Entry, FieldError, Names, Saved, journal, version};
 use crate::view::form::{self, CAPS, Fields, FormRecipe, field};
-use crate::view::templates::{ChangeView, ChangesPage, ConflictView, EditPage, ListField};
-use crate::who::change::{change, change_as};
+use crate::view::story::ChangeView;
+use crate::view::templates::{ChangesPage, ConflictView, EditPage, ListField};
+use crate::who::change::{change, change_as, store_call};
 use crate::who::editing::{self, Editing, Editor};
 use crate::who::visitor::Visitor;
 use crate::who::write::{Edits, Write};
@@ -23,7 +24,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use compact_str::CompactString;
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 /// `GET /recipes/new`.
@@ -127,9 +128,20 @@ pub(crate) async fn changes(
                 e.name
             )
         });
+    let moved_on = match editing.store() {
+        Some(store) => {
+            let (store, entries) = (store.clone(), entries.clone());
+            store_call(store, move |s| s.moved_on(&entries)).await?
+        }
+        None => Default::default(),
+    };
     let views: Vec<ChangeView> = entries
         .iter()
-        .map(|e| ChangeView::new(e, site.recipes().get(e.id).is_some(), verb(e)))
+        .map(|e| {
+            let mut view = ChangeView::new(e, site.recipes().get(e.id).is_some(), verb(e));
+            view.no_undo = why_no_undo(e, &entries, &moved_on);
+            view
+        })
         .collect();
     let page = ChangesPage {
         chrome: site.chrome(""),
@@ -146,6 +158,27 @@ pub(crate) async fn changes(
     };
     let html = crate::site::render("history page", &page)?;
     Ok(personal_page(html, StatusCode::OK))
+}
+
+/// Why the history offers no Undo for `e`: a later change undid it, or a recipe of it is
+/// no longer as it left it (the undo would be refused, so it is not offered).
+fn why_no_undo(e: &Entry, all: &[Entry], moved_on: &HashSet<u64>) -> Option<String> {
+    if let Some(later) = all.iter().find(|l| l.undoes == Some(e.n)) {
+        return Some(format!("Undone by change {}.", later.n));
+    }
+    let since = all
+        .iter()
+        .filter(|l| {
+            l.n > e.n
+                && l.parts()
+                    .any(|(id, _, _)| e.parts().any(|(mine, _, _)| mine == id))
+        })
+        .map(|l| l.n)
+        .min();
+    moved_on.contains(&e.n).then(|| match since {
+        Some(n) => format!("Changed again since (change {n}): undo that first."),
+        None => "The recipe was changed since, outside the app.".to_owned(),
+    })
 }
 
 /// What a change is called in the history.

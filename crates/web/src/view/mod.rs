@@ -12,10 +12,12 @@
 //! - [`glass`]: a recipe's glass icon. [`links`]: addresses in notes, as links.
 //! - [`strength`]: a recipe's strength line and its working.
 
+pub(crate) mod dates;
 pub(crate) mod form;
 pub(crate) mod glass;
 pub(crate) mod links;
 pub(crate) mod menu;
 pub(crate) mod qr;
+pub(crate) mod story;
 pub(crate) mod strength;
 pub(crate) mod templates;

@@ -10,8 +10,9 @@ pub(crate) use super::menu::MenuDrink;
 use crate::ingredients::ShelfIngredient;
 use crate::recipes::{IngredientLine, Recipe, Recipes};
 use crate::units::{self, AmountView, Unit};
+use crate::view::dates::format_time;
+use crate::view::story::ChangeView;
 use askama::Template;
-use std::time::SystemTime;
 
 /// Asset URLs every page links to (content-hashed, resolved once).
 #[derive(Debug, Clone)]
@@ -284,41 +285,6 @@ pub(crate) struct ErrorPage<'a> {
     pub(crate) message: &'a str,
 }
 
-/// An ISO 8601 timestamp and a short human date ("30 Nov 2026"), both in UTC.
-pub(crate) fn format_time(t: SystemTime) -> (String, String) {
-    let secs = t
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    let (y, m, d) = civil_from_days(days as i64);
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let iso = format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    );
-    let human = format!("{d} {} {y}", MONTHS[(m - 1) as usize]);
-    (iso, human)
-}
-
-/// Days since 1970-01-01 → (year, month 1–12, day 1–31), proleptic Gregorian.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
 /// The recipe form: new, edit, after a problem or a conflict.
 #[derive(Template)]
 #[template(path = "edit.html")]
@@ -424,41 +390,6 @@ pub(crate) struct ChangesPage<'a> {
     pub(crate) restarted: Option<String>,
 }
 
-/// One change as the history shows it.
-pub(crate) struct ChangeView {
-    pub(crate) n: u64,
-    pub(crate) verb: &'static str,
-    pub(crate) id: u64,
-    pub(crate) name: String,
-    /// Whether the recipe is still there to link to.
-    pub(crate) live: bool,
-    pub(crate) fields: Vec<String>,
-    pub(crate) who: String,
-    pub(crate) at_iso: String,
-    pub(crate) at_human: String,
-    pub(crate) undoes: Option<u64>,
-}
-
-impl ChangeView {
-    pub(crate) fn new(e: &crate::store::Entry, live: bool, verb: &'static str) -> ChangeView {
-        let at = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(e.at);
-        let (at_iso, day) = format_time(at);
-        let at_human = format!("{day}, {} UTC", at_iso.get(11..16).unwrap_or_default());
-        ChangeView {
-            n: e.n,
-            verb,
-            id: e.id,
-            name: e.name.clone(),
-            live,
-            fields: e.fields.clone(),
-            who: e.who.clone(),
-            at_iso,
-            at_human,
-            undoes: e.undoes,
-        }
-    }
-}
-
 /// What a recipe page shows an editor: edit and delete, and undo right after a save.
 pub(crate) struct EditControls {
     pub(crate) csrf: String,
@@ -471,7 +402,7 @@ pub(crate) struct EditControls {
 mod tests {
     use super::*;
     use crate::recipes::Origin;
-    use std::time::Duration;
+    use std::time::SystemTime;
 
     fn urls() -> Urls {
         Urls {
@@ -631,17 +562,5 @@ mod tests {
             "{html}"
         );
         assert!(!html.contains("href=\"javascript"));
-    }
-
-    #[test]
-    fn time_formats() {
-        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(1_796_000_000);
-        assert_eq!(
-            format_time(t),
-            ("2026-11-30T00:53:20Z".into(), "30 Nov 2026".into())
-        );
-        assert_eq!(format_time(SystemTime::UNIX_EPOCH).1, "1 Jan 1970");
-        let leap = SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400);
-        assert_eq!(format_time(leap).1, "29 Feb 2000");
     }
 }
