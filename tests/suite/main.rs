@@ -33,4 +33,5 @@ mod menu;
 mod profile;
 mod shelf;
 mod strength;
+mod working;
 mod write_guard;
