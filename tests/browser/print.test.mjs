@@ -1,6 +1,9 @@
 // Printing a recipe: one page (A5, A4 or Letter), a clean card with the name, glass,
 // ingredients in the chosen units and servings, method, garnish and notes; no search box,
-// buttons or list. Every sample recipe, in ml and in oz ×4, read back from the PDF.
+// buttons or list. Every sample recipe, in ml and in oz ×4, is measured on each paper under
+// print media (a PDF of every card took 2 minutes); the tallest card of each paper and unit
+// is printed to a real PDF and read back, and on each paper a card moved down to just
+// inside, then just past, the bottom margin shows that measuring agrees with printing.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { SIZES, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
@@ -10,6 +13,15 @@ const FORMATS = ["A5", "A4", "Letter"];
 const SHOWN = [{ units: "ml", serves: 1 }, { units: "oz", serves: 4 }];
 // Words of the screen around a recipe that a card must not have.
 const CHROME = ["Search", "Favourite", "Keep screen on", "Can make", "My bar", "×8", "updated"];
+// Each paper in mm and static/app.css's @page margin. Printing evaluates media queries at
+// the paper's size and lays the card out inside the margins: measured, the viewport is the
+// paper (rounded down) and the margins are the root's padding. The padded cards check both.
+const PAPER_MM = { A5: [148, 210], A4: [210, 297], Letter: [215.9, 279.4] };
+const MARGIN = "12mm";
+const paper = (format) => {
+  const [width, height] = PAPER_MM[format].map((mm) => Math.floor((mm * 96) / 25.4));
+  return { width, height };
+};
 
 let browser, server;
 before(async () => { browser = await launch(); server = await startServer(); });
@@ -43,27 +55,86 @@ function assertCard(pdf, want, label) {
   }
 }
 
+/**
+ * The page as it prints on `format`, measured (see `paper`): `pages` is 1 if nothing reaches
+ * past the paper's bottom margin, `height` is the page's height with its margins, and `text`
+ * is what is shown. With `padTo`, the card is first moved down to make the page that tall.
+ */
+async function measured(page, format, padTo = null) {
+  await page.emulateMedia({ media: "print" });
+  await page.setViewportSize(paper(format));
+  return page.evaluate(([margin, padTo]) => {
+    const root = document.documentElement;
+    root.style.padding = margin;
+    // The lowest box shown (a closed <details> keeps its boxes, unpainted) and the bottom margin.
+    const height = () =>
+      Math.max(...Array.from(document.body.querySelectorAll("*"), (e) => (e.checkVisibility() ? e.getBoundingClientRect().bottom : 0))) +
+      scrollY + parseFloat(getComputedStyle(root).paddingBottom);
+    if (padTo !== null) {
+      // Moves the whole card down (a pad inside it could end above its lowest box).
+      const single = document.querySelector("#pane .single");
+      for (let i = 0; i < 3; i++) single.style.marginTop = `${parseFloat(getComputedStyle(single).marginTop) + padTo - height()}px`;
+    }
+    const got = { height: height(), text: document.body.innerText };
+    got.pages = got.height <= innerHeight ? 1 : 2;
+    root.style.padding = "";
+    return got;
+  }, [MARGIN, padTo]);
+}
+
+/** Opens a recipe as a laptop shows it (screen media, 1280×800); the card it should print. */
+async function open(page, r, { units, serves }) {
+  await page.emulateMedia({ media: null });
+  await page.setViewportSize({ width: SIZES[1].width, height: SIZES[1].height });
+  await page.goto(server.url(`/recipes/${r.id}?units=${units}&serves=${serves}`));
+  return card(page, "#pane .single");
+}
+
 test("every sample recipe prints on one page, in ml and in oz ×4, on A5, A4 and Letter", async () => {
   const recipes = await (await fetch(server.url("/api/recipes"))).json();
   const context = await wideContext(browser, SIZES[1]);
   const watcher = await watch(context);
   const page = await context.newPage();
   let cards = 0;
+  const tallest = new Map(); // "A5 ml" → the tallest card on that paper in those units
   for (const r of recipes) {
-    for (const { units, serves } of SHOWN) {
-      await page.goto(server.url(`/recipes/${r.id}?units=${units}&serves=${serves}`));
-      const want = await card(page, "#pane .single");
+    for (const shown of SHOWN) {
+      const want = await open(page, r, shown);
       assert.equal(want.lines.length, (r.ingredients || []).length);
-      if (serves !== 1 && want.lines.length) {
+      if (shown.serves !== 1 && want.lines.length) {
         assert.ok(want.lines.some((l) => / oz /.test(l)) || !r.ingredients.some((i) => /^(ml|cl|oz)$/i.test((i.unit || "").trim())), `${r.name}: in oz`);
       }
       for (const format of FORMATS) {
-        assertCard(await readPdf(await page.pdf({ format })), want, `${r.name} (${units} ×${serves}, ${format})`);
+        const got = await measured(page, format);
+        assertCard(got, want, `${r.name} (${shown.units} ×${shown.serves}, ${format}, measured)`);
+        const key = `${format} ${shown.units}`;
+        if (!(tallest.get(key)?.height >= got.height)) tallest.set(key, { r, shown, format, height: got.height });
         cards++;
       }
     }
   }
-  console.log(`printed ${cards} cards: ${recipes.length} recipes × ${SHOWN.length} ways × ${FORMATS.length} paper sizes, one page each`);
+  // The tallest cards, printed: one page, with everything on it and nothing around it.
+  for (const { r, shown, format } of tallest.values()) {
+    const want = await open(page, r, shown);
+    assertCard(await readPdf(await page.pdf({ format })), want, `${r.name} (${shown.units} ×${shown.serves}, ${format}, printed)`);
+  }
+  // The measurement agrees with printing: on each paper, the tallest card padded to just
+  // inside the printable height prints on one page, and just past it on two.
+  for (const format of FORMATS) {
+    const { r, shown } = [...tallest.values()].filter((t) => t.format === format).sort((a, b) => b.height - a.height)[0];
+    await open(page, r, shown);
+    const { height } = paper(format);
+    for (const [edge, pages] of [[height - 1, 1], [height + 4, 2]]) {
+      assert.equal((await measured(page, format, edge)).pages, pages, `${format}: a page ${edge} px tall measures as ${pages} page(s)`);
+      await page.emulateMedia({ media: null });
+      assert.equal((await readPdf(await page.pdf({ format }))).pages, pages, `${format}: a page ${edge} px tall prints on ${pages} page(s)`);
+    }
+  }
+  console.log(
+    `measured ${cards} cards: ${recipes.length} recipes × ${SHOWN.length} ways × ${FORMATS.length} paper sizes, one page each; ` +
+    `printed the tallest ${tallest.size} and ${FORMATS.length * 2} padded to each paper's edge; tallest (px, with margins): ` +
+    [...tallest].map(([key, t]) => `${key} ${Math.ceil(t.height)} of ${paper(t.format).height}`).join(", "),
+  );
   assert.deepEqual(await watcher.problems(), []);
   await context.close();
 });

@@ -36,4 +36,5 @@ mod shelf;
 mod story;
 mod strength;
 mod vocabulary;
+mod working;
 mod write_guard;

@@ -291,6 +291,12 @@ pub(super) mod tests {
 
     #[tokio::test]
     async fn a_blocked_write_is_held_to_the_write_timeout_not_the_idle_one() {
+        // A write timeout far beyond the idle one, so that a slow machine oversleeping the
+        // 250 ms below does not reach it: past the idle timeout, the connection stays.
+        let limits = Deadlines {
+            write: Duration::from_secs(3),
+            ..limits()
+        };
         let progress = Arc::new(Progress::new(Instant::now()));
         drop(InFlight::start(progress.clone()));
         // The answer is handed over, but the socket takes no more: not idle.
@@ -298,10 +304,9 @@ pub(super) mod tests {
             .write_blocked_since
             .store(progress.now(), Ordering::Release);
         tokio::time::sleep(Duration::from_millis(250)).await;
-        assert!(
-            progress.check(limits()).is_ok(),
-            "cut at the header timeout"
-        );
-        assert_eq!(watchdog(progress, limits()).await, Expired::Write);
+        assert!(progress.check(limits).is_ok(), "cut at the header timeout");
+        let blocked = Instant::now();
+        assert_eq!(watchdog(progress, limits).await, Expired::Write);
+        assert!(blocked.elapsed() >= Duration::from_millis(2500));
     }
 }
