@@ -6,7 +6,10 @@
 // inside, then just past, the bottom margin shows that measuring agrees with printing.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { SIZES, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT, SIZES, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
 import { readPdf } from "./lib/pdf.mjs";
 
 const FORMATS = ["A5", "A4", "Letter"];
@@ -160,4 +163,34 @@ test("a recipe opened in its row on a phone prints alone", async () => {
   }
   assert.deepEqual(await watcher.problems(), []);
   await context.close();
+});
+
+test("an editor's recipe page prints the card, not the editing controls", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "libations-print-"));
+  const file = join(dir, "recipes.json");
+  copyFileSync(join(ROOT, "recipes/sample.json"), file);
+  const editing = await startServer(["--recipes-file", file, "--allow-edits", "--local-edit"]);
+  const context = await phone(browser);
+  const watcher = await watch(context);
+  try {
+    const page = await context.newPage();
+    // Right after a save: Undo is offered too.
+    await page.goto(editing.url("/recipes/1?saved=1"));
+    for (const control of ["Edit", "Delete", "New recipe", "Add from a link", "Recent changes"]) {
+      assert.ok(await page.getByText(control, { exact: true }).first().isVisible(), `${control} is on the screen`);
+    }
+    const want = await card(page, ".single");
+    const pdf = await readPdf(await page.pdf({ format: "A5" }));
+    assertCard(pdf, want, "an editor's Negroni");
+    const text = squash(pdf.text);
+    const own = squash(want.notes + want.name + want.lines.join("") + want.facts.join(""));
+    for (const control of ["Edit", "Delete", "Share", "New recipe", "Add from a link", "Recent changes", "Undo"]) {
+      if (!own.includes(squash(control))) assert.ok(!text.includes(squash(control)), `no "${control}" on the printed card`);
+    }
+    assert.deepEqual(await watcher.problems(), []);
+  } finally {
+    await context.close();
+    await editing.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
