@@ -144,3 +144,31 @@ test("upload a file: choose two of five, add them as one change, undo", async ()
     await app.stop();
   }
 });
+
+test("Share → Libations: the manifest's share target opens Add from a link with the shared page's address", async () => {
+  const app = await editable();
+  const site = await pages();
+  const context = await phone(browser);
+  const watcher = await watch(context);
+  try {
+    const manifest = await (await fetch(app.server.url("/manifest.webmanifest"))).json();
+    const target = manifest.share_target;
+    assert.ok(target, "the manifest has a share_target");
+    assert.equal(target.method, "GET");
+    // As Android's share sheet sends it: the address inside the shared text, no url.
+    const shared = new URL(app.server.url(target.action));
+    shared.searchParams.set(target.params.title, "Whiskey Sour");
+    shared.searchParams.set(target.params.text, `Look at this ${site.url("/sour.html")}`);
+    const page = await context.newPage();
+    await page.goto(shared.href);
+    assert.equal(await page.inputValue("#source"), site.url("/sour.html"), "the link is in the field");
+    await page.click("form.import-link button[type=submit]");
+    await page.locator("form.edit").waitFor({ timeout: 15_000 });
+    assert.equal(await page.inputValue("#name"), "Browser Whiskey Sour");
+    assert.deepEqual(await watcher.problems(), []);
+  } finally {
+    await context.close();
+    site.close();
+    await app.stop();
+  }
+});

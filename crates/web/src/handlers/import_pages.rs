@@ -20,21 +20,55 @@ use crate::who::visitor::Visitor;
 use crate::who::write::{Edits, Write};
 use axum::Form;
 use axum::body::Body;
-use axum::extract::rejection::FormRejection;
-use axum::extract::{FromRequest, Request, State};
+use axum::extract::rejection::{FormRejection, QueryRejection};
+use axum::extract::{FromRequest, Query, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use serde_json::Value;
 use std::sync::Arc;
 
-/// `GET /recipes/import`.
+/// What a phone's share sheet sends (the manifest's `share_target`): a page's address,
+/// and a text that often holds the address instead (Android), and a title.
+#[derive(Debug, Default, serde::Deserialize)]
+pub(crate) struct Shared {
+    url: Option<String>,
+    text: Option<String>,
+}
+
+impl Shared {
+    /// The link to read: the shared address, else the first web address in the shared
+    /// text, else the text itself; at most [`SHARED_CHARS`] characters.
+    fn source(&self) -> String {
+        let is_web = |s: &str| {
+            let lower = s.get(..8).unwrap_or(s).to_ascii_lowercase();
+            lower.starts_with("http://") || lower.starts_with("https://")
+        };
+        let url = self.url.as_deref().map(str::trim).filter(|u| is_web(u));
+        let text = self.text.as_deref().unwrap_or_default();
+        let in_text = text.split_whitespace().find(|w| is_web(w));
+        let chosen = url.or(in_text).unwrap_or(text.trim());
+        chosen.chars().take(SHARED_CHARS).collect()
+    }
+}
+
+/// The longest shared text put in the form: a link, or a few lines around one.
+const SHARED_CHARS: usize = 4096;
+
+/// `GET /recipes/import`, and what a phone shares into the app
+/// (`?url=…&text=…&title=…`), which fills the link field to read: reading it is a
+/// write (the editor presses the button), never done by a GET.
 pub(crate) async fn page(
     State(site): State<Arc<Site>>,
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
+    shared: Result<Query<Shared>, QueryRejection>,
 ) -> Result<Response, WebError> {
     let editor = editing.editor(&visitor)?;
-    show(blank(&site, editor.token), StatusCode::OK)
+    let mut page = blank(&site, editor.token);
+    if let Ok(Query(shared)) = shared {
+        page.source = shared.source();
+    }
+    show(page, StatusCode::OK)
 }
 
 /// `POST /recipes/import`: reads the pasted link or text; one recipe opens the form, more

@@ -28,6 +28,13 @@ pub(super) fn manifest(assets: &Assets) -> Result<Vec<u8>, SiteError> {
         "orientation": "portrait",
         "background_color": "#f7f3ec",
         "theme_color": "#f7f3ec",
+        // "Share → Libations" on a phone opens Add from a link with the page's address.
+        "share_target": {
+            "action": "/recipes/import",
+            "method": "GET",
+            "enctype": "application/x-www-form-urlencoded",
+            "params": {"title": "title", "text": "text", "url": "url"},
+        },
         "icons": [
             icon("icon-192.png", 192, "any"),
             icon("icon-512.png", 512, "any"),
