@@ -3,7 +3,7 @@
 // draft that survives going offline. The form must fit the phone and pass axe.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, launch, phone, startServer, watch } from "./lib/browser.mjs";
@@ -250,5 +250,29 @@ test("Recent changes on a phone set elsewhere: each time in the phone's own zone
   } finally {
     await context.close();
     await app.stop();
+  }
+});
+
+test("a recipes file that cannot be written: the editor is told on the page, not only in the log", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "libations-readonly-"));
+  const file = join(dir, "recipes.json");
+  copyFileSync(join(ROOT, "recipes/sample.json"), file);
+  chmodSync(file, 0o444);
+  const server = await startServer(["--recipes-file", file, "--allow-edits", "--local-edit"]);
+  const context = await phone(browser);
+  const watcher = await watch(context);
+  try {
+    const page = await context.newPage();
+    await page.goto(server.url("/recipes/1"));
+    const notice = page.locator(".editing-off");
+    assert.ok(await notice.isVisible(), "the notice is shown");
+    assert.match(await notice.textContent(), /^Editing is off: .*recipes\.json/);
+    assert.equal(await page.locator('a[href="/recipes/1/edit"]').count(), 0, "no Edit that would fail");
+    assert.deepEqual(await axe(page), [], "axe with the notice");
+    assert.deepEqual(await watcher.problems(), []);
+  } finally {
+    await context.close();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -375,6 +375,23 @@ async fn a_file_that_cannot_be_written_turns_editing_off_and_says_how_to_fix_it(
         log.contains("editing is off") && log.contains("recipes.json"),
         "{log}"
     );
+    // The page says it too, to the editor: not only the log.
+    let page = get(&server, "/recipes/1").await.text().await.unwrap();
+    let notice = page
+        .split("<p class=\"notice editing-off\" role=\"note\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</p>").next())
+        .unwrap_or_else(|| panic!("no notice on the page: {page}"));
+    assert!(
+        notice.starts_with("Editing is off: ") && notice.contains("recipes.json"),
+        "{notice}"
+    );
+    assert!(!page.contains("href=\"/recipes/1/edit\""));
+    // Not to a visitor who may not edit anyway.
+    let file = path.to_str().unwrap();
+    let reader = Server::start(&["--recipes-file", file, "--allow-edits"]);
+    let page = get(&reader, "/recipes/1").await.text().await.unwrap();
+    assert!(!page.contains("editing-off"), "{page}");
 
     // The embedded sample cannot be edited either, and the log says to give a file.
     let server = Server::start(&["--allow-edits", "--local-edit"]);
@@ -383,6 +400,11 @@ async fn a_file_that_cannot_be_written_turns_editing_off_and_says_how_to_fix_it(
         StatusCode::FORBIDDEN
     );
     assert!(server.log().contains("--recipes-file"), "{}", server.log());
+    let page = get(&server, "/recipes/1").await.text().await.unwrap();
+    assert!(
+        page.contains("Editing is off: ") && page.contains("--recipes-file"),
+        "{page}"
+    );
 }
 
 #[tokio::test]

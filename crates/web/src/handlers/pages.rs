@@ -10,7 +10,7 @@ use crate::household::Asking;
 use crate::http::cache_control;
 use crate::http::recent::Kind;
 use crate::site::Site;
-use crate::view::templates::EditControls;
+use crate::view::templates::{EditControls, EditOn};
 use crate::who::editing::Editing;
 use crate::who::household_door::HouseholdDoor;
 use crate::who::visitor::Visitor;
@@ -69,23 +69,28 @@ pub(crate) async fn recipe(
 ) -> Result<Response, WebError> {
     let cost = site.recipes().len();
     let editor = editing.editor(&visitor).ok();
-    let personal = editor.is_some();
+    let off = editing.off_for(&visitor);
+    let personal = editor.is_some() || off.is_some();
     if !personal && let Some(kept) = site.kept_recipe_page(id, display, &headers) {
         return Ok(kept);
     }
     let saved = after.ok().and_then(|Query(a)| a.saved);
     let mut page = gated_page(&heavy, cost, share, site, headers, move |site, headers| {
         let r = find_recipe(site, id)?;
-        let controls = editor.map(|e| EditControls {
-            csrf: e.token,
-            version: crate::store::version(r),
-            saved,
-        });
+        let controls = match (editor, off) {
+            (Some(e), _) => Some(EditControls::On(EditOn {
+                csrf: e.token,
+                version: crate::store::version(r),
+                saved,
+            })),
+            (None, off) => off.map(EditControls::Off),
+        };
         Ok(site.recipe_answer(r, display, controls, headers)?)
     })
     .await?;
     if personal {
-        // The page carries this person's form token: nobody else's cache may keep it.
+        // The page carries this person's form token, or says why they cannot edit:
+        // nobody else's cache may keep it.
         page.headers_mut().insert(
             axum::http::header::CACHE_CONTROL,
             cache_control::private_revalidate(),

@@ -10,7 +10,7 @@ use crate::recipes::Recipe;
 use crate::search::SearchQuery;
 use crate::units::AmountView;
 use crate::units::Unit;
-use crate::view::templates::{EditControls, ListBody, Row};
+use crate::view::templates::{EditControls, EditOn, ListBody, Row};
 use axum::body::Body;
 use axum::http::header;
 use axum::http::{HeaderMap, HeaderValue, Response};
@@ -279,10 +279,12 @@ const VIEWS: [(AmountView, bool); 3] = [
 ];
 
 fn controls(shown: bool) -> Option<EditControls> {
-    shown.then(|| EditControls {
-        csrf: "token".into(),
-        version: "v1".into(),
-        saved: Some(4),
+    shown.then(|| {
+        EditControls::On(EditOn {
+            csrf: "token".into(),
+            version: "v1".into(),
+            saved: Some(4),
+        })
     })
 }
 
@@ -393,10 +395,12 @@ async fn a_page_holding_the_mark_is_compressed_whole() {
 /// The ETags of one recipe's page in every coding, for `display` and edit controls.
 fn etags(site: &Site, r: &Recipe, display: AmountView, token: Option<&str>) -> Vec<String> {
     let edit = || {
-        token.map(|t| EditControls {
-            csrf: t.into(),
-            version: "v1".into(),
-            saved: None,
+        token.map(|t| {
+            EditControls::On(EditOn {
+                csrf: t.into(),
+                version: "v1".into(),
+                saved: None,
+            })
         })
     };
     ["br", "gzip", "identity"]

@@ -111,7 +111,7 @@ pub(crate) struct ListBody<'a> {
 #[template(path = "recipe.html")]
 pub(crate) struct RecipePage<'a> {
     pub(crate) chrome: Chrome<'a>,
-    /// Edit, delete and undo, for a visitor who may edit.
+    /// Edit, delete and undo, for a visitor who may edit; or why editing is off.
     pub(crate) edit: Option<EditControls>,
     pub(crate) r: &'a Recipe,
     pub(crate) icon: &'static str,
@@ -122,6 +122,24 @@ pub(crate) struct RecipePage<'a> {
     pub(crate) notes: Vec<NotePart<'a>>,
     /// The whole list ([`ListBody`], already escaped), shown beside the recipe when wide.
     pub(crate) list: &'a str,
+}
+
+impl RecipePage<'_> {
+    /// The editor's controls, when editing is on for this visitor.
+    pub(crate) fn controls(&self) -> Option<&EditOn> {
+        match &self.edit {
+            Some(EditControls::On(on)) => Some(on),
+            _ => None,
+        }
+    }
+
+    /// Why this visitor, who may edit, cannot now.
+    pub(crate) fn editing_off(&self) -> Option<&str> {
+        match &self.edit {
+            Some(EditControls::Off(why)) => Some(why),
+            _ => None,
+        }
+    }
 }
 
 /// A recipe's ingredient lines as one reader asked to see them (`?units=oz&serves=4`),
@@ -391,7 +409,15 @@ pub(crate) struct ChangesPage<'a> {
 }
 
 /// What a recipe page shows an editor: edit and delete, and undo right after a save.
-pub(crate) struct EditControls {
+pub(crate) enum EditControls {
+    /// Edit, delete and undo, with the editor's form token.
+    On(EditOn),
+    /// The visitor may edit, but editing is off (the recipes file cannot be written): why.
+    Off(String),
+}
+
+/// An editor's controls under a recipe.
+pub(crate) struct EditOn {
     pub(crate) csrf: String,
     pub(crate) version: String,
     /// The change just saved (`?saved=n`), to offer its undo.

@@ -165,6 +165,18 @@ impl Editing {
         })
     }
 
+    /// Why this visitor, who would be an editor, cannot edit now: editing was switched on
+    /// but the recipes file cannot be written. Said on the pages, not only in the log.
+    pub(crate) fn off_for(&self, visitor: &Visitor) -> Option<String> {
+        let why = self.off.as_ref()?;
+        let identity = visitor.0.as_ref()?;
+        let login = identity
+            .login
+            .as_deref()
+            .filter(|_| identity.tags.is_empty())?;
+        (identity.capabilities.edit || self.listed(login)).then(|| why.clone())
+    }
+
     /// Whether `login` is listed with `--editor` (a grant without the policy file).
     pub(crate) fn listed(&self, login: &str) -> bool {
         self.editors.iter().any(|e| e.eq_ignore_ascii_case(login))
