@@ -129,7 +129,9 @@ function startControls() {
   document.addEventListener("input", (event) => {
     if (!event.target.matches(".recipe input.servings")) return;
     const n = Number(event.target.value);
-    if (Number.isInteger(n) && n >= 1 && n <= offered.max) { servings = n; paintAll(); keepAddress(); }
+    const fits = Number.isInteger(n) && n >= 1 && n <= offered.max;
+    sayServings(event.target, fits || event.target.value === "" ? "" : `From 1 to ${offered.max} servings: still shown for ${servings}.`);
+    if (fits) { servings = n; paintAll(); keepAddress(); }
   });
   document.addEventListener("submit", (event) => {
     if (!event.target.matches(".recipe form.serves")) return;
@@ -137,4 +139,18 @@ function startControls() {
     event.target.querySelector("input.servings")?.blur();
     paintAll();
   });
+}
+
+// A servings number out of range is said beside the field, never taken silently.
+function sayServings(field, message) {
+  let note = field.parentElement.querySelector(".serves-note");
+  if (!note) {
+    note = document.createElement("span");
+    note.className = "serves-note";
+    note.setAttribute("role", "status");
+    field.after(note);
+  }
+  note.textContent = message;
+  if (message) field.setAttribute("aria-invalid", "true");
+  else field.removeAttribute("aria-invalid");
 }

@@ -198,6 +198,17 @@ for (const mode of MODES) {
       await custom.press("Enter");
       await until(() => amounts(page), ["350 ml", "175 ml", "105 ml", "56 leaves", "top up"], "×7 in ml");
 
+      // Out of range (0, 150): said beside the field, and the amounts stay as they were.
+      for (const wrong of ["0", "150"]) {
+        await custom.fill(wrong);
+        const note = tool(page, ".serves-note");
+        await until(() => note.textContent(), "From 1 to 100 servings: still shown for 7.", `${wrong} is said to be out of range`);
+        assert.equal(await custom.getAttribute("aria-invalid"), "true");
+        assert.deepEqual(await amounts(page), ["350 ml", "175 ml", "105 ml", "56 leaves", "top up"], `${wrong} changes nothing`);
+      }
+      await custom.fill("7");
+      await until(() => tool(page, ".serves-note").textContent(), "", "a good number clears the note");
+
       // Whiskey Sour ×4: 200, 100, 60 ml; the half egg is a count: ½ × 4 = 2 egg; 12 dash.
       await openRow(page, "Whiskey Sour");
       await tool(page, '.seg.serves a[data-serves="4"]').tap();
