@@ -276,3 +276,26 @@ test("a recipes file that cannot be written: the editor is told on the page, not
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a measure that is no amount is named on its row, never saved as nothing", async () => {
+  const app = await editable();
+  const context = await phone(browser);
+  const watcher = await watch(context);
+  try {
+    const page = await context.newPage();
+    await page.goto(app.server.url("/recipes/new"));
+    await fillRecipe(page, "Sixty Bramble");
+    await page.locator(".ing-row").nth(0).locator("[name=ing-measure]").fill("sixty");
+    await page.click("button.save");
+    const problems = page.locator(".problems");
+    await problems.waitFor({ state: "visible", timeout: 10_000 });
+    assert.match(await problems.textContent(), /“sixty” is not an amount/);
+    assert.match(await problems.textContent(), /ingredients\[0\]\.measure|row 1|Gin/i);
+    const onDisk = JSON.parse(readFileSync(app.file, "utf8"));
+    assert.ok(!onDisk.some((r) => r.name === "Sixty Bramble"), "nothing saved");
+    assert.deepEqual(await watcher.problems([/422/]), []);
+  } finally {
+    await context.close();
+    await app.stop();
+  }
+});

@@ -292,6 +292,30 @@ async fn every_validation_problem_is_named_and_nothing_is_saved() {
     .await;
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["problems"][0]["field"], "notes", "{body}");
+    // A measure that is no amount is named by its row, never saved as nothing; amounts
+    // by eye ("few") and ranges are amounts.
+    let r = post(
+        &server,
+        "/api/recipes",
+        &json!({"name": "Sixty Gin", "ingredients": [
+            {"name": "Bitters", "measure": "few", "unit": "dash"},
+            {"name": "Gin", "measure": "sixty", "unit": "ml"},
+            {"name": "Lime", "measure": "1-2", "unit": "wedge"}]}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["problems"].as_array().unwrap().len(), 1, "{body}");
+    assert_eq!(
+        body["problems"][0]["field"], "ingredients[1].measure",
+        "{body}"
+    );
+    assert!(
+        body["problems"][0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("\u{201c}sixty\u{201d} is not an amount")
+    );
     // Not JSON at all.
     let r = client()
         .post(server.url("/api/recipes"))

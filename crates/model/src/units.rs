@@ -201,6 +201,24 @@ impl Quantity {
     }
 }
 
+/// Words a measure may be instead of a number: amounts a bartender judges by eye.
+const VAGUE_AMOUNTS: [&str; 12] = [
+    "few", "a few", "some", "several", "a little", "a dash", "a splash", "a pinch", "to taste",
+    "top up", "a", "an",
+];
+
+/// Whether a measure can be read as an amount: empty, a number, a fraction or a range
+/// ([`parse_quantity`]), or one of the words bartenders use for "by eye" ("few", "to
+/// taste"). A save refuses anything else ("sixty" would be counted as nothing).
+pub fn is_amount(measure: &str) -> bool {
+    let measure = measure.trim();
+    measure.is_empty()
+        || parse_quantity(measure).is_some()
+        || VAGUE_AMOUNTS
+            .iter()
+            .any(|word| word.eq_ignore_ascii_case(measure))
+}
+
 /// `"2"`, `"22.5"`, `"1/2"`, `"1 1/2"`, `"1½"`, `"2-3"`, `"2 to 3"`; `None` for anything else.
 fn parse_quantity(text: &str) -> Option<Quantity> {
     if let Some(v) = parse_number(text) {
@@ -381,5 +399,17 @@ mod tests {
         assert_eq!(parse_number("-1"), None);
         assert_eq!(parse_quantity("3-2"), None, "a backwards range is text");
         assert_eq!(parse_quantity("2 to 3"), Some(Quantity::Range(2.0, 3.0)));
+    }
+
+    #[test]
+    fn an_amount_is_a_number_a_fraction_a_range_or_a_word_for_by_eye() {
+        for yes in [
+            "", " 60 ", "1/2", "1 1/2", "1½", "2-3", "2 to 3", "22,5", "few", "A few", "to taste",
+        ] {
+            assert!(is_amount(yes), "{yes:?}");
+        }
+        for no in ["sixty", "1 oz", "2x", "1/0", "half", "-"] {
+            assert!(!is_amount(no), "{no:?}");
+        }
     }
 }

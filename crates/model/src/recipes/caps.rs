@@ -6,7 +6,7 @@
 //! | --- | --- |
 //! | `name` | 120 characters |
 //! | `base`, `glass`, `method`, `ice`, `garnish` | 12 entries of 300 characters |
-//! | `ingredients` | 40 rows; name 120, measure 24, unit 24 characters |
+//! | `ingredients` | 40 rows; name 120, measure 24, unit 24 characters; a measure an amount ([`crate::units::is_amount`]) |
 //! | `notes` | 5,000 characters |
 //! | a bulk save | 2,000 recipes (and the file within `--max-recipes-bytes`, the store's) |
 //!
@@ -110,6 +110,15 @@ pub fn over_caps(r: &Recipe) -> Vec<FieldError> {
         text(&mut out, &at("name"), &row.name, INGREDIENT_NAME_CHARS);
         blank(&mut out, &at("name"), &row.name);
         text(&mut out, &at("measure"), &row.measure, MEASURE_CHARS);
+        if !crate::units::is_amount(&row.measure) {
+            out.push(error(
+                &at("measure"),
+                &format!(
+                    "\u{201c}{}\u{201d} is not an amount: write a number (60), a fraction (1/2, 1 1/2) or a range (2-3), or leave it empty",
+                    row.measure.trim()
+                ),
+            ));
+        }
         text(&mut out, &at("unit"), &row.unit, UNIT_CHARS);
     }
     text(&mut out, "notes", &r.notes, NOTES_CHARS);
