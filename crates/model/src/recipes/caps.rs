@@ -109,8 +109,10 @@ pub fn over_caps(r: &Recipe) -> Vec<FieldError> {
         let at = |part: &str| format!("ingredients[{i}].{part}");
         text(&mut out, &at("name"), &row.name, INGREDIENT_NAME_CHARS);
         blank(&mut out, &at("name"), &row.name);
+        let before = out.len();
         text(&mut out, &at("measure"), &row.measure, MEASURE_CHARS);
-        if !crate::units::is_amount(&row.measure) {
+        // One problem per field: a measure too long or with an invisible character says so.
+        if out.len() == before && !crate::units::is_amount(&row.measure) {
             out.push(error(
                 &at("measure"),
                 &format!(
