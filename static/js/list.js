@@ -17,7 +17,7 @@ import { addressOf, recipePanel } from "./recipe.js";
 import { releaseWithin, wakeToggle } from "./wake.js";
 
 let input, list, single, pane;
-// { recipes, byId, rows, docs, needed, vocabulary, ids, miss }: filled once the data has arrived.
+// { recipes, byId, rows, docs, needed, vocabulary, ids, miss, how }: filled once the data has arrived.
 let state = null;
 let showing = null; // the rows on show (showing.js), once the data has arrived
 const indexOf = new Map(); // row → its place in name order
@@ -77,6 +77,7 @@ async function load() {
     vocabulary: await words,
     ids: recipes.map((r) => Number(r.id)),
     miss: [],
+    how: [],
   };
   if (!state.vocabulary) throw new Error("the vocabulary could not be had");
   showing = new Showing(list, rows, indexOf, () => openRow);
@@ -199,8 +200,8 @@ function apply() {
   }, 400);
 }
 
-// Marks rows as favourites, makeable now, or missing one bottle (named), read through the
-// vocabulary as the server reads them.
+// Marks rows as favourites, makeable now (and how, where a stand-in or a prep does it), or
+// missing one bottle (named), read through the vocabulary as the server reads them.
 function decorate() {
   const { rows, ids } = state;
   const shelf = shelfNow();
@@ -208,6 +209,7 @@ function decorate() {
   const stocked = shelf.size > 0;
   const read = shelfRows(state.needed, shelf, state.vocabulary);
   state.miss = read.map((r) => r.missing.map(([, name]) => name));
+  state.how = read.map((r) => r.how);
   rows.forEach((li, i) => {
     if (!li) return;
     li.classList.toggle("fav", favourites.has(ids[i]));
@@ -222,7 +224,9 @@ function decorate() {
     }
     li.dataset.have = have;
     if (!note) { note = el("span", { class: "have" }); row.append(note); }
-    note.textContent = have === "all" ? "can make now" : "missing " + gap[0];
+    // How, when a stand-in or a prep makes it: "can make now: Cointreau for Triple sec".
+    const how = state.how[i].length ? ": " + state.how[i].join("; ") : "";
+    note.textContent = have === "all" ? "can make now" + how : "missing " + gap[0];
     note.classList.toggle("missing", have === "one");
   });
 }

@@ -304,3 +304,53 @@ async fn lagavulin_eggs_and_honey_meet_their_rows_over_http() {
     );
     names_bottles_the_shelf_lacks(&bar, &SHELF, "iba.json");
 }
+
+/// Without JavaScript, `/?q=can:make` is the server's page: under each recipe the shelf
+/// makes with a stand-in or a prep, the words for it; under one it simply has, no words.
+#[tokio::test]
+async fn can_make_says_how_on_the_page_without_javascript() {
+    let Some(path) = common::shared_data("iba.json") else {
+        return;
+    };
+    let state = tempfile::tempdir().expect("temp dir");
+    let extra = ["--recipes-file", path.to_str().unwrap(), "--local-edit"];
+    let server = person(state.path(), "alice@example.com", &extra);
+    let (status, _) = write(
+        &server,
+        "PUT",
+        "/api/bar/shelf",
+        Some(json!({"have": SIXTEEN})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let page = common::client()
+        .get(server.url("/?q=can:make"))
+        .send()
+        .await
+        .expect("answers");
+    assert_eq!(page.status(), StatusCode::OK);
+    let html = page.text().await.expect("a page");
+    // The list for everyone (no personal term) says nothing about a shelf.
+    let all = common::client()
+        .get(server.url("/"))
+        .send()
+        .await
+        .expect("answers");
+    assert!(!all.text().await.expect("a page").contains("class=\"have\""));
+    server.stop();
+    let row = |name: &str| {
+        let at = html.find(&format!("<span class=\"name\">{name}</span>"));
+        let rest = &html[at.unwrap_or_else(|| panic!("{name} is listed: {html}"))..];
+        rest[..rest.find("</li>").expect("the row ends")].to_owned()
+    };
+    let sidecar = row("Sidecar");
+    assert!(
+        sidecar.contains("can make now: Cointreau for Triple sec; Lemons for Lemon juice (squeezed from lemons: about 35 ml a lemon)"),
+        "{sidecar}"
+    );
+    let negroni = row("Negroni");
+    assert!(
+        negroni.contains("<span class=\"have\">can make now</span>"),
+        "{negroni}"
+    );
+}
