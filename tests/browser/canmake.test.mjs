@@ -67,10 +67,9 @@ for (const size of SIZES) {
 
       // The list, searched for can:make: each row says how, in the page.
       await page.goto(server.url("/?q=can:make"));
-      await until(async () => (await haves(page)).Margarita, WORDS.Margarita, "the Margarita says how");
+      // (The page takes the list over in steps: wait for the whole of it.)
+      await until(() => haves(page), WORDS, "what the shelf makes, and only that, each saying how");
       const shown = await haves(page);
-      assert.equal(shown.Gimlet, WORDS.Gimlet);
-      assert.deepEqual(Object.keys(shown).sort(), ["Gimlet", "Margarita"], "what the shelf makes, and only that");
       assert.deepEqual(await axe(page), []);
       assert.deepEqual(await watcher.problems(), []);
 

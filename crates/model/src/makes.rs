@@ -49,15 +49,15 @@ struct Bottle {
 fn place<T>(
     table: &mut Vec<T>,
     places: &mut HashMap<String, u32>,
-    at: String,
+    at: &str,
     value: impl FnOnce() -> T,
 ) -> u32 {
-    if let Some(&place) = places.get(&at) {
+    if let Some(&place) = places.get(at) {
         return place;
     }
     let place = table.len() as u32;
     table.push(value());
-    places.insert(at, place);
+    places.insert(at.to_owned(), place);
     place
 }
 
@@ -73,12 +73,16 @@ impl Needs {
         for recipe in recipes.all() {
             let mut list: Vec<u32> = Vec::new();
             for (k, name) in needs(recipe) {
-                let reading = vocabulary.read_folded(&k);
-                let need = place(&mut out.needs, &mut by_key, k, || {
+                // Read once per distinct need, not once per line.
+                let need = place(&mut out.needs, &mut by_key, &k, || {
+                    let reading = vocabulary.read_folded(&k);
                     let bottle = bottle(vocabulary, &reading, name);
-                    let at = place(&mut out.bottles, &mut by_bottle, bottle.key.clone(), || {
-                        bottle
-                    });
+                    let at = place(
+                        &mut out.bottles,
+                        &mut by_bottle,
+                        &bottle.key.clone(),
+                        || bottle,
+                    );
                     (reading, at)
                 });
                 // "Bourbon" and "Bourbon Whiskey" in one recipe are one need.
