@@ -402,7 +402,8 @@ export const analyse = (recipes, shelf, vocabulary) =>
   analyseNeeds(recipes.map((r) => [r.id, needs(r)]), shelf, vocabulary);
 
 // How `shelf` stands against each distinct need of `needed` (each recipe's [id, needs]):
-// key → { have, how (words or null), bottle: [key, name], reading }. Each key is read once.
+// key → { have, how (words or null), bottle: [key, name], same (the reading, as a string) }.
+// Each key is read once.
 export function stocked(needed, shelf, vocabulary) {
   const held = vocabulary.shelf(shelf);
   const byEntry = new Map(); // entry → how it is met (the Rust's `Met` table), filled as asked
@@ -418,33 +419,40 @@ export function stocked(needed, shelf, vocabulary) {
       if (out.has(key)) continue;
       const reading = vocabulary.readKey(key);
       const how = meets(reading);
-      out.set(key, { have: how !== null, how: how && vocabulary.explain(how), bottle: vocabulary.bottle(reading, name), reading });
+      const same = JSON.stringify(reading); // one need, however it is spelt
+      out.set(key, { have: how !== null, how: how && vocabulary.explain(how), bottle: vocabulary.bottle(reading, key, name), same });
     }
   }
   return out;
 }
 
-// A recipe's needs, each reading once ("Bourbon" and "Bourbon Whiskey" are one need).
-function distinctNeeds(need, table) {
-  const seen = new Set(), out = [];
-  for (const [key] of need) {
-    const id = JSON.stringify(table.get(key).reading);
-    if (!seen.has(id)) { seen.add(id); out.push(table.get(key)); }
-  }
-  return out;
-}
+const NONE = Object.freeze([]);
 
 // For each recipe of `needed` ([id, needs]…), in order: { missing: the bottles the shelf
 // lacks (named as next_bottles names them, [key, name]), how: the words for the needs it
-// meets with a stand-in or a prep, each once }. can:make is missing.length === 0.
+// meets with a stand-in or a prep, each once }. can:make is missing.length === 0. Each
+// reading counts once ("Bourbon" and "Bourbon Whiskey" are one need). At 5,000 recipes
+// this runs at every tick: arrays are made only when there is something to put in them.
 export function shelfRows(needed, shelf, vocabulary) {
   const table = stocked(needed, shelf, vocabulary);
   return needed.map(([, need]) => {
-    const list = distinctNeeds(need, table);
-    return {
-      missing: list.filter((n) => !n.have).map((n) => n.bottle),
-      how: [...new Set(list.map((n) => n.have && n.how).filter(Boolean))],
-    };
+    let missing = NONE, how = NONE, seen = NONE;
+    for (const [key] of need) {
+      const n = table.get(key);
+      if (need.length > 1) {
+        if (seen.includes(n.same)) continue;
+        if (seen === NONE) seen = [];
+        seen.push(n.same);
+      }
+      if (!n.have) {
+        if (missing === NONE) missing = [];
+        missing.push(n.bottle);
+      } else if (n.how && !how.includes(n.how)) {
+        if (how === NONE) how = [];
+        how.push(n.how);
+      }
+    }
+    return { missing, how };
   });
 }
 

@@ -119,12 +119,14 @@ export class Vocabulary {
     return this.entries[at].name;
   }
 
-  // The bottle a need is (crates/model/src/makes.rs `bottle`): [key, name].
-  bottle(reading, written) {
+  // The bottle a need is (crates/model/src/makes.rs `bottle`): [key, name]. `key`: the
+  // need's own key, which is the written name's.
+  bottle(reading, key, written) {
     const at = "entry" in reading ? reading.entry : "either" in reading ? reading.either[0] : null;
-    if (at === null) return [ingredientKey(written), written];
-    const name = this.entries[at].name;
-    return [ingredientKey(name), name];
+    if (at === null) return [key, written];
+    const entry = this.entries[at];
+    entry.bottle ??= [ingredientKey(entry.name), entry.name];
+    return entry.bottle;
   }
 }
 
