@@ -5,7 +5,8 @@
 mod common;
 
 use criterion::Criterion;
-use libations::ingredients::{Needs, analyse, key};
+use libations::ingredients::key;
+use libations::makes::{Needs, analyse};
 use libations::recipes::{Origin, Recipes};
 use libations::search::{Asker, Index, SearchQuery};
 use std::collections::{HashMap, HashSet};

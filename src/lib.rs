@@ -4,8 +4,8 @@
 //! crates of their own (docs/ARCHITECTURE.md), re-exported here under the names the code
 //! and the tests know them by:
 //!
-//! - `libations-model`: [`recipes`], [`text`], [`units`], [`ingredients`], [`search`],
-//!   [`strength`], [`digest`], [`strict_json`].
+//! - `libations-model`: [`recipes`], [`text`], [`units`], [`ingredients`], [`makes`],
+//!   [`search`], [`strength`], [`vocabulary`], [`digest`], [`strict_json`].
 //! - `libations-store`: [`store`], changing the recipes file safely.
 //! - `libations-household`: [`household`], the household's SQLite state.
 //! - `libations-import`: [`import`] and [`fetch`], recipes from elsewhere.
@@ -27,7 +27,7 @@ pub use libations_household as household;
 pub use libations_import as import;
 pub use libations_import::fetch;
 pub use libations_model::{
-    digest, ingredients, recipes, search, strength, strict_json, text, units, vocabulary,
+    digest, ingredients, makes, recipes, search, strength, strict_json, text, units, vocabulary,
 };
 pub use libations_store as store;
 pub use libations_tailnet as tailnet;

@@ -9,19 +9,24 @@
 // hundred KB compressed; the sample's is 21 KB). Asked for once per page, and each
 // recipe's needs (model.js `needs`) worked out once, not at every tick.
 import { needs } from "./model.js";
+import { vocabulary } from "./vocabulary.js";
 
 let loading = null;
 
-// { needed: [[id, needs]…] for model.js `analyseNeeds`, names: Map(id → name), offline }, or null when it cannot be had.
+// { needed: [[id, needs]…] for model.js `analyseNeeds`, vocabulary (vocabulary.js) to read
+// them with, names: Map(id → name), offline }, or null when either cannot be had.
 export function collection() {
   if (loading) return loading;
+  const words = vocabulary();
   loading = fetch("/api/recipes", { headers: { Accept: "application/json" } })
     .then(async (response) => {
       if (!response.ok) return null;
       const recipes = await response.json();
-      if (!Array.isArray(recipes)) return null;
+      const read = await words;
+      if (!Array.isArray(recipes) || !read) return null;
       return {
         needed: recipes.map((r) => [r.id, needs(r)]),
+        vocabulary: read,
         names: new Map(recipes.map((r) => [Number(r.id), String(r.name)])),
         offline: response.headers.get("X-Libations-Offline") !== null,
       };

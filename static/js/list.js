@@ -5,7 +5,8 @@
 // matches nothing and made:never everything), recipes opened in their row on a
 // phone or in the pane beside the list on a wide screen (pane.js), and the keyboard.
 // Without this the rows are links to recipe pages and the search is a form.
-import { doc, fold, missing, needs, parse, personalPasses, personalTerm, rank, refusal } from "./model.js";
+import { doc, fold, needs, parse, personalPasses, personalTerm, rank, refusal, shelfRows } from "./model.js";
+import { vocabulary } from "./vocabulary.js";
 import { bar, onChange } from "./storage.js";
 import { household, onHousehold } from "./household.js";
 import { el } from "./markup.js";
@@ -16,7 +17,7 @@ import { addressOf, recipePanel } from "./recipe.js";
 import { releaseWithin, wakeToggle } from "./wake.js";
 
 let input, list, single, pane;
-// { recipes, byId, rows, docs, needs, ids, miss }: filled once the data has arrived.
+// { recipes, byId, rows, docs, needed, vocabulary, ids, miss, how }: filled once the data has arrived.
 let state = null;
 let showing = null; // the rows on show (showing.js), once the data has arrived
 const indexOf = new Map(); // row → its place in name order
@@ -47,6 +48,7 @@ export function startList() {
 }
 
 async function load() {
+  const words = vocabulary();
   const response = await fetch("/api/recipes", { headers: { Accept: "application/json" } });
   if (!response.ok) throw new Error("recipes: HTTP " + response.status);
   if (response.headers.get("X-Libations-Offline")) showOffline(true);
@@ -71,10 +73,13 @@ async function load() {
   state = {
     recipes, rows, byId,
     docs: recipes.map(doc),
-    needs: recipes.map(needs),
+    needed: recipes.map((r) => [r.id, needs(r)]),
+    vocabulary: await words,
     ids: recipes.map((r) => Number(r.id)),
     miss: [],
+    how: [],
   };
+  if (!state.vocabulary) throw new Error("the vocabulary could not be had");
   showing = new Showing(list, rows, indexOf, () => openRow);
   decorate();
   onChange(() => { decorate(); apply(); });
@@ -195,13 +200,16 @@ function apply() {
   }, 400);
 }
 
-// Marks rows as favourites, makeable now, or missing one ingredient (named).
+// Marks rows as favourites, makeable now (and how, where a stand-in or a prep does it), or
+// missing one bottle (named), read through the vocabulary as the server reads them.
 function decorate() {
   const { rows, ids } = state;
   const shelf = shelfNow();
   const favourites = household.known ? household.favourites : bar.favourites;
   const stocked = shelf.size > 0;
-  state.miss = state.needs.map((need) => missing(need, shelf));
+  const read = shelfRows(state.needed, shelf, state.vocabulary);
+  state.miss = read.map((r) => r.missing.map(([, name]) => name));
+  state.how = read.map((r) => r.how);
   rows.forEach((li, i) => {
     if (!li) return;
     li.classList.toggle("fav", favourites.has(ids[i]));
@@ -216,7 +224,9 @@ function decorate() {
     }
     li.dataset.have = have;
     if (!note) { note = el("span", { class: "have" }); row.append(note); }
-    note.textContent = have === "all" ? "can make now" : "missing " + gap[0];
+    // How, when a stand-in or a prep makes it: "can make now: Cointreau for Triple sec".
+    const how = state.how[i].length ? ": " + state.how[i].join("; ") : "";
+    note.textContent = have === "all" ? "can make now" + how : "missing " + gap[0];
     note.classList.toggle("missing", have === "one");
   });
 }

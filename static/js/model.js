@@ -388,34 +388,93 @@ export function needs(recipe) {
   }
   return Array.from(out);
 }
-// Names of the needs not on the shelf (a Set of keys).
+// Names of the needs not on the shelf (a Set of keys), by spelling alone: shelfRows reads
+// them through the vocabulary.
 export const missing = (need, shelf) => need.filter(([key]) => !shelf.has(key)).map(([, name]) => name);
 
-// What a shelf (a Set of keys) makes of `recipes` (in the collection's order): crates/model/src/ingredients.rs
-// `analyse`, in the shape GET /api/bar answers, so that the page shows either the same way
-// (offline, or for a visitor the server does not know). next_bottles: the ingredients that
-// are some recipe's one missing thing, most such recipes first, ties by key; each named as
-// the first recipe needing it writes it (tests/shelf-cases.json, `analysis`).
-export const analyse = (recipes, shelf) => analyseNeeds(recipes.map((r) => [r.id, needs(r)]), shelf);
+// What a shelf (a Set of names or keys) makes of `recipes` (in the collection's order), read
+// through `vocabulary` (vocabulary.js): crates/model/src/makes.rs `analyse`, in the shape
+// GET /api/bar answers, so that the page shows either the same way (offline, or for a
+// visitor the server does not know). how: the recipes made with a stand-in or a prep, and
+// the words for it. missing_one and next_bottles name bottles (the vocabulary's name, the
+// first of "X or Y"), most recipes first, ties by key (tests/shelf-cases.json, `analysis`).
+export const analyse = (recipes, shelf, vocabulary) =>
+  analyseNeeds(recipes.map((r) => [r.id, needs(r)]), shelf, vocabulary);
+
+// How `shelf` stands against each distinct need of `needed` (each recipe's [id, needs]):
+// key → { have, how (words or null), bottle: [key, name], same (the reading, as a string) }.
+// Each key is read once.
+export function stocked(needed, shelf, vocabulary) {
+  const held = vocabulary.shelf(shelf);
+  const byEntry = new Map(); // entry → how it is met (the Rust's `Met` table), filled as asked
+  const entryHow = (at) => {
+    if (!byEntry.has(at)) byEntry.set(at, vocabulary.meetsEntry(held, at));
+    return byEntry.get(at);
+  };
+  const meets = (r) => ("entry" in r ? entryHow(r.entry)
+    : "either" in r ? r.either.map(entryHow).find(Boolean) || null : vocabulary.meets(held, r));
+  const out = new Map();
+  for (const [, need] of needed) {
+    for (const [key, name] of need) {
+      if (out.has(key)) continue;
+      const reading = vocabulary.readKey(key);
+      const how = meets(reading);
+      const same = JSON.stringify(reading); // one need, however it is spelt
+      out.set(key, { have: how !== null, how: how && vocabulary.explain(how), bottle: vocabulary.bottle(reading, key, name), same });
+    }
+  }
+  return out;
+}
+
+const NONE = Object.freeze([]);
+
+// For each recipe of `needed` ([id, needs]…), in order: { missing: the bottles the shelf
+// lacks (named as next_bottles names them, [key, name]), how: the words for the needs it
+// meets with a stand-in or a prep, each once }. can:make is missing.length === 0. Each
+// reading counts once ("Bourbon" and "Bourbon Whiskey" are one need). At 5,000 recipes
+// this runs at every tick: arrays are made only when there is something to put in them.
+export function shelfRows(needed, shelf, vocabulary) {
+  const table = stocked(needed, shelf, vocabulary);
+  return needed.map(([, need]) => {
+    let missing = NONE, how = NONE, seen = NONE;
+    for (const [key] of need) {
+      const n = table.get(key);
+      if (need.length > 1) {
+        if (seen.includes(n.same)) continue;
+        if (seen === NONE) seen = [];
+        seen.push(n.same);
+      }
+      if (!n.have) {
+        if (missing === NONE) missing = [];
+        missing.push(n.bottle);
+      } else if (n.how && !how.includes(n.how)) {
+        if (how === NONE) how = [];
+        how.push(n.how);
+      }
+    }
+    return { missing, how };
+  });
+}
 
 // `analyse` over each recipe's [id, needs(recipe)], worked out once: folding every
 // ingredient name is most of the cost (at 5,000 recipes a tick on My bar would take a
 // phone a second), and a page that reads a shelf again and again need not repeat it.
-export function analyseNeeds(needed, shelf) {
-  const out = { can_make: [], missing_one: [], next_bottles: [] };
-  const named = new Map(); // key → as written in the first recipe needing it
-  const unlocks = new Map(); // key → ids of the recipes missing only it
-  for (const [id, need] of needed) {
-    for (const [key, name] of need) if (!named.has(key)) named.set(key, name);
-    const gap = need.filter(([key]) => !shelf.has(key));
-    if (gap.length === 0) out.can_make.push(id);
-    if (gap.length !== 1) continue;
-    const [key, name] = gap[0];
+export function analyseNeeds(needed, shelf, vocabulary) {
+  const out = { can_make: [], how: [], missing_one: [], next_bottles: [] };
+  const unlocks = new Map(); // bottle key → [name, ids of the recipes missing only it]
+  shelfRows(needed, shelf, vocabulary).forEach(({ missing, how }, i) => {
+    const id = needed[i][0];
+    if (missing.length === 0) {
+      out.can_make.push(id);
+      if (how.length) out.how.push({ id, how });
+    }
+    if (missing.length !== 1) return;
+    const [key, name] = missing[0];
     out.missing_one.push({ id, missing: name });
-    if (!unlocks.has(key)) unlocks.set(key, []);
-    unlocks.get(key).push(id);
-  }
-  for (const [key, ids] of unlocks) out.next_bottles.push({ key, name: named.get(key), unlocks: ids });
+    if (!unlocks.has(key)) unlocks.set(key, [name, []]);
+    unlocks.get(key)[1].push(id);
+  });
+  for (const [key, [name, ids]] of unlocks) out.next_bottles.push({ key, name, unlocks: ids });
   out.next_bottles.sort((a, b) => b.unlocks.length - a.unlocks.length || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return out;
 }

@@ -66,7 +66,7 @@ export function startShelf() {
     if (collected && shelf) {
       // Worked out here, so that ticks still waiting to be sent count at once.
       const key = Array.from(shelf).sort().join("\n");
-      if (key !== lastShelf) { lastShelf = key; lastAnalysis = analyseNeeds(collected.needed, shelf); }
+      if (key !== lastShelf) { lastShelf = key; lastAnalysis = analyseNeeds(collected.needed, shelf, collected.vocabulary); }
       analysis = lastAnalysis;
     } else if (person()) {
       analysis = barAnswer();

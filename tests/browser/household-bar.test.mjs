@@ -7,7 +7,7 @@
 // Expected values worked out by hand from recipes/sample.json: with gin, lime juice and
 // sugar syrup on the shelf, Gimlet (10: gin, lime juice, sugar syrup) is the one recipe
 // that can be made; Daiquiri (2: white rum, lime juice, sugar syrup) is the only one
-// missing one thing, so White Rum (as Daiquiri writes it) is the one next bottle and
+// missing one thing, so White rum (the vocabulary's name for the bottle) is the one next bottle and
 // unlocks Daiquiri alone. Every other recipe lacks two or more (Mojito: white rum and
 // mint; French 75: lemon juice and champagne; Last Word: chartreuse and maraschino).
 import { test, before, after } from "node:test";
@@ -74,7 +74,7 @@ for (const size of SIZES) {
       for (const key of ["gin", "lime juice", "sugar syrup"]) await box(page, key).check();
       await until(() => puts, [200, 200, 200], "three shelf changes sent and answered");
       await until(() => counts(page), ["1", "1"], "Gimlet can be made; Daiquiri misses one");
-      await until(() => bottles(page), [{ name: "White Rum", recipes: [["Daiquiri", "/recipes/2"]] }], "the best next bottle");
+      await until(() => bottles(page), [{ name: "White rum", recipes: [["Daiquiri", "/recipes/2"]] }], "the best next bottle");
       const stored = await page.evaluate(() => fetch("/api/bar").then((r) => r.json()));
       assert.deepEqual([...stored.shelf].sort(), ["gin", "lime juice", "sugar syrup"], "the server holds the shelf");
       assert.equal(await page.evaluate(() => localStorage.getItem("libations-pending")), "[]", "nothing left waiting");
@@ -89,7 +89,7 @@ for (const size of SIZES) {
 
       // The shopping list: add the next bottle and a typed item, tick one, copy, reload.
       await page.locator("#next-bottles button.add").click();
-      await until(() => shopping(page), [["White Rum", false]], "the next bottle is on the list");
+      await until(() => shopping(page), [["White rum", false]], "the next bottle is on the list");
       assert.equal(await page.isDisabled("#next-bottles button.add"), true, "and its button says so");
       assert.match(await page.locator("#next-bottles button.add").textContent(), /On the shopping list/);
       await page.fill("#shop-item", "Limes");
@@ -98,15 +98,15 @@ for (const size of SIZES) {
       await page.locator("#shop-add button[type=submit]").click();
       assert.match(await page.locator("#shop-status").textContent(), /on the list already/);
       await page.locator("#shop-list li", { hasText: "Limes" }).locator("input").check();
-      await until(() => shopping(page), [["White Rum", false], ["Limes", true]], "Limes ticked off");
+      await until(() => shopping(page), [["White rum", false], ["Limes", true]], "Limes ticked off");
       await page.click("#shop-copy");
       await until(() => page.locator("#shop-status").textContent(), "Copied 1 item to the clipboard (ticked items left out).", "copied");
-      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), "Shopping list\n- White Rum\n");
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), "Shopping list\n- White rum\n");
       await page.reload();
       await page.locator("#bar-who").waitFor({ state: "visible" });
-      await until(() => shopping(page), [["White Rum", false], ["Limes", true]], "the list is kept after a reload");
+      await until(() => shopping(page), [["White rum", false], ["Limes", true]], "the list is kept after a reload");
       await page.locator("#shop-list li", { hasText: "Limes" }).locator("button.remove").click();
-      await until(() => shopping(page), [["White Rum", false]], "removed");
+      await until(() => shopping(page), [["White rum", false]], "removed");
 
       // Alice's own: a favourite, and a rating and a note on Nojito (through the API, as the
       // recipe page's controls send them).

@@ -57,3 +57,18 @@ test("another build's directory is not served, and the service worker keeps ever
   const modules = readdirSync(ROOT + "static/js").filter((f) => f.endsWith(".js"));
   for (const name of modules) assert.ok(precache.includes(dir + name), `the service worker keeps ${dir}${name}`);
 });
+
+test("the vocabulary is served beside the modules, as data/vocabulary.json, and kept offline with them", async () => {
+  const html = await text("/");
+  const entry = /<script type="module" src="([^"]+)"><\/script>/.exec(html)[1];
+  const dir = entry.slice(0, entry.lastIndexOf("/") + 1);
+  const response = await fetch(server.url(dir + "vocabulary.json"));
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get("content-type"), /^application\/json/);
+  const app = await fetch(server.url(entry));
+  assert.equal(response.headers.get("cache-control"), app.headers.get("cache-control"));
+  assert.equal(await response.text(), readFileSync(ROOT + "data/vocabulary.json", "utf8"), "one table, not a copy");
+  const worker = await text("/sw.js");
+  const precache = JSON.parse(/^const PRECACHE = (.*);$/m.exec(worker)[1]);
+  assert.ok(precache.includes(dir + "vocabulary.json"), "the service worker keeps it");
+});

@@ -5,10 +5,7 @@
 //! distinct ingredient of a collection (`/shelf`, `/api/ingredients`), `static/js/model.js` to
 //! read a recipe's needs. `tests/ingredient-cases.json` is the table both are tested against.
 //!
-//! [`Needs`] reads every recipe's needs once per collection; [`analyse`] tells a shelf what
-//! it can make, what it is one bottle short of and which bottles to buy next (`GET
-//! /api/bar`), as `analyse` in model.js does on the phone (`tests/shelf-cases.json`,
-//! `analysis`, holds both to the same answers).
+//! What a shelf makes of those needs, read through the vocabulary, is [`crate::makes`].
 //!
 //! The rules, in order:
 //! 1. Fold as search does: case, accents, typographic quotes and spaces do not matter.
@@ -25,7 +22,6 @@
 
 use crate::recipes::{Recipe, Recipes};
 use crate::text::fold;
-use compact_str::CompactString;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -162,166 +158,6 @@ pub fn missing<'r>(needs: &[(String, &'r str)], shelf: &HashSet<String>) -> Vec<
         .collect()
 }
 
-/// What every recipe of a collection needs from a shelf ([`needs`]), read once per
-/// collection: "can make" over 5,000 recipes is then a lookup per need, not a fold of every
-/// ingredient name for every request. Keys and spellings are stored once each and needs
-/// refer to them by place, so the whole is a few hundred KiB at 5,000 recipes.
-#[derive(Debug, Clone, Default)]
-pub struct Needs {
-    /// Every key some recipe needs.
-    keys: Vec<String>,
-    /// For each key (same place), the spelling in the first recipe that needs it.
-    first_spelling: Vec<u32>,
-    /// Every distinct spelling of a need, as written.
-    spellings: Vec<CompactString>,
-    /// In `Recipes::all()` order: each recipe's id and its needs.
-    recipes: Vec<(u64, Box<[Need]>)>,
-}
-
-/// One thing a recipe needs: its places in [`Needs`]' `keys` and `spellings`.
-#[derive(Debug, Clone, Copy)]
-struct Need {
-    key: u32,
-    spelling: u32,
-}
-
-/// A place in one of [`Needs`]' tables, adding `value` when it is not there yet. A
-/// collection has far fewer than 2³² distinct names (`recipes::caps`), so a place fits a u32.
-fn place<T: Clone + Eq + std::hash::Hash>(
-    table: &mut Vec<T>,
-    places: &mut HashMap<T, u32>,
-    value: T,
-) -> (u32, bool) {
-    if let Some(&at) = places.get(&value) {
-        return (at, false);
-    }
-    let at = table.len() as u32;
-    table.push(value.clone());
-    places.insert(value, at);
-    (at, true)
-}
-
-impl Needs {
-    pub fn new(recipes: &Recipes) -> Needs {
-        let mut out = Needs::default();
-        let mut keys = HashMap::new();
-        let mut spellings = HashMap::new();
-        for recipe in recipes.all() {
-            let mut list = Vec::new();
-            for (k, name) in needs(recipe) {
-                let (spelling, _) = place(&mut out.spellings, &mut spellings, name.into());
-                let (key, new) = place(&mut out.keys, &mut keys, k);
-                if new {
-                    out.first_spelling.push(spelling);
-                }
-                list.push(Need { key, spelling });
-            }
-            out.recipes.push((recipe.id, list.into_boxed_slice()));
-        }
-        out
-    }
-
-    /// Reads `shelf` (a set of [`key`]s) against these needs.
-    pub fn stocked<'n>(&'n self, shelf: &HashSet<String>) -> Stocked<'n> {
-        Stocked {
-            needs: self,
-            have: self.keys.iter().map(|k| shelf.contains(k)).collect(),
-        }
-    }
-}
-
-/// A shelf read against a collection's [`Needs`]: which of their keys it has.
-#[derive(Debug, Clone)]
-pub struct Stocked<'n> {
-    needs: &'n Needs,
-    have: Vec<bool>,
-}
-
-impl Stocked<'_> {
-    /// What the recipe at `position` (in `Recipes::all()` order) needs and the shelf
-    /// lacks; nothing for a position out of range.
-    fn lacking(&self, position: usize) -> impl Iterator<Item = Need> + '_ {
-        let list = self.needs.recipes.get(position).map_or(&[][..], |(_, l)| l);
-        list.iter()
-            .copied()
-            .filter(|need| !self.have[need.key as usize])
-    }
-
-    /// How many things the recipe at `position` needs that the shelf lacks.
-    pub fn gaps(&self, position: usize) -> usize {
-        self.lacking(position).count()
-    }
-}
-
-/// What a shelf makes of a collection: the answer of `GET /api/bar` (docs/HOUSEHOLD.md)
-/// without the shelf itself. `static/js/model.js` (`analyse`) gives the same, field for
-/// field, for a page offline or a visitor the server does not know.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Analysis {
-    /// Ids of the recipes nothing is missing for, in the collection's order.
-    pub can_make: Vec<u64>,
-    /// The recipes one thing short, in the collection's order.
-    pub missing_one: Vec<MissingOne>,
-    /// What to buy next, most recipes unlocked first (see [`analyse`]).
-    pub next_bottles: Vec<NextBottle>,
-}
-
-/// A recipe one ingredient short of the shelf.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct MissingOne {
-    pub id: u64,
-    /// The ingredient as this recipe writes it.
-    pub missing: String,
-}
-
-/// An ingredient not on the shelf, and the recipes it alone stands between.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct NextBottle {
-    /// Its [`key`]: what a shelf stores once it is bought.
-    pub key: String,
-    /// As written in the first recipe (in the collection's order) that needs it.
-    pub name: String,
-    /// The recipes missing only this, in the collection's order.
-    pub unlocks: Vec<u64>,
-}
-
-/// Which recipes `shelf` (a set of [`key`]s) can make, which it is one ingredient short of,
-/// and which bottles would each make the most more recipes possible. Only an ingredient
-/// that is some recipe's one missing thing is a next bottle: one that unlocks nothing on
-/// its own is no advice. Ties go by key, the shelf's name for the bottle, so the order does
-/// not depend on how a recipe capitalises it.
-pub fn analyse(needs: &Needs, shelf: &HashSet<String>) -> Analysis {
-    let stocked = needs.stocked(shelf);
-    let mut out = Analysis::default();
-    // key place → the recipes missing only it, in order of first appearance.
-    let mut unlocks: HashMap<u32, Vec<u64>> = HashMap::new();
-    for (position, &(id, _)) in needs.recipes.iter().enumerate() {
-        let mut lacking = stocked.lacking(position);
-        match (lacking.next(), lacking.next()) {
-            (None, _) => out.can_make.push(id),
-            (Some(need), None) => {
-                let missing = needs.spellings[need.spelling as usize].to_string();
-                out.missing_one.push(MissingOne { id, missing });
-                unlocks.entry(need.key).or_default().push(id);
-            }
-            _ => {}
-        }
-    }
-    out.next_bottles = unlocks
-        .into_iter()
-        .map(|(key, ids)| NextBottle {
-            key: needs.keys[key as usize].clone(),
-            name: needs.spellings[needs.first_spelling[key as usize] as usize].to_string(),
-            unlocks: ids,
-        })
-        .collect();
-    out.next_bottles.sort_by(|a, b| {
-        let most = b.unlocks.len().cmp(&a.unlocks.len());
-        most.then_with(|| a.key.cmp(&b.key))
-    });
-    out
-}
-
 /// One distinct ingredient of a collection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ShelfIngredient {
@@ -440,99 +276,6 @@ mod tests {
             let once = key(&name);
             assert_eq!(key(&once), once, "key(key({name:?}))");
         }
-    }
-
-    /// `analysis` in `tests/shelf-cases.json`, shared with `tests/js/bar.test.mjs`.
-    #[derive(Deserialize)]
-    struct AnalysisTable {
-        recipes: serde_json::Value,
-        cases: Vec<AnalysisCase>,
-    }
-    #[derive(Deserialize)]
-    struct AnalysisCase {
-        about: String,
-        shelf: Vec<String>,
-        can_make: Vec<u64>,
-        missing_one: Vec<Missing>,
-        next_bottles: Vec<Bottle>,
-    }
-    #[derive(Deserialize)]
-    struct Missing {
-        id: u64,
-        missing: String,
-    }
-    #[derive(Deserialize)]
-    struct Bottle {
-        key: String,
-        name: String,
-        unlocks: Vec<u64>,
-    }
-
-    #[test]
-    fn the_shared_analysis_table() {
-        #[derive(Deserialize)]
-        struct File {
-            analysis: AnalysisTable,
-        }
-        let file: File = serde_json::from_str(include_str!("../../../tests/shelf-cases.json"))
-            .expect("tests/shelf-cases.json parses");
-        let table = file.analysis;
-        let text = table.recipes.to_string();
-        let recipes = Recipes::parse(&text, Origin::Embedded, SystemTime::UNIX_EPOCH)
-            .expect("the analysis recipes are valid");
-        let listed: Vec<u64> = table
-            .recipes
-            .as_array()
-            .expect("a list")
-            .iter()
-            .map(|r| r["id"].as_u64().expect("an id"))
-            .collect();
-        let order: Vec<u64> = recipes.all().iter().map(|r| r.id).collect();
-        assert_eq!(
-            order, listed,
-            "the table lists recipes in the collection's order"
-        );
-        let needs = Needs::new(&recipes);
-        assert!(table.cases.len() >= 3);
-        for case in table.cases {
-            let shelf: HashSet<String> = case.shelf.iter().map(|s| key(s)).collect();
-            let want = Analysis {
-                can_make: case.can_make,
-                missing_one: case
-                    .missing_one
-                    .into_iter()
-                    .map(|m| MissingOne {
-                        id: m.id,
-                        missing: m.missing,
-                    })
-                    .collect(),
-                next_bottles: case
-                    .next_bottles
-                    .into_iter()
-                    .map(|b| NextBottle {
-                        key: b.key,
-                        name: b.name,
-                        unlocks: b.unlocks,
-                    })
-                    .collect(),
-            };
-            assert_eq!(analyse(&needs, &shelf), want, "{}", case.about);
-        }
-    }
-
-    #[test]
-    fn gaps_agree_with_missing() {
-        let recipes = Recipes::sample().expect("sample");
-        let needs = Needs::new(&recipes);
-        let shelf: HashSet<String> = ["gin", "lime juice", "sugar syrup", "campari"]
-            .map(String::from)
-            .into();
-        let stocked = needs.stocked(&shelf);
-        for (position, r) in recipes.all().iter().enumerate() {
-            let want = missing(&super::needs(r), &shelf).len();
-            assert_eq!(stocked.gaps(position), want, "{}", r.name);
-        }
-        assert_eq!(stocked.gaps(recipes.len()), 0, "past the end: nothing");
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //! - [`text`]: folding text for comparison, and where words start.
 //! - [`units`]: amounts in ml, cl or oz, and for more servings.
 //! - [`ingredients`]: the shelf's names for ingredients, staples, what a recipe needs.
+//! - [`makes`]: what a shelf makes of a collection, read by bottle through [`vocabulary`].
+//! - [`vocabulary`]: the bar's words: bottles, kinds, spellings and preps.
 //! - [`search`]: the one definition of what a query matches.
 //! - [`strength`]: how strong a recipe is: ABV, volume and standard drinks, with dilution.
 //! - [`digest`]: the one content hash, so a recipe's version and its ETag agree.
@@ -15,6 +17,7 @@
 
 pub mod digest;
 pub mod ingredients;
+pub mod makes;
 pub mod recipes;
 pub mod search;
 pub mod strength;

@@ -28,7 +28,9 @@
 use libations_household as household;
 use libations_import as import;
 use libations_import::fetch;
-use libations_model::{digest, ingredients, recipes, search, strength, strict_json, text, units};
+use libations_model::{
+    digest, ingredients, makes, recipes, search, strength, strict_json, text, units, vocabulary,
+};
 use libations_store as store;
 
 pub mod connections;

@@ -3,7 +3,7 @@
 //! [`Asker`](super::Asker)).
 
 use super::{Asker, Field, SearchQuery, Sort, Term};
-use crate::ingredients::Needs;
+use crate::makes::Needs;
 use crate::recipes::{Recipe, Recipes};
 use crate::strength::Strengths;
 use crate::text::{WordStart, fold};
@@ -67,7 +67,7 @@ pub struct Index {
     /// Each recipe's id, in `Recipes::all()` order: what personal terms look up.
     ids: Vec<u64>,
     /// What each recipe needs from a shelf, for `can:make` and `missing:one` (and for
-    /// `ingredients::analyse`, through [`Index::needs`]).
+    /// `makes::analyse`, through [`Index::needs`]).
     needs: Needs,
     /// Each recipe's ABV and standard drinks, for `abv:` and `drinks:`; `None`: no figures.
     figures: Vec<Option<(f64, f64)>>,

@@ -4,6 +4,7 @@
 //! 2. the bottle itself is on the shelf;
 //! 3. something more specific is: a row naming a kind (Triple sec, Whiskey) is met by
 //!    any bottle of that kind (Cointreau, Bourbon), never by a sibling (Rye for Bourbon);
+//!    of several, the first in the vocabulary's order;
 //! 4. it is a house-made prep whose parts the shelf meets (simple syrup from sugar and
 //!    water, lime juice from limes);
 //! 5. "X or Y" is met by the first of them that is;
@@ -16,7 +17,7 @@ use std::collections::HashSet;
 /// What a household holds, read through the vocabulary.
 #[derive(Debug, Clone, Default)]
 pub struct Shelf {
-    /// The entries ticked, in the order they were given, each once.
+    /// The entries ticked, each once.
     entries: Vec<At>,
     /// Names the vocabulary does not know, folded: ticked as themselves.
     names: HashSet<String>,
@@ -94,8 +95,13 @@ impl Vocabulary {
         if shelf.holds(wanted) {
             return Some(How::Has(wanted));
         }
-        let more_specific = shelf.entries.iter().find(|&&have| self.is_a(have, wanted));
-        if let Some(&have) = more_specific {
+        // The first in the vocabulary's order, so that the answer does not depend on the
+        // order a shelf was ticked (or stored) in.
+        let more_specific = shelf
+            .entries
+            .iter()
+            .filter(|&&have| self.is_a(have, wanted));
+        if let Some(&have) = more_specific.min() {
             return Some(How::StandsIn { have, wanted });
         }
         let prep = entry.made_of.as_ref()?;
@@ -135,6 +141,39 @@ impl Vocabulary {
             }
             How::Made { prep, .. } => &self.entry(*prep).name,
             How::Own(name) => name,
+        }
+    }
+}
+
+/// How one shelf meets every entry of the vocabulary, worked out once: reading thousands
+/// of a collection's rows against the shelf is then a lookup each (`makes::analyse`).
+#[derive(Debug, Clone)]
+pub struct Met<'v> {
+    vocabulary: &'v Vocabulary,
+    shelf: Shelf,
+    entries: Vec<Option<How>>,
+}
+
+impl<'v> Met<'v> {
+    pub fn new(vocabulary: &'v Vocabulary, shelf: Shelf) -> Met<'v> {
+        let entries = (0..vocabulary.entries().len())
+            .map(|at| vocabulary.meets_entry(&shelf, at))
+            .collect();
+        Met {
+            vocabulary,
+            shelf,
+            entries,
+        }
+    }
+
+    /// [`Vocabulary::meets`], from the table.
+    pub fn meets(&self, reading: &Reading) -> Option<How> {
+        match reading {
+            Reading::Entry(at) => self.entries[*at].clone(),
+            Reading::Either(alternatives) => {
+                alternatives.iter().find_map(|&at| self.entries[at].clone())
+            }
+            Reading::Unknown(_) => self.vocabulary.meets(&self.shelf, reading),
         }
     }
 }

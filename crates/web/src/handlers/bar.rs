@@ -38,7 +38,7 @@ pub(crate) async fn bar(
 async fn answer(db: Arc<Household>, site: Arc<Site>, may_change: bool) -> ApiResult {
     let shelf = household_call(db, |db| db.shelf()).await?;
     let shelf_set = shelf.iter().cloned().collect();
-    let mut body = serde_json::to_value(crate::ingredients::analyse(site.needs(), &shelf_set))?;
+    let mut body = serde_json::to_value(crate::makes::analyse(site.needs(), &shelf_set))?;
     body["shelf"] = json!(shelf);
     body["may_change"] = json!(may_change);
     Ok(personal(body))

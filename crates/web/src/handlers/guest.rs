@@ -66,7 +66,7 @@ impl Shown {
         .await?;
         let makes = shelf.map(|shelf| {
             let shelf = shelf.into_iter().collect();
-            crate::ingredients::analyse(site.needs(), &shelf).can_make
+            crate::makes::analyse(site.needs(), &shelf).can_make
         });
         Ok(Shown { menu, makes })
     }

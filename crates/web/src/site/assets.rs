@@ -16,7 +16,8 @@
 //! directory that is no longer served and gets a 404 for its entry module, and a
 //! module graph with a missing import runs none of its modules (the page stays the
 //! working no-JavaScript page until it is reloaded). The service worker caches the
-//! whole directory together (`Assets::module_urls`).
+//! whole directory together (`Assets::module_urls`). `vocabulary.json`, the bar's words
+//! (`data/vocabulary.json`), is served in that directory too, for `vocabulary.js`.
 
 use crate::http::cache_control::{IMMUTABLE, REVALIDATE};
 use crate::http::compress::Effort;
@@ -61,7 +62,7 @@ pub struct Assets {
 impl Assets {
     /// Reads and hashes every asset; `Assets::compress` compresses them.
     pub fn load() -> Assets {
-        let files: Vec<(String, FixedBody)> = Static::iter()
+        let mut files: Vec<(String, FixedBody)> = Static::iter()
             .filter_map(|name| {
                 let file = Static::get(&name)?;
                 let mime = text_charset(file.metadata.mimetype());
@@ -71,6 +72,7 @@ impl Assets {
                 ))
             })
             .collect();
+        files.push(vocabulary_file());
         let modules = module_dir(&files);
         let mut assets = Assets {
             urls: HashMap::new(),
@@ -158,7 +160,10 @@ impl Assets {
                 None if self.plain.contains_key(file) => file,
                 None => return None,
             };
-            let fresh = Static::get(name)?;
+            // Not a file of `static/` (the vocabulary): as loaded, `no-cache` like the rest.
+            let Some(fresh) = Static::get(name) else {
+                return self.plain.get(name).map(|c| c.respond(request));
+            };
             let mime = text_charset(fresh.metadata.mimetype());
             let cached = FixedBody::new(fresh.data.into_owned(), &mime, REVALIDATE);
             cached.compress(Effort::Fast);
@@ -181,6 +186,16 @@ fn module_dir(files: &[(String, FixedBody)]) -> String {
         .collect();
     lines.sort();
     format!("js.{}", content_hash(lines.concat().as_bytes()))
+}
+
+/// `data/vocabulary.json`, the one table of the bar's words, served beside the modules as
+/// `vocabulary.json`: `static/js/vocabulary.js` reads it from there, so it is renamed with
+/// them and kept offline with them (the service worker keeps the module directory whole).
+fn vocabulary_file() -> (String, FixedBody) {
+    let text = crate::vocabulary::VOCABULARY_JSON;
+    let mime = "application/json; charset=utf-8";
+    let body = FixedBody::new(text.as_bytes().to_vec(), mime, IMMUTABLE);
+    (format!("{MODULES}vocabulary.json"), body)
 }
 
 /// `app.css` + `1a2b` → `app.1a2b.css`.

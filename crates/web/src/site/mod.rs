@@ -229,7 +229,7 @@ impl Site {
     }
 
     /// What each recipe needs from a shelf (read once, with the index).
-    pub(crate) fn needs(&self) -> &crate::ingredients::Needs {
+    pub(crate) fn needs(&self) -> &crate::makes::Needs {
         self.index.needs()
     }
 

@@ -6,7 +6,7 @@ use super::{JSON, Site, SiteError, render};
 use crate::http::compressing::Compressing;
 use crate::http::recent::Kind;
 use crate::recipes::Recipe;
-use crate::search::{Asker, SearchQuery};
+use crate::search::{Asker, Personal, SearchQuery};
 use crate::view::templates::{ListBody, ListPage, Row};
 use axum::body::Body;
 use axum::http::{HeaderMap, Response};
@@ -141,11 +141,20 @@ impl Site {
     ) -> ListPage<'a, ListBody<'a>> {
         let all = self.recipes.all();
         let hits = self.index.search_for(&query, mine);
+        // `can:make` from the household's shelf: each row says how, as the phone does.
+        let shelf = mine.and_then(|m| m.shelf);
+        let stocked = shelf
+            .filter(|_| query.personal.contains(&Personal::CanMake))
+            .map(|shelf| self.index.needs().stocked(shelf));
+        let row = |i: usize| Row {
+            makes: stocked.as_ref().map(|s| s.how(i)),
+            ..Row::new(&all[i])
+        };
         let list = ListBody {
             urls: &self.urls,
             q,
             total: self.recipes.len(),
-            rows: hits.into_iter().map(|i| Row::new(&all[i])).collect(),
+            rows: hits.into_iter().map(row).collect(),
             personal: if mine.is_some() {
                 Vec::new()
             } else {

@@ -73,6 +73,9 @@ pub(crate) struct Chrome<'a> {
 pub(crate) struct Row<'a> {
     pub(crate) recipe: &'a Recipe,
     pub(crate) icon: &'static str,
+    /// In a `can:make` search answered from the household's shelf: the shelf makes it,
+    /// and the words for any stand-in or prep it takes ("Cointreau for Triple sec").
+    pub(crate) makes: Option<Vec<String>>,
 }
 
 impl<'a> Row<'a> {
@@ -80,6 +83,7 @@ impl<'a> Row<'a> {
         Row {
             recipe,
             icon: glass::icon(&recipe.glass),
+            makes: None,
         }
     }
 }

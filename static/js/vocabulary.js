@@ -1,0 +1,144 @@
+// The bar's words in the browser: data/vocabulary.json (served beside the modules as
+// vocabulary.json, so it is one file with them and kept offline with them) read exactly as
+// crates/model/src/vocabulary reads it, so that "can make" on a phone answers by bottle as
+// the server does. tests/js/vocabulary.test.mjs runs tests/vocabulary-cases.json against
+// this module, as the Rust tests do against the Rust.
+//
+// A reading is what a row's name names: { entry: at } (one bottle or kind), { either: [at…] }
+// ("Bourbon or Rye Whiskey"), or { unknown: folded } (a name the vocabulary does not know).
+// How a shelf meets a row: { staple: at }, { has: at }, { have, wanted } (a stand-in),
+// { prep, from: [how…] } (a house-made prep from its parts), or { own: folded }.
+import { ingredientKey } from "./model.js";
+
+const EITHER = [" or ", " / "];
+
+export class Vocabulary {
+  // `file`: the parsed JSON of data/vocabulary.json (the Rust checks it: ids unique,
+  // every kind and part known, no circles, no spelling given twice).
+  constructor(file) {
+    const byId = new Map(file.entries.map((e, at) => [e.id, at]));
+    this.entries = file.entries.map((e) => ({
+      name: e.name,
+      parent: e.is === undefined ? null : byId.get(e.is),
+      parts: e.made_of ? e.made_of.parts.map((p) => byId.get(p)) : null,
+      how: e.made_of ? e.made_of.how : "",
+      staple: e.staple === true,
+    }));
+    this.bySpelling = new Map();
+    file.entries.forEach((e, at) => {
+      for (const s of [e.name, ...(e.also || [])]) this.bySpelling.set(ingredientKey(s), at);
+    });
+    this.readings = new Map(); // key → reading, read once per key
+  }
+
+  // A row's name read (crates/model/src/vocabulary/read.rs `read_folded`), from its key.
+  readKey(folded) {
+    let reading = this.readings.get(folded);
+    if (reading === undefined) {
+      reading = this.readFolded(folded);
+      this.readings.set(folded, reading);
+    }
+    return reading;
+  }
+
+  readFolded(folded) {
+    const at = this.bySpelling.get(folded);
+    if (at !== undefined) return { entry: at };
+    for (const separator of EITHER) {
+      if (!folded.includes(separator)) continue;
+      const parts = folded.split(separator).map((p) => this.bySpelling.get(p.trim()));
+      if (parts.every((p) => p !== undefined)) return { either: parts };
+    }
+    return { unknown: folded };
+  }
+
+  read(name) { return this.readKey(ingredientKey(name)); }
+
+  isA(at, kind) {
+    for (let k = at; k !== null && k !== undefined; k = this.entries[k].parent) if (k === kind) return true;
+    return false;
+  }
+
+  // What a household holds (names as ticked, or keys as stored): { entries: [at…], names: Set }.
+  shelf(names) {
+    const shelf = { entries: [], names: new Set() };
+    const add = (at) => { if (!shelf.entries.includes(at)) shelf.entries.push(at); };
+    for (const name of names) {
+      const r = this.read(name);
+      if ("entry" in r) add(r.entry);
+      else if ("either" in r) r.either.forEach(add);
+      else shelf.names.add(r.unknown);
+    }
+    return shelf;
+  }
+
+  meetsEntry(shelf, wanted) {
+    const entry = this.entries[wanted];
+    if (entry.staple) return { staple: wanted };
+    if (shelf.entries.includes(wanted)) return { has: wanted };
+    // The first in the vocabulary's order, as the Rust picks.
+    const more = shelf.entries.filter((have) => this.isA(have, wanted));
+    if (more.length) return { have: Math.min(...more), wanted };
+    if (!entry.parts) return null;
+    const from = [];
+    for (const part of entry.parts) {
+      const how = this.meetsEntry(shelf, part);
+      if (!how) return null;
+      from.push(how);
+    }
+    return { prep: wanted, from };
+  }
+
+  // How `shelf` meets a row read as `reading`, or null.
+  meets(shelf, reading) {
+    if ("entry" in reading) return this.meetsEntry(shelf, reading.entry);
+    if ("either" in reading) {
+      for (const at of reading.either) {
+        const how = this.meetsEntry(shelf, at);
+        if (how) return how;
+      }
+      return null;
+    }
+    return shelf.names.has(reading.unknown) ? { own: reading.unknown } : null;
+  }
+
+  meetsName(shelf, name) { return this.meets(shelf, this.read(name)); }
+
+  // The words a person sees ("Cointreau for Triple sec"), null when the bottle is there.
+  explain(how) {
+    if (how.have !== undefined) return this.entries[how.have].name + " for " + this.entries[how.wanted].name;
+    if (how.prep === undefined) return null;
+    const parts = how.from.map((h) => this.sourceName(h)).join(" and ");
+    const prep = this.entries[how.prep];
+    return parts + " for " + prep.name + " (" + prep.how + ")";
+  }
+
+  sourceName(how) {
+    if (how.own !== undefined) return how.own;
+    const at = how.have ?? how.prep ?? how.has ?? how.staple;
+    return this.entries[at].name;
+  }
+
+  // The bottle a need is (crates/model/src/makes.rs `bottle`): [key, name]. `key`: the
+  // need's own key, which is the written name's.
+  bottle(reading, key, written) {
+    const at = "entry" in reading ? reading.entry : "either" in reading ? reading.either[0] : null;
+    if (at === null) return [key, written];
+    const entry = this.entries[at];
+    entry.bottle ??= [ingredientKey(entry.name), entry.name];
+    return entry.bottle;
+  }
+}
+
+let loading = null;
+
+// The vocabulary served beside this module, once; null when it cannot be had.
+export function vocabulary() {
+  if (!loading) {
+    loading = fetch(new URL("./vocabulary.json", import.meta.url))
+      .then((r) => (r.ok ? r.json() : null))
+      .then((file) => (file ? new Vocabulary(file) : null))
+      .catch(() => null);
+  }
+  return loading;
+}
