@@ -51,7 +51,7 @@ function showBottles() {
   list.replaceChildren(...bottles.slice(0, SHOWN).map((b) => bottle(b, names)));
   if (bottles.length > SHOWN) {
     const rest = el("details", { class: "more-bottles", open: wasOpen ? true : null },
-      el("summary", null, (bottles.length - SHOWN) + " more bottles"),
+      el("summary", null, (bottles.length - SHOWN) + (bottles.length - SHOWN === 1 ? " more bottle" : " more bottles")),
       el("ol", { class: "next-bottles", start: String(SHOWN + 1) }, ...bottles.slice(SHOWN).map((b) => bottle(b, names))));
     list.after(rest);
   }

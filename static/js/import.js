@@ -95,7 +95,7 @@ export function startImport() {
     list.addEventListener("change", count);
     box.replaceChildren(
       el("input", { type: "hidden", name: "recipes", value: JSON.stringify(answer.recipes) }),
-      el("p", {}, `${answer.recipes.length} recipes in ${file.name}. Choose the ones to add:`),
+      el("p", {}, `${answer.recipes.length} ${answer.recipes.length === 1 ? "recipe" : "recipes"} in ${file.name}. Choose the ones to add:`),
       list,
       el("p", { class: "actions" }, button),
     );

@@ -172,3 +172,21 @@ test("Share → Libations: the manifest's share target opens Add from a link wit
     await app.stop();
   }
 });
+
+test("a file of one recipe says '1 recipe', not '1 recipes'", async () => {
+  const app = await editable();
+  const context = await phone(browser);
+  const watcher = await watch(context);
+  try {
+    const page = await context.newPage();
+    await page.goto(app.server.url("/recipes/import"));
+    const one = [{ name: "Moscow Mule, mine", base: ["Vodka"], ingredients: [{ name: "Vodka", measure: "50", unit: "ml" }] }];
+    await page.setInputFiles("#import-file", { name: "moscow-mule.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(one)) });
+    await page.locator(".import-choices input[name=pick]").first().waitFor({ timeout: 15_000 });
+    assert.match(await page.locator(".import-choices").textContent(), /\b1 recipe in moscow-mule\.json\. Choose/);
+    assert.deepEqual(await watcher.problems(), []);
+  } finally {
+    await context.close();
+    await app.stop();
+  }
+});
