@@ -175,7 +175,7 @@ function apply() {
     if (on.has(link.dataset.term)) link.setAttribute("aria-current", "true");
     else link.removeAttribute("aria-current");
   }
-  personalHint(personal);
+  const hinted = personalHint(personal);
   const want = new Uint8Array(rows.length);
   const promoted = [];
   if (hits) {
@@ -190,7 +190,8 @@ function apply() {
   showing.show(want, promoted, n);
   const total = Number(list.dataset.total) || 0;
   document.getElementById("count").textContent = refused || (hits ? n + " of " + total : total + " recipes");
-  document.getElementById("empty").hidden = n !== 0;
+  // An empty shelf (or no favourites) is said once, by the hint: not also "No recipe matches".
+  document.getElementById("empty").hidden = n !== 0 || hinted;
   document.getElementById("empty-q").textContent = q;
   // Browsers limit how often the address may change: update it once typing pauses.
   clearTimeout(urlTimer);
@@ -231,8 +232,8 @@ function decorate() {
   });
 }
 
-// A line under the count when a personal term cannot find anything yet. (The element is
-// the one the server's page has for the same terms: "device-note".)
+// A line under the count when a personal term cannot find anything yet (the element is
+// the one the server's page has for the same terms: "device-note"); whether it is shown.
 function personalHint(personal) {
   let hint = document.getElementById("device-note");
   let text = null;
@@ -241,13 +242,14 @@ function personalHint(personal) {
   } else if (personal.includes("is:fav") && (household.known ? household.favourites : bar.favourites).size === 0) {
     text = "No favourites yet: open a recipe and tap Favourite. Or import them in ";
   }
-  if (text === null) { if (hint) hint.hidden = true; return; }
+  if (text === null) { if (hint) hint.hidden = true; return false; }
   if (!hint) {
     hint = el("p", { class: "device-note", id: "device-note" });
     list.before(hint);
   }
   hint.replaceChildren(text, el("a", { href: "/shelf" }, "My bar"), ".");
   hint.hidden = false;
+  return true;
 }
 
 // ---- Opening recipes --------------------------------------------------------------------

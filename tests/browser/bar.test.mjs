@@ -258,6 +258,11 @@ for (const mode of MODES) {
   test(`${mode}: shelf: ticking a small shelf gives exactly the "can make" and "missing one" recipes`, async () => {
     const { page, url, problems, close } = await setup(mode);
     try {
+      // Nothing ticked yet: "can make" says the shelf is empty, once, not also "No recipe matches".
+      await goList(page, url, "can:make");
+      await until(() => page.locator("#device-note").isVisible(), true, "the empty-shelf hint");
+      assert.match(await page.locator("#device-note").textContent(), /^Your shelf is empty/);
+      assert.equal(await page.locator("#empty").isVisible(), false, "not also 'No recipe matches'");
       await goShelf(page, url);
       // Every distinct ingredient key of recipes/sample.json (60: case folded, "Fresh Ginger
       // Juice" → "ginger juice", "Orange Curaçao" → "orange curacao", "Crème de Cassis" →
