@@ -73,7 +73,7 @@ test("keyboard only: search, open, close", async () => {
     await page.keyboard.press("Tab");
     filters.push(await page.evaluate(() => document.activeElement.closest(".filters") && document.activeElement.textContent));
   }
-  assert.deepEqual(filters, ["Can make", "Missing one", "Favourites", "Light", "Lightest first", "My bar"]);
+  assert.deepEqual(filters, ["Can make", "Missing one", "Favourites", "Up to 10% ABV", "Lowest ABV first", "My bar"]);
   await page.keyboard.press("Tab");
   const focused = () => page.evaluate(() => document.activeElement.closest("li")?.querySelector(".name").textContent);
   assert.equal(await focused(), want[0], "Tab goes to the first result");

@@ -117,7 +117,7 @@ async fn the_api_carries_the_strength_and_the_server_filters_and_sorts_by_it() {
     let home = get_text(&server, "/").await;
     assert!(
         home.contains(
-            r#"<a class="server" href="/?q=abv:%3C%3D10" data-term="abv:&lt;=10">Light</a>"#
+            r#"<a class="server" href="/?q=abv:%3C%3D10" data-term="abv:&lt;=10">Up to 10% ABV</a>"#
         ),
         "{home}"
     );
