@@ -356,8 +356,12 @@ async fn who_may_write_is_decided_by_the_capability_and_the_switch() {
     );
     let history = get(&server, "/changes").await.text().await.unwrap();
     assert!(
-        history.contains("You may not edit recipes"),
-        "the history says why"
+        history.contains("Only the people who may edit recipes can do that"),
+        "the history says why, in words"
+    );
+    assert!(
+        !history.contains("{&quot;") && !history.contains("under the app&#x27;s capability"),
+        "not in the tailnet policy's JSON"
     );
     assert!(
         !history.contains("/undo"),

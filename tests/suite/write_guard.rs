@@ -397,6 +397,11 @@ async fn each_write_route_admits_exactly_who_may_write() {
                     json["error"].as_str().is_some_and(|e| !e.is_empty()),
                     "{what}"
                 );
+                // In words a person reads, not the tailnet policy's JSON.
+                let said = json["error"].as_str().unwrap_or_default();
+                if said.contains('{') {
+                    wrong.push(format!("{what}: says why in policy JSON: {said}"));
+                }
             }
         }
         server.stop();

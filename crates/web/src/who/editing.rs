@@ -153,7 +153,7 @@ impl Editing {
         let granted = identity.capabilities.edit || self.listed(login);
         if !granted {
             return Err(forbidden(
-                "You may not edit recipes: the tailnet policy grants you no {\"edit\": true} under the app's capability.",
+                "Only the people who may edit recipes can do that, and you are not one of them yet. Whoever runs your tailnet can let you (docs/DEPLOYING.md, \u{201c}Who is at the bar\u{201d}).",
             ));
         }
         if let Some(why) = &self.off {

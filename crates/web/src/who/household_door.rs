@@ -124,7 +124,7 @@ impl HouseholdDoor {
         visitor: &Visitor,
         editing: &Editing,
     ) -> Result<(Arc<Household>, Person), WebError> {
-        self.granted(visitor, editing, |c| c.shelf, "You may not change the bar's shelf: the tailnet policy grants you neither {\"shelf\": true} nor {\"edit\": true} under the app's capability.")
+        self.granted(visitor, editing, |c| c.shelf, "Only the people who keep the bar's shelf can change it, and you are not one of them yet. Whoever runs your tailnet can let you (docs/DEPLOYING.md, \u{201c}Who is at the bar\u{201d}).")
     }
 
     /// The person composing the guests' menus or switching one on (granted `{"menu":
@@ -134,7 +134,7 @@ impl HouseholdDoor {
         visitor: &Visitor,
         editing: &Editing,
     ) -> Result<(Arc<Household>, Person), WebError> {
-        self.granted(visitor, editing, |c| c.menu, "You may not compose or switch the guests' menu: the tailnet policy grants you neither {\"menu\": true} nor {\"edit\": true} under the app's capability.")
+        self.granted(visitor, editing, |c| c.menu, "Only the people who host can compose or switch on the guests' menu, and you are not one of them yet. Whoever runs your tailnet can let you (docs/DEPLOYING.md, \u{201c}Who is at the bar\u{201d}).")
     }
 
     /// The token `/menus`' switch forms carry for this visitor, if they may compose.
@@ -189,7 +189,7 @@ impl HouseholdDoor {
             || editing.listed(&person.login);
         if !granted {
             return Err(WebError::Forbidden(
-                "Only editors may download or load the household's backup: the tailnet policy grants you no {\"edit\": true} under the app's capability.".into(),
+                "Only the people who may edit recipes can download or load the household's backup. Whoever runs your tailnet can let you (docs/DEPLOYING.md, \u{201c}Who is at the bar\u{201d}).".into(),
             ));
         }
         Ok((db, person))
