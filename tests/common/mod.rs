@@ -262,3 +262,44 @@ pub fn same_origin(server: &Server) -> reqwest::header::HeaderMap {
     h.insert("sec-fetch-site", HeaderValue::from_static("same-origin"));
     h
 }
+
+/// The hidden inputs (`csrf`, `version`, …) of a page's forms, as (name, value).
+pub fn hidden_inputs(html: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for input in html.split("<input").skip(1) {
+        let tag = &input[..input.find('>').unwrap_or(input.len())];
+        let attr = |name: &str| {
+            tag.split(&format!("{name}=\""))
+                .nth(1)
+                .and_then(|v| v.split('"').next())
+                .map(str::to_owned)
+        };
+        if attr("type").as_deref() == Some("hidden")
+            && let (Some(n), Some(v)) = (attr("name"), attr("value"))
+        {
+            out.push((n, v));
+        }
+    }
+    out
+}
+
+/// A change as the app's own page sends it: same origin, a JSON body if any, and for a
+/// `PUT` the recipe's current ETag in `If-Match`.
+pub async fn send_change(
+    server: &Server,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<&serde_json::Value>,
+) -> reqwest::Response {
+    let mut request = client()
+        .request(method.clone(), server.url(path))
+        .headers(same_origin(server));
+    if method == reqwest::Method::PUT {
+        let current = client().get(server.url(path)).send().await.unwrap();
+        request = request.header("if-match", current.headers()["etag"].clone());
+    }
+    if let Some(body) = body {
+        request = request.json(body);
+    }
+    request.send().await.unwrap()
+}

@@ -22,21 +22,7 @@ async fn send(
     path: &str,
     body: &Value,
 ) -> reqwest::Response {
-    let mut request = client()
-        .request(method.clone(), server.url(path))
-        .headers(same_origin(server))
-        .json(body);
-    if method == reqwest::Method::PUT {
-        let etag = client()
-            .get(server.url(path))
-            .send()
-            .await
-            .unwrap()
-            .headers()["etag"]
-            .clone();
-        request = request.header("if-match", etag);
-    }
-    request.send().await.unwrap()
+    common::send_change(server, method, path, Some(body)).await
 }
 
 /// The id of the sample's recipe of this name.
@@ -168,18 +154,6 @@ async fn in_a_change_of_several_each_duplicate_is_named_and_none_is_saved() {
     assert_eq!(saved.status(), StatusCode::CREATED);
 }
 
-/// The hidden fields of a page's form (`csrf`, `version`).
-fn hidden(html: &str) -> Vec<(String, String)> {
-    html.split("<input type=\"hidden\" name=\"")
-        .skip(1)
-        .filter_map(|rest| {
-            let (name, rest) = rest.split_once('"')?;
-            let value = rest.split("value=\"").nth(1)?.split('"').next()?;
-            Some((name.to_owned(), value.to_owned()))
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn the_form_without_javascript_asks_and_saves_once_ticked() {
     let (_dir, path) = collection();
@@ -193,7 +167,7 @@ async fn the_form_without_javascript_asks_and_saves_once_ticked() {
         .text()
         .await
         .unwrap();
-    let mut fields = hidden(&page);
+    let mut fields = common::hidden_inputs(&page);
     for (name, value) in [
         ("name", "Négroni"),
         ("glass", "Rocks"),

@@ -534,26 +534,6 @@ async fn writes_are_rate_limited_per_visitor() {
     assert!((1..=60).contains(&wait), "Retry-After {wait}");
 }
 
-/// Reads the hidden inputs and the action of the first `<form method="post">` in `html`.
-fn form_fields(html: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for input in html.split("<input").skip(1) {
-        let tag = &input[..input.find('>').unwrap_or(input.len())];
-        let attr = |name: &str| {
-            tag.split(&format!("{name}=\""))
-                .nth(1)
-                .and_then(|v| v.split('"').next())
-                .map(str::to_owned)
-        };
-        if attr("type").as_deref() == Some("hidden")
-            && let (Some(n), Some(v)) = (attr("name"), attr("value"))
-        {
-            out.push((n, v));
-        }
-    }
-    out
-}
-
 #[tokio::test]
 async fn the_plain_html_form_adds_edits_and_reports_problems_without_javascript() {
     let (_dir, path) = collection();
@@ -572,7 +552,7 @@ async fn the_plain_html_form_adds_edits_and_reports_problems_without_javascript(
     ] {
         assert!(html.contains(field), "{field} missing from the form");
     }
-    let hidden = form_fields(&html);
+    let hidden = common::hidden_inputs(&html);
     assert!(
         hidden.iter().any(|(n, _)| n == "csrf"),
         "no token in {hidden:?}"
@@ -653,7 +633,7 @@ async fn the_plain_html_form_adds_edits_and_reports_problems_without_javascript(
         .text()
         .await
         .unwrap();
-    let hidden = form_fields(&html);
+    let hidden = common::hidden_inputs(&html);
     assert!(hidden.iter().any(|(n, _)| n == "version"));
     let mut fields = hidden.clone();
     for (k, v) in [

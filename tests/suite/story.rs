@@ -4,28 +4,13 @@
 
 use crate::common;
 
-use common::{Server, client, collection, editor, same_origin};
+use common::{Server, client, collection, editor};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
+/// A change that must succeed; its JSON answer.
 async fn send(server: &Server, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
-    let mut request = client()
-        .request(method.clone(), server.url(path))
-        .headers(same_origin(server));
-    if method == reqwest::Method::PUT {
-        let etag = client()
-            .get(server.url(path))
-            .send()
-            .await
-            .unwrap()
-            .headers()["etag"]
-            .clone();
-        request = request.header("if-match", etag);
-    }
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    let response = request.send().await.unwrap();
+    let response = common::send_change(server, method.clone(), path, body.as_ref()).await;
     assert!(
         response.status().is_success(),
         "{method} {path}: {}",

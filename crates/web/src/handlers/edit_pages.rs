@@ -24,7 +24,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use compact_str::CompactString;
 use serde::Deserialize;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 /// `GET /recipes/new`.
@@ -135,11 +135,15 @@ pub(crate) async fn changes(
         }
         None => Default::default(),
     };
+    let undone_by: HashMap<u64, u64> = entries
+        .iter()
+        .filter_map(|l| l.undoes.map(|n| (n, l.n)))
+        .collect();
     let views: Vec<ChangeView> = entries
         .iter()
         .map(|e| {
             let mut view = ChangeView::new(e, site.recipes().get(e.id).is_some(), verb(e));
-            view.no_undo = why_no_undo(e, &entries, &moved_on);
+            view.no_undo = why_no_undo(e, &entries, &undone_by, &moved_on);
             view
         })
         .collect();
@@ -160,22 +164,31 @@ pub(crate) async fn changes(
     Ok(personal_page(html, StatusCode::OK))
 }
 
-/// Why the history offers no Undo for `e`: a later change undid it, or a recipe of it is
-/// no longer as it left it (the undo would be refused, so it is not offered).
-fn why_no_undo(e: &Entry, all: &[Entry], moved_on: &HashSet<u64>) -> Option<String> {
-    if let Some(later) = all.iter().find(|l| l.undoes == Some(e.n)) {
-        return Some(format!("Undone by change {}.", later.n));
+/// Why the history offers no Undo for `e`: a later change undid it (`undone_by`), or a
+/// recipe of it is no longer as it left it (the undo would be refused, so it is not
+/// offered); then which later change touched it, looked for only in that case.
+fn why_no_undo(
+    e: &Entry,
+    all: &[Entry],
+    undone_by: &HashMap<u64, u64>,
+    moved_on: &HashSet<u64>,
+) -> Option<String> {
+    if let Some(later) = undone_by.get(&e.n) {
+        return Some(format!("Undone by change {later}."));
     }
+    if !moved_on.contains(&e.n) {
+        return None;
+    }
+    let touches = |l: &Entry| {
+        l.parts()
+            .any(|(id, _, _)| e.parts().any(|(mine, _, _)| mine == id))
+    };
     let since = all
         .iter()
-        .filter(|l| {
-            l.n > e.n
-                && l.parts()
-                    .any(|(id, _, _)| e.parts().any(|(mine, _, _)| mine == id))
-        })
+        .filter(|l| l.n > e.n && touches(l))
         .map(|l| l.n)
         .min();
-    moved_on.contains(&e.n).then(|| match since {
+    Some(match since {
         Some(n) => format!("Changed again since (change {n}): undo that first."),
         None => "The recipe was changed since, outside the app.".to_owned(),
     })

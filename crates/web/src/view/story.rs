@@ -41,16 +41,18 @@ pub(crate) fn story(before: Option<&Object>, after: Option<&Object>) -> Vec<Stri
     lines
 }
 
-/// A field's value, its key matched without regard to case (the file's own spelling of
-/// a key is kept, as the Go original read it).
+/// A field's value, its key matched as the loader matches keys (`recipes::fold_eq`: the
+/// file's own spelling of a key is kept, as the Go original read it).
 fn field<'o>(object: &'o Object, name: &str) -> Option<&'o Value> {
-    object
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v)
+    object.get(name).or_else(|| {
+        object
+            .iter()
+            .find(|(k, _)| crate::recipes::fold_eq(k, name))
+            .map(|(_, v)| v)
+    })
 }
 
-fn text(object: &Object, name: &str) -> String {
+pub(crate) fn text(object: &Object, name: &str) -> String {
     field(object, name)
         .and_then(Value::as_str)
         .unwrap_or_default()
@@ -205,12 +207,10 @@ impl ChangeView {
             return self;
         }
         let mut names = parts.iter().map(|(_, before, after)| {
-            let object = after.or(*before);
-            object
-                .and_then(|o| o.iter().find(|(k, _)| k.eq_ignore_ascii_case("name")))
-                .and_then(|(_, v)| v.as_str())
+            after
+                .or(*before)
+                .map(|o| text(o, "name"))
                 .unwrap_or_default()
-                .to_owned()
         });
         // The journal names a change of several "First and N more"; the history names each.
         self.name = names.next().unwrap_or_default();

@@ -138,6 +138,19 @@ impl Editing {
 
     /// The editor behind this request, or why they may not edit.
     pub(crate) fn editor(&self, visitor: &Visitor) -> Result<Editor, WebError> {
+        let (identity, login) = self.granted(visitor)?;
+        if let Some(why) = &self.off {
+            return Err(forbidden(why));
+        }
+        Ok(Editor {
+            login: login.to_owned(),
+            token: self.token(identity),
+        })
+    }
+
+    /// Who this visitor is, when the tailnet (or `--editor`) lets them edit, whether or not
+    /// editing is on; else why not.
+    fn granted<'v>(&self, visitor: &'v Visitor) -> Result<(&'v Identity, &'v str), WebError> {
         let Some(identity) = &visitor.0 else {
             return Err(forbidden(
                 "Editing needs to know who you are, and this connection does not say (is the app reached through the tailnet?).",
@@ -150,31 +163,19 @@ impl Editing {
         let Some(login) = login else {
             return Err(forbidden("Tagged devices cannot edit recipes."));
         };
-        let granted = identity.capabilities.edit || self.listed(login);
-        if !granted {
+        if !(identity.capabilities.edit || self.listed(login)) {
             return Err(forbidden(
                 "Only the people who may edit recipes can do that, and you are not one of them yet. Whoever runs your tailnet can let you (docs/DEPLOYING.md, \u{201c}Who is at the bar\u{201d}).",
             ));
         }
-        if let Some(why) = &self.off {
-            return Err(forbidden(why));
-        }
-        Ok(Editor {
-            login: login.to_owned(),
-            token: self.token(identity),
-        })
+        Ok((identity, login))
     }
 
     /// Why this visitor, who would be an editor, cannot edit now: editing was switched on
     /// but the recipes file cannot be written. Said on the pages, not only in the log.
     pub(crate) fn off_for(&self, visitor: &Visitor) -> Option<String> {
         let why = self.off.as_ref()?;
-        let identity = visitor.0.as_ref()?;
-        let login = identity
-            .login
-            .as_deref()
-            .filter(|_| identity.tags.is_empty())?;
-        (identity.capabilities.edit || self.listed(login)).then(|| why.clone())
+        self.granted(visitor).ok().map(|_| why.clone())
     }
 
     /// Whether `login` is listed with `--editor` (a grant without the policy file).
