@@ -18,6 +18,7 @@
 //   showing.js  showing a search's matches with few DOM changes
 //   pane.js     the recipe beside the list on a wide screen
 //   shelf.js    the /shelf page, My bar: the shelf, the move file
+//   picker.js   My bar's bottles to tick, grouped by kind, and finding one
 //   collection.js  the recipes' names for My bar (/api/recipes, as the list has it)
 //   bottles.js  what the shelf makes, the best next bottles
 //   shopping.js the shopping list, kept on this device

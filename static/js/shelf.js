@@ -6,7 +6,7 @@
 // the shelf makes and the best next bottles (bottles.js), the shopping list kept on this
 // device (shopping.js), the units (per device), and the export file. The page's HTML is the
 // same for everyone (rendered once per collection): all of this is filled in here.
-import { analyseNeeds, fold, parse, startsAWord } from "./model.js";
+import { analyseNeeds } from "./model.js";
 import { bar, barJSON, changeBar, forgetBar, loadBar, onChange, readBar } from "./storage.js";
 import { barAnswer, changeShelf, household, onHousehold, setFavourite } from "./household.js";
 import { el } from "./markup.js";
@@ -14,6 +14,7 @@ import { collection } from "./collection.js";
 import { showMakes, startBottles } from "./bottles.js";
 import { showMine } from "./bar-mine.js";
 import { startShopping } from "./shopping.js";
+import { startPicker } from "./picker.js";
 
 const REFUSED = "This browser would not store the change (storage is full or turned off): it will be lost when the page closes.";
 const plural = (n, one, many) => n + " " + (n === 1 ? one : many);
@@ -124,25 +125,41 @@ function showWho() {
   }
 }
 
-// The units and the ticks; the search box over the ingredients. Returns { show }.
+// The units and the ticks (picker.js). Returns { show }.
 function startTicks(root) {
   const shown = document.getElementById("shelf-count");
-  const find = document.getElementById("shelf-q");
   const fieldset = document.getElementById("shelf");
   const rights = document.getElementById("shelf-rights");
-  const boxes = Array.from(root.querySelectorAll("#shelf input[type=checkbox]"));
-  const listed = new Set(boxes.map((b) => b.value));
+  const picker = startPicker({
+    shelfNow,
+    count: (ticked, offered, elsewhere) => {
+      shown.textContent = (person() ? "The household's shelf: " : "") + ticked + " of " + plural(offered, "bottle", "bottles") + " ticked" +
+        (elsewhere ? ", and " + elsewhere + " from another collection (kept)" : "");
+    },
+    tick: (have, out) => {
+      if (!person()) {
+        if (!changeBar((b) => { out.forEach((k) => b.shelf.delete(k)); have.forEach((k) => b.shelf.add(k)); })) shown.textContent = REFUSED;
+        return;
+      }
+      if (!household.mayShelf) { show(); return; }
+      refusal = "";
+      changeShelf(have, out).then((answer) => {
+        if (answer && answer.error !== undefined) {
+          // The box shows the server's shelf again (household.js); this says why.
+          refusal = "Not saved: " + answer.error + (answer.field ? " (" + answer.field + ")" : "");
+          rights.textContent = refusal;
+          rights.hidden = false;
+        }
+      });
+    },
+  });
   function show() {
     for (const radio of root.querySelectorAll("input[name=units]")) radio.checked = radio.value === (bar.units || "");
     for (const radio of root.querySelectorAll("input[name=drink]")) radio.checked = radio.value === String(bar.drink ?? "");
     const shelf = shelfNow();
     fieldset.disabled = !household.ready || (person() && (!household.mayShelf || shelf === null));
     if (!household.ready) return;
-    let ticked = 0;
-    for (const box of boxes) { box.checked = shelf !== null && shelf.has(box.value); ticked += box.checked; }
-    const elsewhere = shelf ? Array.from(shelf).filter((k) => !listed.has(k)).length : 0;
-    shown.textContent = (person() ? "The household's shelf: " : "") + ticked + " of " + boxes.length + " ticked" +
-      (elsewhere ? ", and " + elsewhere + " from another collection (kept)" : "");
+    picker.show();
   }
 
   root.addEventListener("change", (event) => {
@@ -151,28 +168,6 @@ function startTicks(root) {
       if (!changeBar((b) => { b.units = t.value || null; })) document.getElementById("bar-status").textContent = REFUSED;
     } else if (t.name === "drink") {
       if (!changeBar((b) => { b.drink = t.value ? Number(t.value) : null; })) document.getElementById("bar-status").textContent = REFUSED;
-    } else if (t.type === "checkbox" && t.closest("#shelf") && listed.has(t.value)) {
-      if (!person()) {
-        if (!changeBar((b) => { if (t.checked) b.shelf.add(t.value); else b.shelf.delete(t.value); })) shown.textContent = REFUSED;
-        return;
-      }
-      if (!household.mayShelf) { show(); return; }
-      refusal = "";
-      changeShelf(t.checked ? [t.value] : [], t.checked ? [] : [t.value]).then((answer) => {
-        if (answer && answer.error !== undefined) {
-          // The box shows the server's shelf again (household.js); this says why.
-          refusal = "Not saved: " + answer.error + (answer.field ? " (" + answer.field + ")" : "");
-          rights.textContent = refusal;
-          rights.hidden = false;
-        }
-      });
-    }
-  });
-  find.addEventListener("input", () => {
-    const terms = parse(find.value).filter((t) => t.text !== undefined).map((t) => t.text);
-    for (const box of boxes) {
-      const name = fold(box.parentElement.querySelector(".name").textContent);
-      box.closest("li").hidden = !terms.every((t) => startsAWord(name, t));
     }
   });
   return { show };

@@ -17,7 +17,9 @@ export class Vocabulary {
   // every kind and part known, no circles, no spelling given twice).
   constructor(file) {
     const byId = new Map(file.entries.map((e, at) => [e.id, at]));
+    this.byId = byId;
     this.entries = file.entries.map((e) => ({
+      id: e.id,
       name: e.name,
       parent: e.is === undefined ? null : byId.get(e.is),
       parts: e.made_of ? e.made_of.parts.map((p) => byId.get(p)) : null,
@@ -70,6 +72,37 @@ export class Vocabulary {
       else shelf.names.add(r.unknown);
     }
     return shelf;
+  }
+
+  // The bottles My bar's picker shows ticked for a shelf's names, by entry id: an older
+  // tick of a spelling ("Bourbon Whiskey") ticks its bottle, "Bourbon or Rye" both.
+  ticked(names) {
+    const ids = new Set();
+    for (const at of this.shelf(names).entries) ids.add(this.entries[at].id);
+    return ids;
+  }
+
+  // What unticking the bottle `id` sends ({ have, out }): every name on the shelf read as
+  // it goes out, and the other bottles of an "X or Y" that goes out stay, ticked as
+  // themselves, so that unticking Bourbon never takes Rye away with it.
+  untick(names, id) {
+    const at = this.byId.get(id);
+    const out = [], kept = new Set();
+    for (const name of names) {
+      const r = this.read(name);
+      const ats = "entry" in r ? [r.entry] : "either" in r ? r.either : [];
+      if (!ats.includes(at)) { ats.forEach((a) => kept.add(a)); continue; }
+      out.push(name);
+    }
+    const have = [];
+    for (const name of out) {
+      const r = this.read(name);
+      for (const other of r.either || []) {
+        const key = ingredientKey(this.entries[other].name);
+        if (other !== at && !kept.has(other) && !have.includes(key)) have.push(key);
+      }
+    }
+    return { have, out };
   }
 
   meetsEntry(shelf, wanted) {

@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { ROOT, SIZES, launch, phone, settle, startServer, watch, wideContext } from "./lib/browser.mjs";
-import { axe, loaded } from "./lib/checks.mjs";
+import { axe, loaded, shelfBox } from "./lib/checks.mjs";
 
 const SHOTS = ROOT + "docs/screenshots/";
 
@@ -42,7 +42,7 @@ for (const colorScheme of ["light", "dark"]) {
     await page.locator(".recipe .star").click();
     assert.deepEqual(await axe(page), [], "recipe page in oz, starred");
     await page.goto(server.url("/shelf"));
-    await page.locator("#shelf input[type=checkbox]").first().check();
+    await (await shelfBox(page, "gin")).check();
     assert.deepEqual(await axe(page), [], "shelf page");
     await page.screenshot({ path: `${SHOTS}shelf-${colorScheme}.png`, scale: "css" });
     await page.goto(server.url("/?q=can:make"));

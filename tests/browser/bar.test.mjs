@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launch, phone, startServer, watch } from "./lib/browser.mjs";
-import { loaded, until } from "./lib/checks.mjs";
+import { loaded, shelfBox, until } from "./lib/checks.mjs";
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -96,7 +96,7 @@ async function goList(page, url, q = "") {
 
 async function goShelf(page, url) {
   await page.goto(url("/shelf"));
-  await page.waitForSelector("#shelf:not([disabled]) input[type=checkbox]");
+  await page.waitForSelector("#shelf:not([disabled])");
 }
 
 // Whiskey Sour (id 8) in the file: Bourbon 50 ml, Lemon Juice 25 ml, Sugar Syrup 15 ml,
@@ -264,34 +264,47 @@ for (const mode of MODES) {
       assert.match(await page.locator("#device-note").textContent(), /^Your shelf is empty/);
       assert.equal(await page.locator("#empty").isVisible(), false, "not also 'No recipe matches'");
       await goShelf(page, url);
-      // Every distinct ingredient key of recipes/sample.json (60: case folded, "Fresh Ginger
-      // Juice" → "ginger juice", "Orange Curaçao" → "orange curacao", "Crème de Cassis" →
-      // "creme de cassis") less the two staples, "soda water" and "hot water": 58 boxes.
+      // The bottles of recipes/sample.json, grouped by kind: the 58 distinct ingredient keys
+      // less the two staples ("soda water", "hot water") read through data/vocabulary.json as
+      // 56 bottles, and the bottles more specific than a kind a recipe names, and the parts
+      // of a prep (Sugar for Simple syrup): 82 boxes. "Sugar Syrup" is ticked as Simple syrup.
       const boxes = page.locator("#shelf input[type=checkbox]");
-      assert.equal(await boxes.count(), 58);
+      assert.equal(await boxes.count(), 82);
       for (const staple of ["soda water", "hot water"]) {
         assert.equal(await page.locator(`#shelf input[value="${staple}"]`).count(), 0, `${staple} is a staple, not listed`);
       }
+      assert.equal(await page.locator('#shelf input[value="sugar syrup"]').count(), 0, "a spelling is no box of its own");
+      assert.match(await page.locator('#shelf li[data-entry="simple-syrup"]').textContent(), /as “Sugar Syrup”/,
+        "the collection's spelling shows under the bottle it means");
       const shown = () =>
         page.locator("#shelf input[type=checkbox]").evaluateAll((inputs) =>
           inputs.filter((i) => i.checkVisibility()).map((i) => i.value).sort());
+      assert.deepEqual(await shown(), [], "every kind starts closed");
 
-      // The filter box: accents and case folded.
+      // The filter box: accents and case folded; a kind shows the bottles under it, and
+      // the groups with a match open.
       await page.locator("#shelf-q").fill("CURAÇAO");
-      await until(shown, ["orange curacao"], "filter CURAÇAO");
+      await until(shown, ["blue curacao", "curacao", "dry curacao"], "filter CURAÇAO");
       await page.locator("#shelf-q").fill("crème");
       await until(shown, ["creme de cassis"], "filter crème");
       await page.locator("#shelf-q").fill("ginger");
-      await until(shown, ["ginger beer", "ginger juice"], "filter ginger");
+      await until(shown, ["ginger", "ginger beer", "ginger juice"], "filter ginger");
       for (const key of ["ginger beer", "ginger juice"]) await page.locator(`#shelf input[value="${key}"]`).check();
+      await page.locator("#shelf-q").fill("zzz");
+      await until(() => page.locator("#shelf-found").textContent(), "No bottle or spelling here matches “zzz”.", "none found");
       await page.locator("#shelf-q").fill("");
-      await until(async () => (await shown()).length, 58, "the whole list again");
+      await until(shown, [], "the groups close again");
+      assert.equal(await page.locator("#shelf li[hidden], #shelf details[hidden]").count(), 0, "nothing is left hidden");
+      assert.match(await page.locator('#shelf details:has(input[value="ginger beer"]) .kind-n').textContent(), /^1 ticked$/);
 
       // The shelf: gin, lime juice, sugar syrup, white rum, mint, vodka, ginger beer, ginger
       // juice, honey syrup, cayenne pepper.
       const SHELF = ["cayenne pepper", "gin", "ginger beer", "ginger juice", "honey syrup", "lime juice", "mint",
-        "sugar syrup", "vodka", "white rum"];
-      for (const key of SHELF) await page.locator(`#shelf input[value="${key}"]`).check();
+        "simple syrup", "vodka", "white rum"];
+      for (const key of SHELF) {
+        const box = await shelfBox(page, key);
+        if (!(await box.isChecked())) await box.check();
+      }
       await until(async () => normal(await stored(page)).shelf, SHELF, "ticking saves at once");
       assert.match(await page.locator("#shelf-count").textContent(), /\b10\b/, "the count says how many are ticked");
 
@@ -349,7 +362,7 @@ for (const mode of MODES) {
       // Unticking a bottle moves recipes: without white rum, Daiquiri and Mojito miss it.
       await goShelf(page, url);
       assert.equal(await page.locator('#shelf input[value="white rum"]').isChecked(), true, "the shelf is shown ticked");
-      await page.locator('#shelf input[value="white rum"]').uncheck();
+      await (await shelfBox(page, "white rum")).uncheck();
       await until(async () => normal(await stored(page)).shelf, SHELF.filter((k) => k !== "white rum"), "unticked");
       await goList(page, url, "can:make");
       await until(() => visibleNames(page), ["Gimlet", "Moscow Mule"], "can make without white rum");
@@ -418,11 +431,11 @@ for (const mode of MODES) {
       // Choose oz, tick gin, lime juice and sugar syrup, star the Gimlet (id 10).
       await goShelf(page, url);
       await page.locator('#units-choice input[name=units][value="oz"]').check();
-      for (const key of ["gin", "lime juice", "sugar syrup"]) await page.locator(`#shelf input[value="${key}"]`).check();
+      for (const key of ["gin", "lime juice", "simple syrup"]) await (await shelfBox(page, key)).check();
       await goList(page, url);
       await openRow(page, "Gimlet");
       await tool(page, "button.star").tap();
-      const WANT = { units: "oz", shelf: ["gin", "lime juice", "sugar syrup"], favourites: [10] };
+      const WANT = { units: "oz", shelf: ["gin", "lime juice", "simple syrup"], favourites: [10] };
       await until(async () => normal(await stored(page)), WANT, "the state to export");
 
       await goShelf(page, url);
@@ -449,7 +462,7 @@ for (const mode of MODES) {
       await until(ticked, [], "no box ticked after clearing");
       assert.equal(await units(), "", "as written after clearing");
       await page.reload();
-      await page.waitForSelector("#shelf:not([disabled]) input[type=checkbox]");
+      await page.waitForSelector("#shelf:not([disabled])");
       assert.deepEqual(await ticked(), [], "still cleared after a reload");
 
       // Import the file: everything is back.
@@ -529,8 +542,8 @@ test("two tabs: a change in one is neither lost nor undone by the other", async 
     await recipe.waitForSelector(".single .recipe .star:not([hidden])");
     // Tab 2 ticks the shelf after tab 1 has loaded; tab 1 then stars Negroni.
     await goShelf(page, url);
-    await page.locator('#shelf input[value="gin"]').check();
-    await page.locator('#shelf input[value="campari"]').check();
+    await (await shelfBox(page, "gin")).check();
+    await (await shelfBox(page, "campari")).check();
     await recipe.locator(".single .recipe .star").click();
     await until(async () => normal(await stored(recipe)), { units: null, shelf: ["campari", "gin"], favourites: [1] }, "both changes kept");
     // Tab 1's units reach tab 2's open shelf page at once (the storage event).
@@ -568,7 +581,7 @@ test("a damaged stored entry is set aside, not overwritten", async () => {
     const damaged = JSON.stringify({ version: 1, units: "oz", shelf: ["gin"], favourites: ["Negroni"] });
     await page.evaluate((text) => localStorage.setItem("libations", text), damaged);
     await goShelf(page, url);
-    await page.locator('#shelf input[value="campari"]').check();
+    await (await shelfBox(page, "campari")).check();
     assert.equal(await page.evaluate(() => localStorage.getItem("libations-unreadable")), damaged);
     assert.deepEqual(normal(await stored(page)), { units: null, shelf: ["campari"], favourites: [] });
     const warnings = await problems();

@@ -5,7 +5,7 @@
 // the shopping list kept on the device; "Mine" keeps a removed recipe's note and rating.
 //
 // Expected values worked out by hand from recipes/sample.json: with gin, lime juice and
-// sugar syrup on the shelf, Gimlet (10: gin, lime juice, sugar syrup) is the one recipe
+// simple syrup ("Sugar Syrup") on the shelf, Gimlet (10: gin, lime juice, sugar syrup) is the one recipe
 // that can be made; Daiquiri (2: white rum, lime juice, sugar syrup) is the only one
 // missing one thing, so White rum (the vocabulary's name for the bottle) is the one next bottle and
 // unlocks Daiquiri alone. Every other recipe lacks two or more (Mojito: white rum and
@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
-import { axe, until } from "./lib/checks.mjs";
+import { axe, shelfBox, until } from "./lib/checks.mjs";
 
 const SAMPLE = JSON.parse(readFileSync(ROOT + "recipes/sample.json", "utf8"));
 const ALICE = "alice@example.com";
@@ -71,12 +71,12 @@ for (const size of SIZES) {
       // Alice ticks three bottles: each is a PUT /api/bar/shelf, answered with the shelf.
       const puts = [];
       page.on("response", (r) => { if (r.url().endsWith("/api/bar/shelf")) puts.push(r.status()); });
-      for (const key of ["gin", "lime juice", "sugar syrup"]) await box(page, key).check();
+      for (const key of ["gin", "lime juice", "simple syrup"]) await (await shelfBox(page, key)).check();
       await until(() => puts, [200, 200, 200], "three shelf changes sent and answered");
       await until(() => counts(page), ["1", "1"], "Gimlet can be made; Daiquiri misses one");
       await until(() => bottles(page), [{ name: "White rum", recipes: [["Daiquiri", "/recipes/2"]] }], "the best next bottle");
       const stored = await page.evaluate(() => fetch("/api/bar").then((r) => r.json()));
-      assert.deepEqual([...stored.shelf].sort(), ["gin", "lime juice", "sugar syrup"], "the server holds the shelf");
+      assert.deepEqual([...stored.shelf].sort(), ["gin", "lime juice", "simple syrup"], "the server holds the shelf");
       assert.equal(await page.evaluate(() => localStorage.getItem("libations-pending")), "[]", "nothing left waiting");
       assert.equal(await page.getAttribute("a[href='/?q=can:make']:has(#can-make-n)", "href"), "/?q=can:make");
       assert.equal(await page.getAttribute("a[href='/?q=missing:one']:has(#missing-one-n)", "href"), "/?q=missing:one");
@@ -130,7 +130,7 @@ for (const size of SIZES) {
       watcher = await watch(context);
       page = await context.newPage();
       await goShelf(page, server.url);
-      await until(() => ticked(page), ["gin", "lime juice", "sugar syrup"], "Bob sees Alice's ticks");
+      await until(() => ticked(page), ["gin", "lime juice", "simple syrup"], "Bob sees Alice's ticks");
       await until(() => counts(page), ["1", "1"], "and the same Can make and Missing one");
       assert.equal(await page.isDisabled("#shelf input[value=gin]"), true, "read-only for Bob");
       assert.match(await page.locator("#shelf-rights").textContent(), /can see the household's shelf but not change it/);
@@ -150,7 +150,7 @@ for (const size of SIZES) {
       await goShelf(page, server.url);
       // Offline: the tick is kept on the device, counts at once, and is sent when back.
       await context.setOffline(true);
-      await box(page, "white rum").check();
+      await (await shelfBox(page, "white rum")).check();
       await until(() => counts(page), ["2", "1"], "Daiquiri can be made; Mojito misses mint");
       await until(() => page.locator("#pending").textContent(), "1 change waiting to be sent (offline)", "shown as waiting");
       assert.equal(await box(page, "white rum").isChecked(), true, "the tick stays while it waits");
@@ -168,7 +168,7 @@ for (const size of SIZES) {
       watcher = await watch(context);
       page = await context.newPage();
       await goShelf(page, server.url);
-      await until(() => ticked(page), ["gin", "lime juice", "sugar syrup", "white rum"], "Alice sees Bob's tick");
+      await until(() => ticked(page), ["gin", "lime juice", "simple syrup", "white rum"], "Alice sees Bob's tick");
       await until(() => counts(page), ["2", "1"], "and Can make changed");
       await until(() => page.locator("#mine li.gone").evaluateAll((l) => l.map((li) => li.textContent)),
         ["Recipe removed (no. 27) ★★★★☆4 starsless sugar next time", "Recipe removed (no. 27) ★★★★☆4 starsless sugar next time"],
@@ -194,12 +194,12 @@ test("an unknown visitor keeps the shelf on the device, and is told why", async 
     await goShelf(page, server.url);
     assert.match(await page.locator("#bar-who").textContent(), /Nothing here follows you to another device/);
     assert.equal(await page.locator("#why").isHidden(), true, "said once, under the title, not again in the footer");
-    await box(page, "gin").check();
-    await box(page, "lime juice").check();
-    await box(page, "sugar syrup").check();
+    await (await shelfBox(page, "gin")).check();
+    await (await shelfBox(page, "lime juice")).check();
+    await (await shelfBox(page, "simple syrup")).check();
     await until(() => counts(page), ["1", "1"], "worked out on the device");
     const stored = await page.evaluate(() => JSON.parse(localStorage.getItem("libations")).shelf.sort());
-    assert.deepEqual(stored, ["gin", "lime juice", "sugar syrup"]);
+    assert.deepEqual(stored, ["gin", "lime juice", "simple syrup"]);
     assert.equal(await page.evaluate(() => localStorage.getItem("libations-pending") ?? "[]"), "[]", "nothing sent");
     assert.match(await page.locator("#move-h").textContent(), /Move to another phone/);
     assert.deepEqual(await axe(page), [], "axe");
@@ -256,7 +256,7 @@ test("a tick the server refuses (the grant taken away meanwhile) is undone, and 
     assert.equal(await page.isDisabled("#shelf input[value=gin]"), false, "granted when the page was read");
     await server.stop();
     server = await startServer(args, { addr }); // the same address, without the grant
-    await box(page, "gin").click(); // not check(): the refusal may untick it before that looks
+    await (await shelfBox(page, "gin")).click(); // not check(): the refusal may untick it before that looks
     await until(() => box(page, "gin").isChecked(), false, "the box shows the server's shelf again");
     await until(() => page.locator("#shelf-rights:visible").textContent().then((t) => t.startsWith("Not saved: ")), true,
       "the refusal is shown by the shelf, and stays");

@@ -41,3 +41,13 @@ export const loaded = (page, options = {}) =>
 
 /** Whether nothing on the page is wider than the screen (no sideways scrolling). */
 export const fitsWidth = (page) => page.evaluate(() => document.documentElement.scrollWidth <= innerWidth);
+
+// My bar's box for the shelf value `key`, its kind's group opened first (the picker shows
+// bottles grouped by kind, each group closed until it is opened or a search finds in it).
+export async function shelfBox(page, key) {
+  const inside = `input[type=checkbox][value="${key}"]`;
+  const box = page.locator(`#shelf ${inside}`);
+  const group = page.locator("#shelf details.kind", { has: page.locator(inside) });
+  if (!(await group.evaluate((d) => d.open))) await group.locator("summary").click();
+  return box;
+}

@@ -7,7 +7,9 @@ use crate::http::cache_control::REVALIDATE;
 use crate::http::fixed::FixedBody;
 use crate::ingredients::{self, ShelfIngredient};
 use crate::recipes::{Recipe, Recipes};
+use crate::view::picker;
 use crate::view::templates::{Chrome, ListBody, ListPage, Row, ShelfPage};
+use crate::vocabulary::Vocabulary;
 use bytes::Bytes;
 use std::ops::Range;
 use std::sync::Arc;
@@ -72,9 +74,17 @@ pub(super) fn shelf(
     chrome: Chrome<'_>,
 ) -> Result<(FixedBody, FixedBody), SiteError> {
     let all: Vec<ShelfIngredient> = ingredients::distinct(recipes);
+    let offered: Vec<&ShelfIngredient> = all.iter().filter(|i| !i.staple).collect();
+    let groups = picker::groups(Vocabulary::built_in(), &offered);
+    let bottles = groups
+        .iter()
+        .flat_map(|g| &g.rows)
+        .filter(|r| r.key.is_some())
+        .count();
     let page = ShelfPage {
         chrome,
-        ingredients: all.iter().filter(|i| !i.staple).collect(),
+        groups,
+        bottles,
     };
     let page = render("shelf page", &page)?;
     Ok((

@@ -9,6 +9,7 @@
 //!   the shelf, the error page, the edit form and history).
 //! - [`draft`]: the recipe form as posted: its fields, the [`form::FormRecipe`] they make, row
 //!   buttons, and the size caps the form shows.
+//! - [`picker`]: My bar's bottles to tick, grouped by kind.
 //! - [`glass`]: a recipe's glass icon. [`links`]: addresses in notes, as links.
 //! - [`strength`]: a recipe's strength line and its working.
 
@@ -17,6 +18,7 @@ pub(crate) mod form;
 pub(crate) mod glass;
 pub(crate) mod links;
 pub(crate) mod menu;
+pub(crate) mod picker;
 pub(crate) mod qr;
 pub(crate) mod story;
 pub(crate) mod strength;

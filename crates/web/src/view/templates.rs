@@ -7,7 +7,6 @@ use super::form::{Caps, FormRecipe};
 use super::glass;
 pub(crate) use super::links::NotePart;
 pub(crate) use super::menu::MenuDrink;
-use crate::ingredients::ShelfIngredient;
 use crate::recipes::{IngredientLine, Recipe, Recipes};
 use crate::units::{self, AmountView, Unit};
 use crate::view::dates::format_time;
@@ -227,8 +226,10 @@ impl<'a> Amounts<'a> {
 #[template(path = "shelf.html")]
 pub(crate) struct ShelfPage<'a> {
     pub(crate) chrome: Chrome<'a>,
-    /// Every ingredient that can block a recipe (staples are left out).
-    pub(crate) ingredients: Vec<&'a ShelfIngredient>,
+    /// The bottles to tick, grouped by kind ([`super::picker`]).
+    pub(crate) groups: Vec<super::picker::Group>,
+    /// How many rows can be ticked.
+    pub(crate) bottles: usize,
 }
 
 /// The guests' page (`/menu`): the menu that is on, big type for a tablet or a phone;
