@@ -20,7 +20,7 @@
 //   shelf.js    the /shelf page, My bar: the shelf, the move file
 //   collection.js  the recipes' names for My bar (/api/recipes, as the list has it)
 //   bottles.js  what the shelf makes, the best next bottles
-//   shopping.js the shopping list, kept on this device
+//   shopping.js the shopping list: the household's, or this device's
 //   bar-mine.js a person's favourites, ratings, notes and log, listed on My bar
 //   edit.js     the recipe form: rows in place, problems inline, drafts, conflicts
 //   import.js   adding recipes from a file: the list to choose from

@@ -10,6 +10,7 @@
 //! - [`draft`]: the recipe form as posted: its fields, the [`form::FormRecipe`] they make, row
 //!   buttons, and the size caps the form shows.
 //! - [`glass`]: a recipe's glass icon. [`links`]: addresses in notes, as links.
+//! - [`shopping`]: `/shopping`, the household's shopping list without JavaScript.
 //! - [`strength`]: a recipe's strength line and its working.
 
 pub(crate) mod dates;
@@ -18,6 +19,7 @@ pub(crate) mod glass;
 pub(crate) mod links;
 pub(crate) mod menu;
 pub(crate) mod qr;
+pub(crate) mod shopping;
 pub(crate) mod story;
 pub(crate) mod strength;
 pub(crate) mod templates;
