@@ -54,7 +54,7 @@ pub(super) fn import_household(
             .import(&backup, highest)
             .map_err(|e| format!("{}: {e}; nothing was changed", file.display()))?;
         Ok(format!(
-            "{}: merged into {}: {} people, {} shelf rows, {} favourites, {} ratings, {} notes, {} made, {} menus, {} strengths",
+            "{}: merged into {}: {} people, {} shelf rows, {} favourites, {} ratings, {} notes, {} made, {} menus, {} strengths, {} shopping rows",
             file.display(),
             db.path().display(),
             taken.people,
@@ -64,7 +64,8 @@ pub(super) fn import_household(
             taken.notes,
             taken.made,
             taken.menus,
-            taken.strengths
+            taken.strengths,
+            taken.shopping
         ))
     };
     said(run())

@@ -3,8 +3,8 @@
 // tick made offline is kept and sent later), read-only without the shelf grant, and their
 // own favourites, ratings, notes and log ("Mine"). For an unknown visitor: this device's
 // shelf and favourites (storage.js), as before, with a line saying why. For everyone: what
-// the shelf makes and the best next bottles (bottles.js), the shopping list kept on this
-// device (shopping.js), the units (per device), and the export file. The page's HTML is the
+// the shelf makes and the best next bottles (bottles.js), the household's shopping list
+// (shopping.js), the units (per device), and the export file. The page's HTML is the
 // same for everyone (rendered once per collection): all of this is filled in here.
 import { analyseNeeds } from "./model.js";
 import { bar, barJSON, changeBar, forgetBar, loadBar, onChange, readBar } from "./storage.js";

@@ -2,7 +2,7 @@
 // phone's size and a laptop's: a person granted the shelf ticks bottles and another person
 // (the binary restarted with another --local-identity on the same state directory) sees
 // them ticked, read-only, and the same "Can make"; the best next bottle and its recipes;
-// the shopping list kept on the device; "Mine" keeps a removed recipe's note and rating.
+// the household's shopping list (Alice adds and buys, Bob's browser shows it); "Mine" keeps a removed recipe's note and rating.
 //
 // Expected values worked out by hand from recipes/sample.json: with gin, lime juice and
 // simple syrup ("Sugar Syrup") on the shelf, Gimlet (10: gin, lime juice, sugar syrup) is the one recipe
@@ -99,6 +99,8 @@ for (const size of SIZES) {
       assert.match(await page.locator("#shop-status").textContent(), /on the list already/);
       await page.locator("#shop-list li", { hasText: "Limes" }).locator("input").check();
       await until(() => shopping(page), [["White rum", false], ["Limes", true]], "Limes ticked off");
+      await until(() => page.evaluate(() => fetch("/api/bar/shopping").then((r) => r.json()).then((j) => j.items.map((i) => [i.name, i.got]))),
+        [["White rum", false], ["Limes", true]], "the household's list is on the server");
       await page.click("#shop-copy");
       await until(() => page.locator("#shop-status").textContent(), "Copied 1 item to the clipboard (ticked items left out).", "copied");
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), "Shopping list\n- White rum\n");
@@ -134,7 +136,9 @@ for (const size of SIZES) {
       await until(() => counts(page), ["1", "1"], "and the same Can make and Missing one");
       assert.equal(await page.isDisabled("#shelf input[value=gin]"), true, "read-only for Bob");
       assert.match(await page.locator("#shelf-rights").textContent(), /can see the household's shelf but not change it/);
-      assert.deepEqual(await shopping(page), [], "the shopping list was Alice's device's, not the household's");
+      await until(() => shopping(page), [["White rum", false]], "Bob's browser shows the household's list Alice made");
+      assert.equal(await page.isDisabled("#shop-item"), true, "read-only for Bob");
+      assert.equal(await page.locator("#shop-list button.remove").count(), 0, "no Remove for Bob");
       assert.deepEqual(await page.locator("#mine a").count(), 0, "Alice's own are not Bob's");
       assert.deepEqual(await axe(page), [], "axe: Bob's My bar");
       problems.push(...await watcher.problems());

@@ -32,3 +32,13 @@ test("a stored list is read back; anything malformed is left out, not thrown", (
   assert.deepEqual(readList({ items: "gin" }), []);
   assert.deepEqual(readList([]), []);
 });
+
+test("a waiting change is shown as the server will make it: add, bought, unget, remove", async () => {
+  const { applyShopping } = await import("../../static/js/shopping.js");
+  let list = applyShopping([], { add: ["  Campari ", "campari", "Limes"] });
+  assert.deepEqual(list, [{ name: "Campari", got: false }, { name: "Limes", got: false }]);
+  list = applyShopping(list, { bought: ["LIMES"] });
+  assert.deepEqual(list.map((i) => i.got), [false, true]);
+  list = applyShopping(list, { unget: ["limes"], remove: ["Campari"] });
+  assert.deepEqual(list, [{ name: "Limes", got: false }]);
+});

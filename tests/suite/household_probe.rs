@@ -307,7 +307,7 @@ fn damage(house: &House, how: &str) {
         "right version, no tables" => {
             std::fs::remove_file(&db).unwrap();
             let c = rusqlite::Connection::open(&db).unwrap();
-            c.pragma_update(None, "user_version", 3).unwrap();
+            c.pragma_update(None, "user_version", 4).unwrap();
         }
         "another app's" => {
             std::fs::remove_file(&db).unwrap();

@@ -33,6 +33,7 @@ mod input;
 mod menu;
 mod profile;
 mod shelf;
+mod shopping;
 mod story;
 mod strength;
 mod vocabulary;

@@ -226,6 +226,20 @@ fn rows() -> Vec<Row> {
             shelf(200),
         ),
         row(
+            put.clone(),
+            "/api/bar/shopping",
+            "/api/bar/shopping",
+            Json("{\"add\": [\"Gin\"]}"),
+            shelf(200),
+        ),
+        row(
+            post.clone(),
+            "/shopping",
+            "/shopping",
+            Form("op=add&name=Gin"),
+            shelf(303),
+        ),
+        row(
             post.clone(),
             "/api/household/upload",
             "/api/household/upload",
@@ -332,6 +346,8 @@ async fn ask(server: &Server, who: Who, row: &Row) -> (StatusCode, String) {
             // once there is a menu: the rows before make one).
             let page = if row.at.starts_with("/menus") {
                 "/menus"
+            } else if row.at.starts_with("/shopping") {
+                "/shopping"
             } else {
                 "/recipes/new"
             };

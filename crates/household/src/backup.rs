@@ -1,6 +1,7 @@
-//! The whole household as one JSON file (`format: "libations-household"`, version 2:
-//! version 1 and the guests' menus; docs/HOUSEHOLD.md describes it), and merging such a
-//! file back. Version 1 files (no menus) still load.
+//! The whole household as one JSON file (`format: "libations-household"`, version 3:
+//! version 2 and the shopping list; version 2 added the guests' menus and strengths;
+//! docs/HOUSEHOLD.md describes it), and merging such a file back. Version 1 and 2 files
+//! still load.
 //!
 //! Loading never drops what is stored: it merges by the same rules as the app's own
 //! changes (the change made last wins; log entries are joined; a note that differs from
@@ -11,13 +12,14 @@
 use super::limits::{self, Person};
 use super::menus::{self, MenuRow};
 use super::mine::{self, NoteChange};
+use super::shopping::{self, SHOPPING_ROWS, ShoppingRow};
 use super::strengths::{self, STRENGTH_ROWS, StrengthRow};
 use super::{Household, HouseholdError, Result, shelf};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 pub(crate) const FORMAT: &str = "libations-household";
-pub(crate) const VERSION: u32 = 2;
+pub(crate) const VERSION: u32 = 3;
 /// The oldest version this build still loads (version 1: before menus).
 pub(crate) const OLDEST: u32 = 1;
 
@@ -35,6 +37,9 @@ pub struct Backup {
     /// The household's own ingredient strengths (version 2 on), taken-back ones too.
     #[serde(default)]
     pub strengths: Vec<StrengthRow>,
+    /// The household's shopping list (version 3 on), items taken off too.
+    #[serde(default)]
+    pub shopping: Vec<ShoppingRow>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -105,6 +110,7 @@ pub struct Taken {
     pub made: usize,
     pub menus: usize,
     pub strengths: usize,
+    pub shopping: usize,
 }
 
 impl Backup {
@@ -186,6 +192,18 @@ impl Backup {
         }
         for (i, menu) in self.menus.iter().enumerate() {
             limits::login(&menu.by, &format!("menus[{i}].by"), true)?;
+        }
+        if self.shopping.len() > SHOPPING_ROWS {
+            return Err(HouseholdError::refused(
+                "shopping",
+                format!(
+                    "at most {SHOPPING_ROWS} shopping rows are kept; this lists {}",
+                    self.shopping.len()
+                ),
+            ));
+        }
+        for (i, row) in self.shopping.iter().enumerate() {
+            row.check(&format!("shopping[{i}]"))?;
         }
         for (i, row) in self.shelf.iter().enumerate() {
             limits::shelf_name(&row.name, &format!("shelf[{i}].name"))?;
@@ -302,6 +320,7 @@ impl Household {
             people: Vec::new(),
             menus: Vec::new(),
             strengths: Vec::new(),
+            shopping: Vec::new(),
         };
         let mut stmt = db.prepare("SELECT name, have, at, by FROM shelf ORDER BY name")?;
         for row in stmt.query_map([], |r| {
@@ -326,6 +345,7 @@ impl Household {
         }
         backup.menus = menus::export(&db)?;
         backup.strengths = strengths::export(&db)?;
+        backup.shopping = shopping::export(&db)?;
         Ok(backup)
     }
 
@@ -421,6 +441,7 @@ fn merge(tx: &Connection, backup: &Backup) -> Result<Taken> {
         strengths::put(tx, &key, row.abv, at, &row.by, &format!("strengths[{i}]"))?;
         taken.strengths += 1;
     }
+    taken.shopping = shopping::merge(tx, &backup.shopping)?;
     Ok(taken)
 }
 

@@ -68,6 +68,12 @@ fn varied(h: &Household) {
         h.change_shelf(&quoted, std::slice::from_ref(&name), &[], None)
             .unwrap();
         h.set_strength(&a, &name, Some(100.0 / 3.0), None).unwrap();
+        let item = crate::ShoppingChange {
+            add: vec![name.clone()],
+            got: vec![name.clone()],
+            ..Default::default()
+        };
+        h.change_shopping(&quoted, &item).unwrap();
     }
     h.set_rating(&b, 9, None, None).unwrap_err();
     h.set_favourite(&b, 9, true, None).unwrap();

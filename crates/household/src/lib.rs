@@ -14,6 +14,7 @@
 //! - [`mine`]: one person's favourites, ratings, notes and log; the change made last wins,
 //!   and a note is never overwritten unseen (a conflict keeps both).
 //! - [`shelf`]: the household's shelf, and the ratings every person gave a recipe.
+//! - [`shopping`]: the household's shopping list; buying an item ticks it on the shelf.
 //! - [`menus`]: menus for guests, at most one of them on.
 //! - [`strengths`]: the household's own ingredient strengths ("our overproof rum is 63%").
 //! - [`backup`]: the whole database as a versioned JSON file, and merging one back.
@@ -44,6 +45,9 @@ mod menus_tests;
 mod mine;
 mod schema;
 mod shelf;
+mod shopping;
+#[cfg(test)]
+mod shopping_tests;
 mod strays;
 mod strengths;
 #[cfg(test)]
@@ -60,6 +64,9 @@ pub use mine::{
 };
 pub use schema::check_file;
 pub use shelf::{Rater, RecipeRatings};
+pub use shopping::{
+    SHOPPING_CHANGE, SHOPPING_ITEMS, SHOPPING_ROWS, ShoppingChange, ShoppingItem, ShoppingRow,
+};
 pub use strays::Stray;
 pub use strengths::{OwnStrength, STRENGTH_ROWS};
 

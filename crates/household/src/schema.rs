@@ -78,6 +78,18 @@ const MIGRATIONS: &[&str] = &[
         abv REAL CHECK (abv BETWEEN 0 AND 100),
         at INTEGER NOT NULL, by TEXT NOT NULL
      ) STRICT, WITHOUT ROWID;",
+    // 4: the household's shopping list, one row per folded name (`key`). `on_ = 0`: taken
+    // off the list (removed, or cleared once bought), kept so that an older change arriving
+    // later cannot bring it back; `at` and `by` are the row's last change (it wins),
+    // `added_by` and `added_at` who put it on the list and when.
+    "CREATE TABLE shopping (
+        key TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        on_ INTEGER NOT NULL CHECK (on_ IN (0, 1)),
+        got INTEGER NOT NULL CHECK (got IN (0, 1)),
+        added_by TEXT NOT NULL, added_at INTEGER NOT NULL,
+        at INTEGER NOT NULL, by TEXT NOT NULL
+     ) STRICT, WITHOUT ROWID;",
 ];
 
 /// The schema version this build writes.
@@ -362,7 +374,7 @@ pub fn check_file(path: &Path, highest: Option<u64>) -> std::result::Result<Stri
                 .unwrap_or(0)
             };
             Ok(format!(
-                "{}: OK, schema version {v}{}, {} people, {} ingredients on the shelf",
+                "{}: OK, schema version {v}{}, {} people, {} ingredients on the shelf, {} on the shopping list",
                 path.display(),
                 if v < VERSION {
                     " (migrated to the latest when the app next opens it)"
@@ -371,6 +383,11 @@ pub fn check_file(path: &Path, highest: Option<u64>) -> std::result::Result<Stri
                 },
                 count("people"),
                 count("shelf WHERE have = 1"),
+                if v >= 4 {
+                    count("shopping WHERE on_ = 1")
+                } else {
+                    0
+                },
             ))
         }
     }

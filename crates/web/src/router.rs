@@ -14,7 +14,7 @@ use super::guard::host::{self, AllowedHosts};
 use super::guard::limits;
 use super::handlers::{
     api, bar, edit_api, edit_pages, files, guest, household, import, import_pages, menu,
-    menus_page, pages, shelf, whoami,
+    menus_page, pages, shelf, shopping, whoami,
 };
 use super::state::AppState;
 use super::who::access_log::access_log;
@@ -133,6 +133,12 @@ fn table() -> Vec<Route> {
             Always,
             bar::change_strength,
         ),
+        Route::at("/api/bar/shopping")
+            .get(shopping::list)
+            .write(Put, Always, shopping::change),
+        Route::at("/shopping")
+            .get(shopping::page)
+            .write(Post, Always, shopping::form),
         Route::at("/api/household/download").get(bar::download),
         Route::at("/api/household/upload").large(Post, Always, bar::upload),
         Route::at("/menu/print").get(guest::print),

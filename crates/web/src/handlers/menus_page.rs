@@ -89,7 +89,7 @@ fn checked(
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<(), WebError> {
     let fields = form.map(|Form(f)| f).unwrap_or_default();
-    home.check_menu_form(&composer.visitor, field(&fields, "csrf"))
+    home.check_form(&composer.visitor, field(&fields, "csrf"))
 }
 
 /// `POST /menus/{id}/on` (a form on `/menus`): as `POST /api/menus/{id}/on`; a refusal is

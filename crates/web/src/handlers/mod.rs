@@ -18,7 +18,8 @@
 //!   shelf, and `/api/household/…`, its backup; [`menu`]: `/api/menus…`, composing the
 //!   guests' menus; [`guest`]: `/menu`, the guests' page, its change feed and assets
 //!   (what the Funnel serves), and `/menu/print`, the card with its QR code;
-//!   [`menus_page`]: `/menus`, the host's page for composing them.
+//!   [`menus_page`]: `/menus`, the host's page for composing them; [`shopping`]:
+//!   `/api/bar/shopping` and `/shopping`, the household's shopping list.
 //! - [`params`]: what an address asks for; [`body`]: the API's JSON bodies, repeated keys
 //!   found.
 //!
@@ -39,4 +40,5 @@ pub(crate) mod menus_page;
 pub(crate) mod pages;
 pub(crate) mod params;
 pub(crate) mod shelf;
+pub(crate) mod shopping;
 pub(crate) mod whoami;

@@ -11,6 +11,7 @@
 //!   buttons, and the size caps the form shows.
 //! - [`picker`]: My bar's bottles to tick, grouped by kind.
 //! - [`glass`]: a recipe's glass icon. [`links`]: addresses in notes, as links.
+//! - [`shopping`]: `/shopping`, the household's shopping list without JavaScript.
 //! - [`strength`]: a recipe's strength line and its working.
 
 pub(crate) mod dates;
@@ -20,6 +21,7 @@ pub(crate) mod links;
 pub(crate) mod menu;
 pub(crate) mod picker;
 pub(crate) mod qr;
+pub(crate) mod shopping;
 pub(crate) mod story;
 pub(crate) mod strength;
 pub(crate) mod templates;

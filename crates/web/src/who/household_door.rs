@@ -143,10 +143,16 @@ impl HouseholdDoor {
         Some(editing::form_token(&self.key, visitor.0.as_ref()?))
     }
 
-    /// Refuses a `/menus` switch form whose token is not the one its page gave this
-    /// visitor (another site's form, or one from before a restart). The visitor was
-    /// admitted as a composer already (`Write<Menus>`).
-    pub(crate) fn check_menu_form(&self, visitor: &Visitor, sent: &str) -> Result<(), WebError> {
+    /// The token `/shopping`'s forms carry for this visitor, if they keep the shelf.
+    pub(crate) fn shelf_form_token(&self, visitor: &Visitor, editing: &Editing) -> Option<String> {
+        self.shelf_keeper(visitor, editing).ok()?;
+        Some(editing::form_token(&self.key, visitor.0.as_ref()?))
+    }
+
+    /// Refuses a household form (`/menus`' switches, `/shopping`'s) whose token is not the
+    /// one its page gave this visitor (another site's form, or one from before a restart).
+    /// The visitor was admitted by the form's `Write<Kind>` already.
+    pub(crate) fn check_form(&self, visitor: &Visitor, sent: &str) -> Result<(), WebError> {
         let Some(identity) = visitor.0.as_ref() else {
             return Err(WebError::Forbidden(
                 "This connection does not say who you are.".into(),
