@@ -79,6 +79,8 @@ export function guesses(docs, terms, vocabulary) {
   }
   if (!guessed) return [];
   const hits = scan(docs, prepared);
-  hits.sort((a, b) => a[1] - b[1] || b[2] - a[2]);
+  // Of names that match as well, the shorter is the closer ("Margarita" first).
+  const short = ([i, , inName]) => (inName ? Array.from(docs[i][0]).length : 0);
+  hits.sort((a, b) => a[1] - b[1] || b[2] - a[2] || short(a) - short(b));
   return hits.slice(0, MAX_GUESSES).map(([i]) => i);
 }

@@ -245,7 +245,8 @@ impl Index {
     /// What a query that finds nothing may have meant: each word that finds nothing
     /// replaced by the words of the names and the vocabulary within a small edit distance
     /// ([`super::allowed`]), and the recipes found so, closest first (then those whose name
-    /// matches more terms, then in name order), at most [`MAX_GUESSES`]. Empty when the
+    /// matches more terms, then of those whose name matches the shorter name, then in name
+    /// order), at most [`MAX_GUESSES`]. Empty when the
     /// query finds something, or when a word that finds nothing has no near word.
     pub fn guesses(&self, query: &SearchQuery) -> Vec<usize> {
         let mut prepared = self.prepare(query);
@@ -270,7 +271,13 @@ impl Index {
             return Vec::new();
         }
         let mut hits = self.scan(query, &prepared);
-        hits.sort_by_key(|hit| (hit.distance, std::cmp::Reverse(hit.in_name)));
+        // Of names that match as well, the shorter is the closer: "Margarita" before
+        // "Employees Only's Mezcal Margarita".
+        let short = |hit: &Hit| match hit.in_name {
+            0 => 0,
+            _ => self.docs[hit.at].field(Field::Name).chars().count(),
+        };
+        hits.sort_by_key(|hit| (hit.distance, std::cmp::Reverse(hit.in_name), short(hit)));
         hits.into_iter()
             .take(MAX_GUESSES)
             .map(|hit| hit.at)

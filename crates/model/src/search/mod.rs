@@ -13,9 +13,16 @@
 //! one (an unknown visitor, a page made for everyone) they are left out and every other
 //! term still applies.
 //!
+//! A term the vocabulary knows is read as a bottle (any spelling of it or of anything more
+//! specific, as whole words: `bottles`), plurals fold by one rule ([`singular`]),
+//! `has:bourbon` finds what a bourbon can make, and a query that finds nothing gets the
+//! recipes its words may have meant ([`Index::guesses`], `guess`).
+//!
 //! Its rooms: `mod` (a query: its terms, fields, sort, parsing and limits), `terms` (the
 //! terms that compare a figure or ask about the person, and what a person lends a search,
-//! [`Asker`]), `index` (the folded text of every recipe and the search itself).
+//! [`Asker`]), `bottles` (words read through the vocabulary), `guess` (the edit distance and
+//! the words a typo is compared with), `index` (the folded text of every recipe, the search
+//! itself and the guesses).
 
 mod bottles;
 mod guess;
