@@ -65,6 +65,17 @@ fn personal(c: &mut Criterion, recipes: &Recipes, index: &Index) {
     g.finish();
 }
 
+/// Bottle terms, `has:` and typos (the last three find nothing and are guessed).
+const BOTTLES_AND_TYPOS: [&str; 7] = [
+    "whisky",
+    "gin",
+    "has:bourbon",
+    "limes",
+    "margerita",
+    "negorni",
+    "daquiri sour",
+];
+
 fn search(c: &mut Criterion, text: &str) {
     let recipes = Recipes::parse(text, Origin::Embedded, SystemTime::UNIX_EPOCH).unwrap();
     let mut g = c.benchmark_group("search_5000");
@@ -75,6 +86,20 @@ fn search(c: &mut Criterion, text: &str) {
     for q in common::QUERIES {
         g.bench_function(q, |b| {
             b.iter(|| index.search(&SearchQuery::parse(black_box(q))).len())
+        });
+    }
+    // Words read as bottles, and typos forgiven (issue #42): the search, then, when it
+    // finds nothing, the guesses, as the list page does.
+    for q in BOTTLES_AND_TYPOS {
+        g.bench_function(format!("guessing {q}"), |b| {
+            b.iter(|| {
+                let query = SearchQuery::parse(black_box(q));
+                let hits = index.search(&query);
+                match hits.is_empty() {
+                    true => index.guesses(&query).len(),
+                    false => hits.len(),
+                }
+            })
         });
     }
     g.finish();

@@ -7,6 +7,7 @@
 // Without this the rows are links to recipe pages and the search is a form.
 import { doc, fold, needs, parse, personalPasses, personalTerm, rank, refusal, shelfRows } from "./model.js";
 import { vocabulary } from "./vocabulary.js";
+import { guesses } from "./guess.js";
 import { bar, onChange } from "./storage.js";
 import { household, onHousehold } from "./household.js";
 import { el } from "./markup.js";
@@ -94,6 +95,20 @@ async function load() {
   }
 }
 
+// The closest guesses when nothing matches (templates/list_body.html, `guesses`).
+function showGuesses(guessed) {
+  const box = document.getElementById("guesses");
+  if (!box) return;
+  box.hidden = guessed.length === 0;
+  const links = guessed.flatMap((i, n) => {
+    const r = state.recipes[i], a = document.createElement("a");
+    a.href = "/recipes/" + r.id;
+    a.textContent = r.name;
+    return n ? [", ", a] : [a];
+  });
+  document.getElementById("guess-list").replaceChildren(...links);
+}
+
 // ---- Searching --------------------------------------------------------------------------
 
 // Who is asking (model.js, `personalPasses`): a person's own and the household's shelf,
@@ -154,13 +169,14 @@ function spelt(word) {
 // for everything; the personal terms found.
 function matches(terms, refused) {
   const personal = terms.filter((t) => t.personal).map((t) => t.personal);
-  let hits = refused ? [] : terms.length > personal.length ? rank(state.docs, terms)
+  const passes = (i) => personal.every((p) => personalPasses(p, me, state.ids[i], state.miss[i].length));
+  const me = personal.length ? mine() : null;
+  let hits = refused ? [] : terms.length > personal.length ? rank(state.docs, terms, state.vocabulary)
     : personal.length ? state.rows.map((_, i) => [i, 0]) : null;
-  if (personal.length) {
-    const me = mine();
-    hits = hits.filter(([i]) => personal.every((p) => personalPasses(p, me, state.ids[i], state.miss[i].length)));
-  }
-  return { hits, personal };
+  if (personal.length) hits = hits.filter(([i]) => passes(i));
+  // Nothing found: what the words may have meant, as the server's page lists them.
+  const guessed = hits && hits.length === 0 && !refused ? guesses(state.docs, terms, state.vocabulary).filter(passes) : [];
+  return { hits, personal, guessed };
 }
 
 function apply() {
@@ -169,7 +185,7 @@ function apply() {
   const q = input.value;
   const terms = parse(q);
   const refused = refusal(terms);
-  const { hits, personal } = matches(terms, refused);
+  const { hits, personal, guessed } = matches(terms, refused);
   const on = new Set(q.split(/\s+/).filter(Boolean).map(spelt));
   for (const link of document.querySelectorAll(".filters a[data-term]")) {
     if (on.has(link.dataset.term)) link.setAttribute("aria-current", "true");
@@ -193,6 +209,7 @@ function apply() {
   // An empty shelf (or no favourites) is said once, by the hint: not also "No recipe matches".
   document.getElementById("empty").hidden = n !== 0 || hinted;
   document.getElementById("empty-q").textContent = q;
+  showGuesses(hinted ? [] : guessed);
   // Browsers limit how often the address may change: update it once typing pauses.
   clearTimeout(urlTimer);
   urlTimer = setTimeout(() => {

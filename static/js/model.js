@@ -117,6 +117,11 @@ export function parse(input) {
       if (!terms.some((t) => t.figure === figure.figure && t.cmp === figure.cmp && t.value === figure.value)) terms.push(figure);
       continue;
     }
+    if (word.startsWith("has:") && word.length > 4) {
+      const has = word.slice(4);
+      if (!terms.some((t) => t.has === has)) terms.push({ has });
+      continue;
+    }
     const personal = personalTerm(word);
     if (personal !== null) {
       if (!terms.some((t) => t.personal === personal)) terms.push({ personal });
@@ -153,11 +158,11 @@ export const MAX_TERM_CHARS = 100;
 // Why parsed terms are too many or too long to run, word for word as the server says it;
 // null when they are fine.
 export function refusal(terms) {
-  const words = terms.filter((t) => t.text !== undefined);
+  const words = terms.filter((t) => t.text !== undefined || t.has !== undefined);
   if (words.length > MAX_TERMS) {
     return "A search can have at most " + MAX_TERMS + " different words; this one has " + words.length + ".";
   }
-  const longest = Math.max(0, ...words.map((t) => Array.from(t.text).length));
+  const longest = Math.max(0, ...words.map((t) => Array.from(t.text ?? t.has).length));
   if (longest > MAX_TERM_CHARS) {
     return "A search word can be at most " + MAX_TERM_CHARS + " characters long; one has " + longest + ".";
   }
@@ -192,28 +197,102 @@ export function doc(recipe) {
   return d;
 }
 
-// [position in `docs`, terms matching the name] of every match: more terms matching the
-// name first, then in the given order.
-export function rank(docs, all) {
-  const terms = all.filter((t) => t.text !== undefined);
-  const figures = all.filter((t) => t.figure);
-  const sort = all.find((t) => t.sort);
+// The singular of a folded word (its last word, for a phrase), by one rule
+// (crates/model/src/search/bottles.rs `singular`): "cherries" → "cherry", "peaches" → "peach",
+// "limes" → "lime"; not "glass", not a word of three letters or fewer. null: no plural.
+export function singular(text) {
+  const last = text.slice(text.lastIndexOf(" ") + 1);
+  if (Array.from(last).length < 4 || !last.endsWith("s") || last.endsWith("ss")) return null;
+  const stem = text.slice(0, -1);
+  if (stem.endsWith("ie")) return stem.slice(0, -2) + "y";
+  if (stem.endsWith("e") && ["ch", "sh", "s", "x", "z"].some((end) => stem.slice(0, -1).endsWith(end))) return stem.slice(0, -1);
+  return stem;
+}
+
+// Whether `spelling` is in `hay` as whole words: where a word starts, and ending where a
+// word ends or with a plural "s" or "es" then ("lime" in "2 limes").
+export function wholeWord(hay, spelling) {
+  const ends = (at) => at >= hay.length || !WORD_CHAR.test(String.fromCodePoint(hay.codePointAt(at)));
+  for (let at = hay.indexOf(spelling); at !== -1; at = hay.indexOf(spelling, at + 1)) {
+    const before = at === 0 ? "" : Array.from(hay.slice(Math.max(0, at - 2), at)).pop();
+    if (before !== "" && WORD_CHAR.test(before)) continue;
+    const end = at + spelling.length;
+    if (ends(end) || (hay[end] === "s" && ends(end + 1)) || (hay.startsWith("es", end) && ends(end + 2))) return true;
+  }
+  return false;
+}
+
+// A term as the scan meets it: its field and the needles that may stand for it, each
+// [test(hay), distance] (a guess has several); `guessable`: the word as typed, when a guess
+// may replace it (crates/model/src/search/index.rs, `Slot`). A term the vocabulary knows is a
+// bottle: any spelling of it or of anything more specific, as whole words.
+export function slot(field, text, vocabulary) {
+  const bottle = vocabulary ? vocabulary.named(text) : undefined;
+  const guessable = bottle === undefined && !text.includes(" ") && (field === null || field === 0 || field === 5);
+  return { field, needles: [[needle(text, vocabulary), 0]], guessable: guessable ? text : null };
+}
+export function needle(text, vocabulary) {
+  const bottle = vocabulary ? vocabulary.named(text) : undefined;
+  if (bottle !== undefined) {
+    const spellings = vocabulary.spellings(bottle);
+    return (hay) => spellings.some((s) => wholeWord(hay, s));
+  }
+  const one = singular(text);
+  return (hay) => startsAWord(hay, text) || (one !== null && startsAWord(hay, one));
+}
+// The distance of the closest needle of `s` found in doc `d`, or -1.
+export function closest(s, d) {
+  let best = -1;
+  for (const [test, distance] of s.needles) {
+    if ((best === -1 || distance < best) && (s.field === null ? d.some(test) : test(d[s.field]))) best = distance;
+  }
+  return best;
+}
+
+// The terms made ready: slots (a has: word the vocabulary does not know is ingredient:word)
+// and, for each has: bottle, the test of a need's reading (vocabulary.js `hasTest`).
+export function prepare(all, vocabulary) {
+  const slots = all.filter((t) => t.text !== undefined).map((t) => slot(t.field, t.text, vocabulary));
+  const has = [];
+  for (const t of all.filter((x) => x.has !== undefined)) {
+    const bottle = vocabulary ? vocabulary.named(t.has) : undefined;
+    if (bottle === undefined) slots.push(slot(5, t.has, vocabulary));
+    else has.push(vocabulary.hasTest(bottle));
+  }
+  return { slots, has, figures: all.filter((t) => t.figure), vocabulary };
+}
+
+// [position, distance, terms matching the name] of every doc passing `prepared`, in order.
+export function scan(docs, prepared) {
+  const { slots, has, figures, vocabulary } = prepared;
   const hits = [];
-  for (let i = 0; i < docs.length; i++) {
+  next: for (let i = 0; i < docs.length; i++) {
     const d = docs[i];
     if (!figures.every((f) => figurePasses(f, d.strength))) continue;
-    let all = true;
-    for (const t of terms) {
-      if (t.field === null ? !d.some((f) => startsAWord(f, t.text)) : !startsAWord(d[t.field], t.text)) {
-        all = false;
-        break;
-      }
+    if (has.length) {
+      d.needs ??= needs({ ingredients: d[5].split("\n").filter(Boolean).map((name) => ({ name })) });
+      const readings = d.needs.map(([key]) => vocabulary.readKey(key));
+      if (!has.every((test) => readings.some(test))) continue;
     }
-    if (!all) continue;
+    let distance = 0;
+    for (const s of slots) {
+      const got = closest(s, d);
+      if (got === -1) continue next;
+      distance += got;
+    }
     let inName = 0;
-    for (const t of terms) if ((t.field === null || t.field === 0) && startsAWord(d[0], t.text)) inName++;
-    hits.push([i, inName]);
+    for (const s of slots) if ((s.field === null || s.field === 0) && s.needles.some(([test]) => test(d[0]))) inName++;
+    hits.push([i, distance, inName]);
   }
+  return hits;
+}
+
+// [position in `docs`, terms matching the name] of every match: more terms matching the
+// name first, then in the given order. `vocabulary` (vocabulary.js) reads bottles and
+// has:; without it every term is a word.
+export function rank(docs, all, vocabulary = null) {
+  const sort = all.find((t) => t.sort);
+  const hits = scan(docs, prepare(all, vocabulary)).map(([i, , inName]) => [i, inName]);
   if (sort) {
     // sort:abv lightest first, sort:-abv strongest first; no figures last; ties in order.
     const abv = (i) => (docs[i].strength && docs[i].strength.abv !== null ? docs[i].strength.abv : null);
@@ -230,8 +309,8 @@ export function rank(docs, all) {
 }
 
 // Positions in `docs` of the matches, best first.
-export function search(docs, terms) {
-  return rank(docs, terms).map((h) => h[0]);
+export function search(docs, terms, vocabulary = null) {
+  return rank(docs, terms, vocabulary).map((h) => h[0]);
 }
 
 // ---- Amounts: keep in step with crates/model/src/units.rs (tests/units-cases.json) ------------------

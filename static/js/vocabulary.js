@@ -8,7 +8,7 @@
 // ("Bourbon or Rye Whiskey"), or { unknown: folded } (a name the vocabulary does not know).
 // How a shelf meets a row: { staple: at }, { has: at }, { have, wanted } (a stand-in),
 // { prep, from: [how…] } (a house-made prep from its parts), or { own: folded }.
-import { ingredientKey } from "./model.js";
+import { ingredientKey, singular, wholeWord } from "./model.js";
 
 const EITHER = [" or ", " / "];
 
@@ -55,6 +55,37 @@ export class Vocabulary {
   }
 
   read(name) { return this.readKey(ingredientKey(name)); }
+
+  // The entry a folded search term names, itself or by its singular (model.js `singular`;
+  // crates/model/src/search/bottles.rs `named`), or undefined.
+  named(text) {
+    const at = this.bySpelling.get(ingredientKey(text));
+    if (at !== undefined) return at;
+    const one = singular(text);
+    return one === null ? undefined : this.bySpelling.get(ingredientKey(one));
+  }
+
+  // Every spelling of `at` and of anything more specific, without those another finds as
+  // whole words: shortest first, then in code-unit order (the Rust's byte order for ASCII).
+  spellings(at) {
+    this.spelt ??= new Map();
+    if (!this.spelt.has(at)) {
+      const all = [...this.bySpelling].filter(([, of]) => this.isA(of, at)).map(([s]) => s);
+      const bytes = (t) => new TextEncoder().encode(t).length;
+      all.sort((a, b) => bytes(a) - bytes(b) || (a < b ? -1 : a > b ? 1 : 0));
+      const kept = [];
+      for (const s of all) if (!kept.some((k) => wholeWord(s, k))) kept.push(s);
+      this.spelt.set(at, kept);
+    }
+    return this.spelt.get(at);
+  }
+
+  // has:<entry>: whether a shelf of that bottle alone meets a reading and an empty one does
+  // not (crates/model/src/search/bottles.rs `Has`).
+  hasTest(at) {
+    const shelf = this.shelf([this.entries[at].name]), none = this.shelf([]);
+    return (reading) => this.meets(shelf, reading) !== null && this.meets(none, reading) === null;
+  }
 
   isA(at, kind) {
     for (let k = at; k !== null && k !== undefined; k = this.entries[k].parent) if (k === kind) return true;

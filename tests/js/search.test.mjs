@@ -4,9 +4,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import * as S from "../../static/js/model.js";
+import * as G from "../../static/js/guess.js";
+import { Vocabulary } from "../../static/js/vocabulary.js";
 
 const root = new URL("../../", import.meta.url);
 const table = JSON.parse(readFileSync(new URL("tests/search-cases.json", root), "utf8"));
+const words = new Vocabulary(JSON.parse(readFileSync(new URL("data/vocabulary.json", root), "utf8")));
 
 test("model.js loads without a DOM and exposes the search", () => {
   assert.equal(typeof S.search, "function");
@@ -27,7 +30,7 @@ test("search table", () => {
   const sortedRecipes = order.map((i) => table.recipes[i]);
   assert.ok(table.cases.length >= 20);
   for (const c of table.cases) {
-    const got = [...S.search(sortedDocs, S.parse(c.query))].map((i) => sortedRecipes[i].name);
+    const got = [...S.search(sortedDocs, S.parse(c.query), words)].map((i) => sortedRecipes[i].name);
     assert.deepEqual(got, c.expect, `query ${JSON.stringify(c.query)}`);
   }
 });
@@ -57,7 +60,7 @@ test("personal table: terms that depend on who is asking", () => {
   assert.ok(cases.length >= 30);
   for (const c of cases) {
     const terms = S.parse(c.query);
-    let hits = S.search(docs, terms);
+    let hits = S.search(docs, terms, words);
     if (c.mine !== null) {
       const mine = mineOf(mines[c.mine]);
       const personal = terms.filter((t) => t.personal).map((t) => t.personal);
@@ -118,11 +121,43 @@ test("figures table: abv:, drinks: and sort: over the strength cases", () => {
   const docs = recipes.map(S.doc);
   assert.ok(table.figures.cases.length >= 8);
   for (const c of table.figures.cases) {
-    const got = S.search(docs, S.parse(c.query)).map((i) => recipes[i].id);
+    const got = S.search(docs, S.parse(c.query), words).map((i) => recipes[i].id);
     assert.deepEqual(got, c.expect, `query ${JSON.stringify(c.query)}`);
   }
   const plain = S.parse("abv:abc abv:< drinks:-1 abv:1e3 abv:10. drinks:1%");
   assert.equal(plain.filter((t) => t.figure).length, 0);
   assert.equal(plain.length, 6);
   assert.equal(S.refusal(S.parse("abv:<10 sort:abv")), null, "figures and sort are not words");
+});
+
+// `bottles`: terms the vocabulary knows, the plural rule, has:; `guesses`: typos forgiven.
+// The same answers as crates/model/src/search (bottles_table, guesses_table).
+test("bottles table: spellings fold, whole words, plurals, has:", () => {
+  for (const [word, want] of table.bottles.singular) assert.equal(S.singular(word), want, word);
+  const recipes = sorted(table.bottles.recipes);
+  const docs = recipes.map(S.doc);
+  assert.ok(table.bottles.cases.length >= 20);
+  for (const c of table.bottles.cases) {
+    const got = S.search(docs, S.parse(c.query), words).map((i) => recipes[i].name);
+    assert.deepEqual(got, c.expect, `query ${JSON.stringify(c.query)}`);
+  }
+  for (const c of table.bottles.limits) {
+    const terms = S.parse(c.query);
+    if (c.error !== undefined) assert.equal(S.refusal(terms), c.error, c.query);
+    else assert.equal(S.refusal(terms), null, c.query);
+  }
+});
+
+test("guesses table: a typo in a name or a bottle, closest first", () => {
+  assert.equal(G.MAX_GUESSES, table.guesses.max);
+  for (const [a, b, want] of table.guesses.distance) {
+    assert.equal(G.distance(Array.from(a), Array.from(b), 10), want, `${a} ${b}`);
+    assert.equal(G.distance(Array.from(a), Array.from(b), Math.max(0, want - 1)) !== -1, want === 0);
+  }
+  const recipes = sorted(table.bottles.recipes);
+  const docs = recipes.map(S.doc);
+  for (const c of table.guesses.cases) {
+    const got = G.guesses(docs, S.parse(c.query), words).map((i) => recipes[i].name);
+    assert.deepEqual(got, c.expect, `query ${JSON.stringify(c.query)}`);
+  }
 });

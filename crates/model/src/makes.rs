@@ -96,6 +96,22 @@ impl Needs {
         out
     }
 
+    /// For each distinct need, whether `meets` holds of its reading (`has:`, read once per
+    /// need rather than per line; see [`Needs::any`]).
+    pub fn which(&self, meets: impl Fn(&Reading) -> bool) -> Vec<bool> {
+        self.needs
+            .iter()
+            .map(|(reading, _)| meets(reading))
+            .collect()
+    }
+
+    /// Whether the recipe at `position` has a need that [`Needs::which`] marked.
+    pub fn any(&self, position: usize, which: &[bool]) -> bool {
+        self.recipes
+            .get(position)
+            .is_some_and(|(_, list)| list.iter().any(|&n| which[n as usize]))
+    }
+
     /// Reads a shelf (the names it holds: bottles, kinds, or names of its own, as ticked
     /// or as stored keys) against these needs.
     pub fn stocked(&self, shelf: &HashSet<String>) -> Stocked<'_> {

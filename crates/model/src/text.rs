@@ -61,14 +61,14 @@ pub(crate) fn is_word_char(c: char) -> bool {
 /// A piece of text to look for where a word starts, with its substring searcher built
 /// once, for scanning thousands of documents: "lim" is found in "lime juice" and "ice" in
 /// "crushed ice", but "ice" not in "juice".
-pub(crate) struct WordStart<'q> {
-    finder: memmem::Finder<'q>,
+pub(crate) struct WordStart {
+    finder: memmem::Finder<'static>,
 }
 
-impl<'q> WordStart<'q> {
-    pub(crate) fn new(needle: &'q str) -> WordStart<'q> {
+impl WordStart {
+    pub(crate) fn new(needle: &str) -> WordStart {
         WordStart {
-            finder: memmem::Finder::new(needle.as_bytes()),
+            finder: memmem::Finder::new(needle.as_bytes()).into_owned(),
         }
     }
 

@@ -13,15 +13,26 @@
 //! one (an unknown visitor, a page made for everyone) they are left out and every other
 //! term still applies.
 //!
+//! A term the vocabulary knows is read as a bottle (any spelling of it or of anything more
+//! specific, as whole words: `bottles`), plurals fold by one rule ([`singular`]),
+//! `has:bourbon` finds what a bourbon can make, and a query that finds nothing gets the
+//! recipes its words may have meant ([`Index::guesses`], `guess`).
+//!
 //! Its rooms: `mod` (a query: its terms, fields, sort, parsing and limits), `terms` (the
 //! terms that compare a figure or ask about the person, and what a person lends a search,
-//! [`Asker`]), `index` (the folded text of every recipe and the search itself).
+//! [`Asker`]), `bottles` (words read through the vocabulary), `guess` (the edit distance and
+//! the words a typo is compared with), `index` (the folded text of every recipe, the search
+//! itself and the guesses).
 
+mod bottles;
+mod guess;
 mod index;
 mod terms;
 #[cfg(test)]
 mod tests;
 
+pub use bottles::singular;
+pub use guess::{MAX_GUESSES, allowed, distance};
 pub use index::Index;
 pub use terms::{Asker, Cmp, Figure, Measure, Personal, RECENT_MS};
 
@@ -112,6 +123,10 @@ pub struct SearchQuery {
     /// `sort:abv` (lightest first) or `sort:-abv` (strongest first): the hits in order of
     /// strength instead of name, recipes with no figures last.
     pub sort: Option<Sort>,
+    /// `has:bourbon`: the words after `has:`, folded, each once. A bottle or kind the
+    /// vocabulary knows finds the recipes with a row that bottle would meet; any other word
+    /// is an ingredient word (`ingredient:word`). Each counts as a word towards the limits.
+    pub has: Vec<String>,
 }
 
 /// The order `sort:` asks for.
@@ -158,6 +173,7 @@ impl SearchQuery {
         let mut personal = Vec::new();
         let mut figures = Vec::new();
         let mut sort = None;
+        let mut has = Vec::new();
         let mut i = 0;
         while i < chars.len() {
             if chars[i] == ' ' {
@@ -176,6 +192,12 @@ impl SearchQuery {
             if let Some(figure) = Figure::parse(&word) {
                 if !figures.contains(&figure) {
                     figures.push(figure);
+                }
+                continue;
+            }
+            if let Some(bottle) = word.strip_prefix("has:").filter(|b| !b.is_empty()) {
+                if !has.iter().any(|h| h == bottle) {
+                    has.push(bottle.to_owned());
                 }
                 continue;
             }
@@ -217,21 +239,28 @@ impl SearchQuery {
             personal,
             figures,
             sort,
+            has,
         }
     }
 
     /// Whether there is nothing to match against recipes (personal terms aside).
     pub fn is_empty(&self) -> bool {
-        self.terms.is_empty() && self.figures.is_empty() && self.sort.is_none()
+        self.terms.is_empty()
+            && self.figures.is_empty()
+            && self.sort.is_none()
+            && self.has.is_empty()
     }
 
     /// Parses `input` and refuses a query too large to run (see [`MAX_TERMS`]).
     pub fn parse_bounded(input: &str) -> Result<SearchQuery, QueryError> {
         let query = SearchQuery::parse(input);
-        if query.terms.len() > MAX_TERMS {
-            return Err(QueryError::TooManyTerms(query.terms.len()));
+        let words = query.terms.len() + query.has.len();
+        if words > MAX_TERMS {
+            return Err(QueryError::TooManyTerms(words));
         }
-        match query.terms.iter().map(|t| t.text.chars().count()).max() {
+        let texts = query.terms.iter().map(|t| t.text.as_str());
+        let has = query.has.iter().map(|h| h.as_str());
+        match texts.chain(has).map(|t| t.chars().count()).max() {
             Some(longest) if longest > MAX_TERM_CHARS => Err(QueryError::TermTooLong(longest)),
             _ => Ok(query),
         }

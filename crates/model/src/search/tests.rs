@@ -202,19 +202,36 @@ fn personal_terms_parse_and_spell_themselves() {
     }
 }
 
-/// The definition the index implements, field by field without any precomputation.
+/// The definition the index implements, field by field without any precomputation: a
+/// word where a word starts (as typed or in the singular), a bottle as any spelling of it
+/// or of anything more specific, whole (every spelling, none left out).
 fn reference_search(recipes: &Recipes, query: &SearchQuery) -> Vec<usize> {
-    let naive = |hay: &str, needle: &str| {
-        let is_word = |c: char| c.is_alphabetic() || c.is_numeric();
+    let is_word = |c: char| c.is_alphabetic() || c.is_numeric();
+    let found = |hay: &str, needle: &str, whole: bool| {
         let mut from = 0;
         while let Some(found) = hay[from..].find(needle) {
             let at = from + found;
-            if hay[..at].chars().next_back().is_none_or(|c| !is_word(c)) {
+            let rest = &hay[at + needle.len()..];
+            let ends = |r: &str| r.chars().next().is_none_or(|c| !is_word(c));
+            let plural = rest.strip_prefix('s').is_some_and(ends)
+                || rest.strip_prefix("es").is_some_and(ends);
+            let starts = hay[..at].chars().next_back().is_none_or(|c| !is_word(c));
+            if starts && (!whole || ends(rest) || plural) {
                 return true;
             }
             from = at + hay[at..].chars().next().map_or(1, char::len_utf8);
         }
         false
+    };
+    let vocabulary = crate::vocabulary::Vocabulary::built_in();
+    let naive = |hay: &str, text: &str| match super::bottles::named(vocabulary, text) {
+        Some(at) => vocabulary
+            .spellings()
+            .filter(|&(_, of)| vocabulary.is_a(of, at))
+            .any(|(spelling, _)| found(hay, spelling, true)),
+        None => {
+            found(hay, text, false) || singular(text).is_some_and(|one| found(hay, &one, false))
+        }
     };
     let join = |values: &[CompactString]| {
         values
@@ -285,6 +302,13 @@ fn index_agrees_with_the_field_by_field_definition() {
         "ml",
         "gin\nlime",
         "zzz",
+        "whisky",
+        "limes",
+        "bitters",
+        "\"sweet vermouth\"",
+        "ingredient:rum",
+        "syrups",
+        "orange",
     ]
     .map(String::from)
     .to_vec();
@@ -377,4 +401,86 @@ fn the_shared_figures_table() {
     let plain = SearchQuery::parse("abv:abc abv:< drinks:-1 abv:1e3 abv:10.");
     assert!(plain.figures.is_empty(), "{plain:?}");
     assert_eq!(plain.terms.len(), 5);
+}
+
+/// The `bottles` and `guesses` sections of the shared table.
+#[derive(Deserialize)]
+struct BottleCases {
+    bottles: Bottles,
+    guesses: Guesses,
+}
+#[derive(Deserialize)]
+struct Bottles {
+    singular: Vec<(String, Option<String>)>,
+    recipes: serde_json::Value,
+    cases: Vec<Case>,
+    limits: Vec<LimitCase>,
+}
+#[derive(Deserialize)]
+struct Guesses {
+    max: usize,
+    distance: Vec<(String, String, usize)>,
+    cases: Vec<Case>,
+}
+
+fn bottle_cases() -> (BottleCases, Recipes) {
+    let text = include_str!("../../../../tests/search-cases.json");
+    let table: BottleCases = serde_json::from_str(text).expect("tests/search-cases.json parses");
+    let recipes = table.bottles.recipes.to_string();
+    let recipes = Recipes::parse(&recipes, Origin::Embedded, SystemTime::UNIX_EPOCH)
+        .expect("fixture recipes are valid");
+    (table, recipes)
+}
+
+#[test]
+fn bottles_table() {
+    let (table, recipes) = bottle_cases();
+    for (word, want) in &table.bottles.singular {
+        assert_eq!(singular(word).as_ref(), want.as_ref(), "singular({word:?})");
+    }
+    let index = Index::new(&recipes);
+    assert!(table.bottles.cases.len() >= 20);
+    for case in &table.bottles.cases {
+        let got: Vec<&str> = index
+            .search(&SearchQuery::parse(&case.query))
+            .into_iter()
+            .map(|i| recipes.all()[i].name.as_str())
+            .collect();
+        assert_eq!(got, case.expect, "query {:?}", case.query);
+    }
+    for case in &table.bottles.limits {
+        match (
+            SearchQuery::parse_bounded(&case.query),
+            case.terms,
+            &case.error,
+        ) {
+            (Ok(q), Some(n), None) => assert_eq!(q.terms.len() + q.has.len(), n),
+            (Err(e), None, Some(want)) => assert_eq!(&e.to_string(), want),
+            (got, ..) => panic!("{:?}: got {got:?}", case.query),
+        }
+    }
+}
+
+#[test]
+fn guesses_table() {
+    let (table, recipes) = bottle_cases();
+    assert_eq!(table.guesses.max, MAX_GUESSES);
+    for (a, b, want) in &table.guesses.distance {
+        let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+        assert_eq!(distance(&a, &b, 10), Some(*want), "{a:?} {b:?}");
+        assert_eq!(
+            distance(&a, &b, want.saturating_sub(1)).is_some(),
+            *want == 0
+        );
+    }
+    let index = Index::new(&recipes);
+    for case in &table.guesses.cases {
+        let query = SearchQuery::parse(&case.query);
+        let got: Vec<&str> = index
+            .guesses(&query)
+            .into_iter()
+            .map(|i| recipes.all()[i].name.as_str())
+            .collect();
+        assert_eq!(got, case.expect, "query {:?}", case.query);
+    }
 }

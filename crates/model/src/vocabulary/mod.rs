@@ -224,6 +224,12 @@ impl Vocabulary {
         self.by_spelling.get(folded).copied()
     }
 
+    /// Every spelling, folded as the shelf folds names, and the entry it names (in no
+    /// particular order).
+    pub fn spellings(&self) -> impl Iterator<Item = (&str, At)> + '_ {
+        self.by_spelling.iter().map(|(s, &at)| (s.as_str(), at))
+    }
+
     /// Whether `at` is `kind` or belongs to it, at any depth.
     pub fn is_a(&self, mut at: At, kind: At) -> bool {
         loop {

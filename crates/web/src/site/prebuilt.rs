@@ -27,6 +27,7 @@ pub(super) fn list(
         total: recipes.len(),
         rows: recipes.all().iter().map(Row::new).collect(),
         personal: Vec::new(),
+        guesses: Vec::new(),
     };
     let body = render("recipe list", &body)?;
     let page = render(

@@ -141,6 +141,10 @@ impl Site {
     ) -> ListPage<'a, ListBody<'a>> {
         let all = self.recipes.all();
         let hits = self.index.search_for(&query, mine);
+        let guesses = match hits.is_empty() {
+            true => self.index.guesses_for(&query, mine),
+            false => Vec::new(),
+        };
         // `can:make` from the household's shelf: each row says how, as the phone does.
         let shelf = mine.and_then(|m| m.shelf);
         let stocked = shelf
@@ -160,6 +164,7 @@ impl Site {
             } else {
                 query.personal
             },
+            guesses: guesses.into_iter().map(|i| &all[i]).collect(),
         };
         ListPage {
             chrome: self.chrome(q),

@@ -186,6 +186,7 @@ fn recipe_pages_carry_the_list_as_rendered_alone() {
             total: recipes.len(),
             rows: recipes.all().iter().map(Row::new).collect(),
             personal: Vec::new(),
+            guesses: Vec::new(),
         },
     )
     .expect("the list renders");

@@ -108,6 +108,9 @@ pub(crate) struct ListBody<'a> {
     /// Terms of `q` that depend on who is asking, left to the phone for now (see
     /// [`crate::search::SearchQuery::personal`]).
     pub(crate) personal: Vec<crate::search::Personal>,
+    /// When `q` finds nothing, what it may have meant, closest first
+    /// ([`crate::search::Index::guesses`]).
+    pub(crate) guesses: Vec<&'a crate::recipes::Recipe>,
 }
 
 #[derive(Template)]
@@ -471,6 +474,7 @@ mod tests {
                 total: recipes.len(),
                 rows: recipes.all().iter().map(Row::new).collect(),
                 personal: Vec::new(),
+                guesses: Vec::new(),
             },
         }
         .render()
