@@ -317,7 +317,7 @@ fn every_shared_recipe_has_a_figure_or_a_reason() {
                     None => {
                         unknown.insert(k.clone());
                     }
-                    Some((name, _)) if name == k => by_name += 1,
+                    Some((name, _)) if key(name) == k => by_name += 1,
                     Some(_) => {}
                 }
                 names.insert(k);

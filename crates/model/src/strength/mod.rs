@@ -4,8 +4,8 @@
 //! The steps, for each ingredient row:
 //! 1. Its strength: the row's own `"abv"` (0–100) if it has one; else the household's table
 //!    (`household.sqlite`, `GET/PUT /api/bar/strengths`); else the built-in table
-//!    (`data/strengths.json`, [`table`]), matched on the shelf's name for it
-//!    ([`crate::ingredients::key`]); else unknown: counted as 0% and listed.
+//!    (each bottle's `abv` in `data/vocabulary.json`, [`table`]), found by reading the
+//!    row's name ([`crate::ingredients::key`]) as a bottle; else unknown: counted as 0% and listed.
 //! 2. Its volume ([`crate::units::for_counting`]): ml, cl and oz as the units rules read
 //!    them, a range at its middle; dash 0.9 ml, drop 0.05 ml, barspoon 5 ml, tsp 5 ml,
 //!    tbsp 15 ml; an egg white 30 ml, a yolk 17 ml, a whole egg 50 ml; a count of
@@ -199,7 +199,7 @@ pub fn of(recipe: &Recipe, table: &Table, household: &Household) -> (Strength, W
                 name: name.to_owned(),
                 source: entry.source.clone(),
             };
-            (Some(entry.abv), source)
+            (Some(entry.figure), source)
         } else {
             (None, Source::Unknown)
         };

@@ -1,83 +1,47 @@
-//! The built-in table of ingredient strengths (`data/strengths.json`, compiled in), and
-//! how a shelf name finds its entry.
+//! The built-in strengths: each bottle's `abv` in the vocabulary (`data/vocabulary.json`,
+//! [`crate::vocabulary`]), and how a row's name finds the bottle it counts at.
+//!
+//! Why through the vocabulary: one table names every bottle, its spellings and its
+//! strength, so a spelling the shelf understands is one the strength understands too, and
+//! a bottle without a figure of its own (Lagavulin) counts at its kind's (Islay Scotch).
 
-use serde::Deserialize;
-use std::collections::HashMap;
-use std::sync::OnceLock;
+use crate::vocabulary::{Abv, Vocabulary};
 
-/// One entry of `data/strengths.json`.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Entry {
-    /// The shelf names ([`crate::ingredients::key`]) it covers.
-    pub names: Vec<String>,
-    /// The figure used, % alcohol by volume.
-    pub abv: f64,
-    /// The range bottlings span.
-    pub range: [f64; 2],
-    /// Where the figure comes from.
-    pub source: String,
-}
-
-#[derive(Debug, Deserialize)]
-struct File {
-    entries: Vec<Entry>,
-}
-
-/// The built-in table, read once.
-#[derive(Debug)]
+/// The strengths the vocabulary gives its bottles.
+#[derive(Debug, Clone, Copy)]
 pub struct Table {
-    entries: Vec<Entry>,
-    by_name: HashMap<String, usize>,
+    vocabulary: &'static Vocabulary,
 }
-
-/// The text of the built-in table.
-pub const TABLE_JSON: &str = include_str!("../../../../data/strengths.json");
 
 impl Table {
-    /// The table compiled into the binary. It is checked by the unit tests; were it ever
-    /// unreadable, the table is empty and every ingredient is of unknown strength.
+    /// The table compiled into the binary (the built-in vocabulary's figures).
     pub fn built_in() -> &'static Table {
-        static TABLE: OnceLock<Table> = OnceLock::new();
-        TABLE.get_or_init(|| Table::parse(TABLE_JSON).unwrap_or_else(|_| Table::empty()))
-    }
-
-    fn empty() -> Table {
-        Table {
-            entries: Vec::new(),
-            by_name: HashMap::new(),
-        }
-    }
-
-    pub fn parse(text: &str) -> Result<Table, serde_json::Error> {
-        let file: File = serde_json::from_str(text)?;
-        let mut by_name = HashMap::new();
-        for (at, entry) in file.entries.iter().enumerate() {
-            for name in &entry.names {
-                by_name.entry(name.clone()).or_insert(at);
-            }
-        }
-        Ok(Table {
-            entries: file.entries,
-            by_name,
+        static TABLE: std::sync::OnceLock<Table> = std::sync::OnceLock::new();
+        TABLE.get_or_init(|| Table {
+            vocabulary: Vocabulary::built_in(),
         })
     }
 
-    pub fn entries(&self) -> &[Entry] {
-        &self.entries
+    /// Every figure, with the name of the bottle it is given to.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &Abv)> {
+        let entries = self.vocabulary.entries().iter();
+        entries.filter_map(|e| e.abv.as_ref().map(|abv| (e.name.as_str(), abv)))
     }
 
-    /// The entry for a shelf name and the name it was found under: the whole name; its
-    /// first alternative (`rye whiskey or bourbon`); its longest ending of whole words
-    /// (`islay scotch whiskey` → `scotch whiskey`); its longest beginning
-    /// (`tequila 100% agave` → `tequila`).
-    pub fn find<'t>(&'t self, key: &str) -> Option<(&'t str, &'t Entry)> {
+    /// The strength for a shelf name ([`crate::ingredients::key`]) and the bottle whose
+    /// figure it is. The name is read as the vocabulary spells bottles: whole; by its first
+    /// alternative (`rye whiskey or bourbon`); by its longest ending of whole words (`islay
+    /// scotch whiskey` → `scotch whiskey`); by its longest beginning (`tequila 100% agave` →
+    /// `tequila`). The bottle found counts at its own figure, else its nearest kind's.
+    pub fn find<'t>(&'t self, key: &str) -> Option<(&'t str, &'t Abv)> {
         let key = key.split(" or ").next().unwrap_or(key).trim();
         let words: Vec<&str> = key.split(' ').filter(|w| !w.is_empty()).collect();
         let endings = (0..words.len()).map(|from| words[from..].join(" "));
         let beginnings = (1..words.len()).rev().map(|to| words[..to].join(" "));
         endings.chain(beginnings).find_map(|candidate| {
-            let (name, &at) = self.by_name.get_key_value(candidate.as_str())?;
-            Some((name.as_str(), &self.entries[at]))
+            let at = self.vocabulary.spelled(&candidate)?;
+            let (giver, abv) = self.vocabulary.abv(at)?;
+            Some((self.vocabulary.entry(giver).name.as_str(), abv))
         })
     }
 }

@@ -81,27 +81,42 @@ fn the_worked_examples() {
 }
 
 #[test]
-fn the_table_reads_and_every_entry_is_sourced() {
-    let table = Table::parse(table::TABLE_JSON).expect("data/strengths.json parses");
-    assert!(table.entries().len() > 50);
-    for e in table.entries() {
-        assert!(!e.source.trim().is_empty(), "{:?} has a source", e.names);
-        assert!((0.0..=100.0).contains(&e.abv), "{:?}", e.names);
+fn every_figure_is_sourced_and_in_its_range() {
+    let table = Table::built_in();
+    assert!(
+        table.entries().count() > 200,
+        "the vocabulary carries the strengths"
+    );
+    for (name, e) in table.entries() {
+        assert!(!e.source.trim().is_empty(), "{name} has a source");
+        assert!((0.0..=100.0).contains(&e.figure), "{name}");
         assert!(
-            e.range[0] <= e.abv && e.abv <= e.range[1],
-            "{:?}: in its range",
-            e.names
+            e.range[0] <= e.figure && e.figure <= e.range[1],
+            "{name}: in its range"
         );
-        for name in &e.names {
-            assert_eq!(&key(name), name, "{name:?} is a shelf key");
-        }
     }
+}
+
+#[test]
+fn a_bottle_without_a_figure_counts_at_its_kinds() {
+    let t = Table::built_in();
+    // Sloe gin has no figure of its own: it counts at Liqueurs'; a figure of its own wins.
+    assert_eq!(
+        t.find("sloe gin").map(|(n, e)| (n, e.figure)),
+        Some(("Liqueurs", 25.0))
+    );
+    assert_eq!(
+        t.find("tia maria").map(|(n, e)| (n, e.figure)),
+        Some(("Tia Maria", 20.0))
+    );
+    // A spelling whose bottle and kinds have no figure reads on: "demerara sugar" as sugar.
+    assert_eq!(t.find("demerara sugar").map(|(_, e)| e.figure), Some(0.0));
 }
 
 #[test]
 fn names_fold_as_the_shelf_does() {
     let t = Table::built_in();
-    let abv = |name: &str| t.find(&key(name)).map(|(_, e)| e.abv);
+    let abv = |name: &str| t.find(&key(name)).map(|(_, e)| e.figure);
     assert_eq!(abv("Sherry (preferably Lustau)"), Some(17.0));
     assert_eq!(abv("CRÈME DE CASSIS"), Some(16.0));
     assert_eq!(abv("Rye Whiskey or Bourbon"), Some(45.0));

@@ -15,6 +15,8 @@
 //! 3. [`Vocabulary::meets`] says whether a shelf meets that row, and how ([`meets`]).
 //! 4. [`Vocabulary::coverage`] says how much of a collection it understands
 //!    (`libations check`).
+//! 5. [`Vocabulary::abv`] says how strong a bottle is (its own figure, else its kind's):
+//!    what `strength` counts a row at.
 
 mod meets;
 mod read;
@@ -46,6 +48,20 @@ pub struct Entry {
     pub made_of: Option<Prep>,
     /// Never blocks a drink: water, soda water, ice.
     pub staple: bool,
+    /// How strong it is; `None`: as strong as its kind ([`Vocabulary::abv`]).
+    pub abv: Option<Abv>,
+    pub source: String,
+}
+
+/// How strong a bottle is, in % alcohol by volume: the figure a recipe's strength counts,
+/// the range bottlings span, and where the figure comes from. Kept with the bottle (it was
+/// a table of its own) so that one table names every bottle, its
+/// spellings and its strength.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Abv {
+    pub figure: f64,
+    pub range: [f64; 2],
     pub source: String,
 }
 
@@ -90,6 +106,8 @@ pub enum VocabularyError {
     },
     #[error("entry {0:?} has no source")]
     NoSource(String),
+    #[error("entry {0:?}: abv needs 0 ≤ range[0] ≤ figure ≤ range[1] ≤ 100 and a source")]
+    Abv(String),
 }
 
 #[derive(Deserialize)]
@@ -113,6 +131,8 @@ struct RawEntry {
     made_of: Option<RawPrep>,
     #[serde(default)]
     staple: bool,
+    #[serde(default)]
+    abv: Option<Abv>,
     source: String,
 }
 
@@ -243,6 +263,14 @@ impl Vocabulary {
         }
     }
 
+    /// How strong an entry is: its own figure, else its nearest kind's (Lagavulin has
+    /// none of its own: Islay Scotch's), with the entry that gave it.
+    pub fn abv(&self, at: At) -> Option<(At, &Abv)> {
+        std::iter::once(at)
+            .chain(self.kinds(at))
+            .find_map(|k| self.entries[k].abv.as_ref().map(|abv| (k, abv)))
+    }
+
     /// The kinds above an entry, nearest first: Bourbon → Whiskey → Spirits.
     pub fn kinds(&self, at: At) -> impl Iterator<Item = At> + '_ {
         std::iter::successors(self.entries[at].parent, |&k| self.entries[k].parent)
@@ -255,6 +283,13 @@ fn entry(
 ) -> Result<Entry, VocabularyError> {
     if raw.source.trim().is_empty() {
         return Err(VocabularyError::NoSource(raw.id.clone()));
+    }
+    if let Some(abv) = &raw.abv {
+        let [low, high] = abv.range;
+        let ordered = 0.0 <= low && low <= abv.figure && abv.figure <= high && high <= 100.0;
+        if !ordered || abv.source.trim().is_empty() {
+            return Err(VocabularyError::Abv(raw.id.clone()));
+        }
     }
     let parent = raw
         .is
@@ -280,6 +315,7 @@ fn entry(
         parent,
         made_of,
         staple: raw.staple,
+        abv: raw.abv.clone(),
         source: raw.source.clone(),
     })
 }

@@ -80,6 +80,17 @@ fn a_broken_vocabulary_is_refused_naming_the_entry() {
     assert!(refused(&wrap(prep)).contains("made of itself"));
     let twice = r#"{"id": "c", "name": "Gin", "source": "s"}, {"id": "d", "name": "D", "also": ["GIN"], "source": "s"}"#;
     assert!(refused(&wrap(twice)).contains("\"gin\" is given to both \"c\" and \"d\""));
+    for abv in [
+        r#"{"figure": 50, "range": [37.5, 47], "source": "s"}"#,
+        r#"{"figure": 40, "range": [37.5, 101], "source": "s"}"#,
+        r#"{"figure": 40, "range": [37.5, 47], "source": ""}"#,
+    ] {
+        let strong = format!(r#"{{"id": "g", "name": "G", "abv": {abv}, "source": "s"}}"#);
+        assert!(
+            refused(&wrap(&strong)).contains("entry \"g\": abv needs"),
+            "{abv}"
+        );
+    }
     let unsourced = r#"{"id": "e", "name": "E", "source": " "}"#;
     assert!(refused(&wrap(unsourced)).contains("\"e\" has no source"));
     assert!(

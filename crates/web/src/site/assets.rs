@@ -191,11 +191,38 @@ fn module_dir(files: &[(String, FixedBody)]) -> String {
 /// `data/vocabulary.json`, the one table of the bar's words, served beside the modules as
 /// `vocabulary.json`: `static/js/vocabulary.js` reads it from there, so it is renamed with
 /// them and kept offline with them (the service worker keeps the module directory whole).
+/// Served with only the fields the browser reads ([`BROWSER_FIELDS`]): the sources,
+/// strengths and keeping times are the server's, and every first visit downloads this.
 fn vocabulary_file() -> (String, FixedBody) {
     let text = crate::vocabulary::VOCABULARY_JSON;
     let mime = "application/json; charset=utf-8";
-    let body = FixedBody::new(text.as_bytes().to_vec(), mime, IMMUTABLE);
+    let bytes = browser_cut(text).unwrap_or_else(|| text.as_bytes().to_vec());
+    let body = FixedBody::new(bytes, mime, IMMUTABLE);
     (format!("{MODULES}vocabulary.json"), body)
+}
+
+/// What `static/js/vocabulary.js` reads of an entry, and of its `made_of`.
+const BROWSER_FIELDS: [&str; 6] = ["id", "name", "is", "also", "made_of", "staple"];
+const BROWSER_PREP_FIELDS: [&str; 2] = ["parts", "how"];
+
+/// The vocabulary's entries with [`BROWSER_FIELDS`] alone; `None` if it is not the JSON
+/// expected (the unit tests read the same text, so it always is).
+fn browser_cut(text: &str) -> Option<Vec<u8>> {
+    let keep = |value: &serde_json::Value, fields: &[&str]| -> Option<serde_json::Value> {
+        let object = value.as_object()?;
+        let kept = object.iter().filter(|(k, _)| fields.contains(&k.as_str()));
+        Some(kept.map(|(k, v)| (k.clone(), v.clone())).collect())
+    };
+    let file: serde_json::Value = serde_json::from_str(text).ok()?;
+    let mut entries = Vec::new();
+    for entry in file.get("entries")?.as_array()? {
+        let mut cut = keep(entry, &BROWSER_FIELDS)?;
+        if let Some(prep) = entry.get("made_of") {
+            cut["made_of"] = keep(prep, &BROWSER_PREP_FIELDS)?;
+        }
+        entries.push(cut);
+    }
+    serde_json::to_vec(&serde_json::json!({ "entries": entries })).ok()
 }
 
 /// `app.css` + `1a2b` → `app.1a2b.css`.
