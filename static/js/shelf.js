@@ -155,7 +155,7 @@ function startTicks(root) {
   });
   function show() {
     for (const radio of root.querySelectorAll("input[name=units]")) radio.checked = radio.value === (bar.units || "");
-    for (const radio of root.querySelectorAll("input[name=drink]")) radio.checked = radio.value === String(bar.drink ?? "");
+    for (const radio of root.querySelectorAll("input[name=drink]")) radio.checked = radio.value === String(bar.drink ?? 10);
     const shelf = shelfNow();
     fieldset.disabled = !household.ready || (person() && (!household.mayShelf || shelf === null));
     if (!household.ready) return;
@@ -167,7 +167,7 @@ function startTicks(root) {
     if (t.name === "units") {
       if (!changeBar((b) => { b.units = t.value || null; })) document.getElementById("bar-status").textContent = REFUSED;
     } else if (t.name === "drink") {
-      if (!changeBar((b) => { b.drink = t.value ? Number(t.value) : null; })) document.getElementById("bar-status").textContent = REFUSED;
+      if (!changeBar((b) => { b.drink = Number(t.value); })) document.getElementById("bar-status").textContent = REFUSED;
     }
   });
   return { show };

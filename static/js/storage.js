@@ -9,13 +9,12 @@ export const bar = { units: null, shelf: new Set(), favourites: new Set(), drink
 // The grams of alcohol in a standard drink one may choose: 10 (WHO, Australia, most of
 // Europe), 8 (a UK unit), 14 (a US standard drink).
 export const DRINK_GRAMS = [10, 8, 14];
-// The standard drink this phone counts in: its owner's choice, else its region's where the
-// browser's language says it clearly (en-GB: 8 g, en-US: 14 g), else 10 g.
+// The standard drink this phone counts in: its owner's choice (My bar), else 10 g, the
+// server's own, so that a page with and without JavaScript says the same until the owner
+// chooses (a guess from the browser's language made a US phone's 1.3 disagree with the
+// server's 1.9). The line always names the standard it counts in.
 export function drinkGrams() {
-  if (bar.drink !== null) return bar.drink;
-  let region;
-  try { region = new Intl.Locale((navigator.languages && navigator.languages[0]) || navigator.language || "").region; } catch (error) { region = undefined; }
-  return region === "GB" ? 8 : region === "US" ? 14 : 10;
+  return bar.drink ?? 10;
 }
 
 // Checks an export (or what is stored) and returns it as `bar` holds it; throws a message

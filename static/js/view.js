@@ -80,13 +80,14 @@ export function upToTwo(x) {
   return f % 10 === 0 ? w + "." + f / 10 : w + "." + String(f).padStart(2, "0");
 }
 
-// The line for `servings` and a standard drink of `grams` (10, 8 in the UK, 14 in the US).
+// The line for `servings` and a standard drink of `grams` (10, 8 in the UK, 14 in the US),
+// named in it: "1.9 std drinks (10 g)", never "drinks" alone, which reads as servings.
 export function strengthLine(s, servings, grams) {
   if (s.abv === null || s.volume_ml === null || s.standard_drinks === null) return "Strength not worked out";
   const more = s.approximate ? "+" : "";
   const count = s.standard_drinks * servings * 10 / grams;
-  const unit = oneDecimal(count) === "1.0" ? "drink" : "drinks";
-  return "≈ " + percent(s.abv) + "% ABV · " + whole(s.volume_ml * servings) + more + " ml · " + oneDecimal(count) + more + " " + unit;
+  const unit = oneDecimal(count) === "1.0" ? "std drink" : "std drinks";
+  return "≈ " + percent(s.abv) + "% ABV · " + whole(s.volume_ml * servings) + more + " ml · " + oneDecimal(count) + more + " " + unit + " (" + grams + " g)";
 }
 
 const METHODS = {

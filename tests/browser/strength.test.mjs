@@ -1,6 +1,7 @@
 // How strong is it, at 390×844: a recipe opened in its row shows the strength line on one
 // line, within the screen; tapping it opens the working and tapping again closes it; the
-// standard drink follows the phone's choice (and its region by default); Light, abv: and
+// standard drink is 10 g, as without JavaScript, on every phone until its owner chooses,
+// and the line names it; Light, abv: and
 // sort:abv work without JavaScript (the server answers), and Light toggles with it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -37,7 +38,7 @@ test("the line fits on the opened recipe, and the working opens and closes", asy
   assert.ok(box.x >= 0 && box.x + box.width <= 390, `within the width: ${JSON.stringify(box)}`);
   assert.ok(box.y + box.height <= 844, `within the screen: ${JSON.stringify(box)}`);
   const text = (await line.textContent()).trim();
-  assert.match(text, /^≈ \d+% ABV · \d+\+? ml · \d+\.\d\+? drinks?$/, text);
+  assert.match(text, /^≈ \d+% ABV · \d+\+? ml · \d+\.\d\+? std drinks? \(10 g\)$/, text);
   assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390, "no sideways scrolling");
   // Closed, the working takes no room; a tap opens it, another closes it.
   const working = page.locator("#recipes > li.open details.strength .working");
@@ -59,10 +60,10 @@ test("the line fits on the opened recipe, and the working opens and closes", asy
   await context.close();
 });
 
-test("the standard drink: the phone's region by default, else its owner's choice", async () => {
+test("the standard drink: 10 g on every phone, as without JavaScript, until its owner chooses", async () => {
   const daiquiri = named("Daiquiri") || recipes.find((r) => r.strength.standard_drinks > 1);
-  const line = async (locale, stored) => {
-    const context = await phone(browser, { locale });
+  const line = async (locale, stored, javaScriptEnabled = true) => {
+    const context = await phone(browser, { locale, javaScriptEnabled });
     if (stored) {
       await context.addInitScript((drink) => {
         if (location.protocol !== "http:") return;
@@ -71,24 +72,29 @@ test("the standard drink: the phone's region by default, else its owner's choice
     }
     const page = await context.newPage();
     await page.goto(server.url("/recipes/" + daiquiri.id));
-    await page.waitForFunction(() => document.documentElement.classList.contains("js"));
-    await settle(page);
+    if (javaScriptEnabled) {
+      await page.waitForFunction(() => document.documentElement.classList.contains("js"));
+      await settle(page);
+    }
     const text = (await page.locator(".single details.strength > summary").textContent()).trim();
     const standard = (await page.locator(".single details.strength .standard").textContent()).trim();
     await context.close();
     return { text, standard };
   };
-  const drinks = (text) => Number(/· ([\d.]+)\+? drinks?$/.exec(text)[1]);
-  const au = await line("en-AU");
-  const uk = await line("en-GB");
-  const us = await line("en-US");
-  const chosen = await line("en-US", 8);
-  assert.match(au.standard, /^1 drink = 10 g/);
-  assert.match(uk.standard, /^1 drink = 8 g/);
-  assert.match(us.standard, /^1 drink = 14 g/);
-  assert.match(chosen.standard, /^1 drink = 8 g/, "the owner's choice wins over the region");
-  assert.ok(drinks(uk.text) > drinks(au.text) && drinks(au.text) > drinks(us.text), `${uk.text} / ${au.text} / ${us.text}`);
-  assert.equal(chosen.text, uk.text);
+  const drinks = (text) => Number(/· ([\d.]+)\+? std drinks? \((\d+) g\)$/.exec(text)[1]);
+  const served = await line("en-US", null, false);
+  for (const locale of ["en-AU", "en-GB", "en-US"]) {
+    const shown = await line(locale);
+    assert.equal(shown.text, served.text, `${locale}: the same line as the server's`);
+    assert.match(shown.standard, /^1 drink = 10 g/);
+  }
+  assert.match(served.text, / std drinks? \(10 g\)$/, "the server names the standard");
+  const uk = await line("en-US", 8);
+  const us = await line("en-GB", 14);
+  assert.match(uk.standard, /^1 drink = 8 g/, "the owner's choice");
+  assert.match(uk.text, /\(8 g\)$/);
+  assert.match(us.text, /\(14 g\)$/);
+  assert.ok(drinks(uk.text) > drinks(served.text) && drinks(served.text) > drinks(us.text), `${uk.text} / ${served.text} / ${us.text}`);
 });
 
 test("without JavaScript: Light, abv: and sort:abv are answered by the server", async () => {

@@ -50,12 +50,12 @@ test("the line: rounded halves up, servings scale volume and drinks, the standar
   assert.equal(upToTwo(0.9), "0.9");
   assert.equal(upToTwo(60), "60");
   const daiquiri = cases.find((c) => c.about.startsWith("Daiquiri")).want;
-  assert.equal(strengthLine(daiquiri, 1, 10), "≈ 16% ABV · 150 ml · 1.9 drinks");
-  assert.equal(strengthLine(daiquiri, 2, 10), "≈ 16% ABV · 300 ml · 3.8 drinks");
-  assert.equal(strengthLine(daiquiri, 1, 14), "≈ 16% ABV · 150 ml · 1.3 drinks");
-  assert.equal(strengthLine(daiquiri, 1, 8), "≈ 16% ABV · 150 ml · 2.4 drinks");
+  assert.equal(strengthLine(daiquiri, 1, 10), "≈ 16% ABV · 150 ml · 1.9 std drinks (10 g)");
+  assert.equal(strengthLine(daiquiri, 2, 10), "≈ 16% ABV · 300 ml · 3.8 std drinks (10 g)");
+  assert.equal(strengthLine(daiquiri, 1, 14), "≈ 16% ABV · 150 ml · 1.3 std drinks (14 g)");
+  assert.equal(strengthLine(daiquiri, 1, 8), "≈ 16% ABV · 150 ml · 2.4 std drinks (8 g)");
   const highball = cases.find((c) => c.about.startsWith("Highball")).want;
-  assert.equal(strengthLine(highball, 1, 10), "≈ 32% ABV · 63+ ml · 1.6+ drinks");
+  assert.equal(strengthLine(highball, 1, 10), "≈ 32% ABV · 63+ ml · 1.6+ std drinks (10 g)");
   const none = cases.find((c) => c.want.abv === null).want;
   assert.equal(strengthLine(none, 1, 10), "Strength not worked out");
 });

@@ -146,6 +146,11 @@ async fn the_api_carries_the_strength_and_the_server_filters_and_sorts_by_it() {
         "the same ABV"
     );
     assert_ne!(once, twice, "more ml and drinks for two");
+    // The standard is named, so "drinks" is never read as servings.
+    assert!(
+        once.ends_with(" (10 g)") && once.contains(" std drink"),
+        "{once}"
+    );
     server.stop();
 }
 

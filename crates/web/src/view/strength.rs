@@ -1,5 +1,5 @@
-//! A recipe's strength as its page shows it: one quiet line (`≈ 16% ABV · 150 ml · 1.9
-//! drinks`) and, behind it, how it was worked out. `static/js/view.js` (`strengthPart`)
+//! A recipe's strength as its page shows it: one quiet line (`≈ 16% ABV · 150 ml · 1.9 std
+//! drinks (10 g)`) and, behind it, how it was worked out. `static/js/view.js` (`strengthPart`)
 //! writes the same markup from the list JSON's `strength`, and `recipe.js` paints the line
 //! again for the servings and the standard drink the phone's owner chose; the numbers are
 //! rounded the same way on both sides (`tests/js/markup.test.mjs` compares them).
@@ -54,7 +54,8 @@ pub(crate) fn up_to_two(x: f64) -> String {
     }
 }
 
-/// The line for `servings` and a standard drink of `grams`.
+/// The line for `servings` and a standard drink of `grams`, named in it (as
+/// `static/js/view.js` `strengthLine` writes it).
 pub(crate) fn summary(s: &Strength, servings: u32, grams: f64) -> String {
     let (Some(abv), Some(ml), Some(drinks)) = (s.abv, s.volume_ml, s.standard_drinks) else {
         return "Strength not worked out".to_owned();
@@ -63,15 +64,16 @@ pub(crate) fn summary(s: &Strength, servings: u32, grams: f64) -> String {
     let more = if s.approximate { "+" } else { "" };
     let count = drinks * n * 10.0 / grams;
     let unit = if one_decimal(count) == "1.0" {
-        "drink"
+        "std drink"
     } else {
-        "drinks"
+        "std drinks"
     };
     format!(
-        "≈ {}% ABV · {}{more} ml · {}{more} {unit}",
+        "≈ {}% ABV · {}{more} ml · {}{more} {unit} ({} g)",
         percent(abv),
         whole(ml * n),
-        one_decimal(count)
+        one_decimal(count),
+        whole(grams)
     )
 }
 
