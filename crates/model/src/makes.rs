@@ -20,7 +20,7 @@
 
 use crate::ingredients::{key, needs};
 use crate::recipes::Recipes;
-use crate::vocabulary::{Met, Reading, Shelf, Vocabulary};
+use crate::vocabulary::{Met, Reading, Rule, Shelf, Vocabulary};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 
@@ -113,13 +113,11 @@ impl Needs {
     }
 
     /// Reads a shelf (the names it holds: bottles, kinds, or names of its own, as ticked
-    /// or as stored keys) against these needs.
-    pub fn stocked(&self, shelf: &HashSet<String>) -> Stocked<'_> {
+    /// or as stored keys) and the household's rules against these needs.
+    pub fn stocked(&self, shelf: &HashSet<String>, rules: &[Rule]) -> Stocked<'_> {
         let vocabulary = Vocabulary::built_in();
-        let met = Met::new(
-            vocabulary,
-            Shelf::new(vocabulary, shelf.iter().map(String::as_str)),
-        );
+        let shelf = Shelf::new(vocabulary, shelf.iter().map(String::as_str));
+        let met = Met::new(vocabulary, shelf.with_rules(vocabulary, rules));
         let mut have = Vec::with_capacity(self.needs.len());
         let mut how = Vec::with_capacity(self.needs.len());
         for (reading, _) in &self.needs {
@@ -242,13 +240,13 @@ pub struct NextBottle {
     pub unlocks: Vec<u64>,
 }
 
-/// Which recipes `shelf` (the names it holds) can make, and how; which it is one bottle
+/// Which recipes `shelf` (the names it holds) and the household's `rules` can make, and how; which it is one bottle
 /// short of; and which bottles would each make the most more recipes possible. Only a
 /// bottle that is some recipe's one missing thing is a next bottle: one that unlocks
 /// nothing on its own is no advice. Ties go by key, so the order does not depend on how a
 /// recipe capitalises it.
-pub fn analyse(needs: &Needs, shelf: &HashSet<String>) -> Analysis {
-    let stocked = needs.stocked(shelf);
+pub fn analyse(needs: &Needs, shelf: &HashSet<String>, rules: &[Rule]) -> Analysis {
+    let stocked = needs.stocked(shelf, rules);
     let mut out = Analysis::default();
     // bottle place → the recipes missing only it, in order of first appearance.
     let mut unlocks: HashMap<u32, Vec<u64>> = HashMap::new();

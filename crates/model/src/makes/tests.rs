@@ -62,7 +62,7 @@ fn the_shared_analysis_table() {
             missing_one: case.missing_one,
             next_bottles: case.next_bottles,
         };
-        assert_eq!(analyse(&needs, &shelf), want, "{}", case.about);
+        assert_eq!(analyse(&needs, &shelf, &[]), want, "{}", case.about);
     }
 }
 
@@ -75,7 +75,7 @@ fn the_vocabulary_meets_more_than_spelling() {
     let shelf: HashSet<String> = ["gin", "limes", "sugar", "campari"]
         .map(String::from)
         .into();
-    let stocked = needs.stocked(&shelf);
+    let stocked = needs.stocked(&shelf, &[]);
     let mut fewer = 0;
     for (position, r) in recipes.all().iter().enumerate() {
         let by_spelling = missing(&crate::ingredients::needs(r), &shelf).len();
