@@ -477,21 +477,21 @@ export const missing = (need, shelf) => need.filter(([key]) => !shelf.has(key)).
 // visitor the server does not know). how: the recipes made with a stand-in or a prep, and
 // the words for it. missing_one and next_bottles name bottles (the vocabulary's name, the
 // first of "X or Y"), most recipes first, ties by key (tests/shelf-cases.json, `analysis`).
-export const analyse = (recipes, shelf, vocabulary) =>
-  analyseNeeds(recipes.map((r) => [r.id, needs(r)]), shelf, vocabulary);
+export const analyse = (recipes, shelf, vocabulary, rules = []) =>
+  analyseNeeds(recipes.map((r) => [r.id, needs(r)]), shelf, vocabulary, rules);
 
 // How `shelf` stands against each distinct need of `needed` (each recipe's [id, needs]):
 // key → { have, how (words or null), bottle: [key, name], same (the reading, as a string) }.
-// Each key is read once.
-export function stocked(needed, shelf, vocabulary) {
-  const held = vocabulary.shelf(shelf);
+// Each key is read once. `rules`: the household's ([{ have, wanted }], GET /api/bar).
+export function stocked(needed, shelf, vocabulary, rules = []) {
+  const held = vocabulary.shelf(shelf, rules);
   const byEntry = new Map(); // entry → how it is met (the Rust's `Met` table), filled as asked
   const entryHow = (at) => {
     if (!byEntry.has(at)) byEntry.set(at, vocabulary.meetsEntry(held, at));
     return byEntry.get(at);
   };
   const meets = (r) => ("entry" in r ? entryHow(r.entry)
-    : "either" in r ? r.either.map(entryHow).find(Boolean) || null : vocabulary.meets(held, r));
+    : "either" in r ? either(r.either.map(entryHow)) : vocabulary.meets(held, r));
   const out = new Map();
   for (const [, need] of needed) {
     for (const [key, name] of need) {
@@ -505,6 +505,10 @@ export function stocked(needed, shelf, vocabulary) {
   return out;
 }
 
+// "X or Y": the first alternative met without a household rule, else the first a rule
+// meets (vocabulary.js `either`, meets.rs `either`).
+const either = (hows) => hows.find((h) => h && h.rule === undefined) ?? hows.find(Boolean) ?? null;
+
 const NONE = Object.freeze([]);
 
 // For each recipe of `needed` ([id, needs]…), in order: { missing: the bottles the shelf
@@ -512,8 +516,8 @@ const NONE = Object.freeze([]);
 // meets with a stand-in or a prep, each once }. can:make is missing.length === 0. Each
 // reading counts once ("Bourbon" and "Bourbon Whiskey" are one need). At 5,000 recipes
 // this runs at every tick: arrays are made only when there is something to put in them.
-export function shelfRows(needed, shelf, vocabulary) {
-  const table = stocked(needed, shelf, vocabulary);
+export function shelfRows(needed, shelf, vocabulary, rules = []) {
+  const table = stocked(needed, shelf, vocabulary, rules);
   return needed.map(([, need]) => {
     let missing = NONE, how = NONE, seen = NONE;
     for (const [key] of need) {
@@ -538,10 +542,10 @@ export function shelfRows(needed, shelf, vocabulary) {
 // `analyse` over each recipe's [id, needs(recipe)], worked out once: folding every
 // ingredient name is most of the cost (at 5,000 recipes a tick on My bar would take a
 // phone a second), and a page that reads a shelf again and again need not repeat it.
-export function analyseNeeds(needed, shelf, vocabulary) {
+export function analyseNeeds(needed, shelf, vocabulary, rules = []) {
   const out = { can_make: [], how: [], missing_one: [], next_bottles: [] };
   const unlocks = new Map(); // bottle key → [name, ids of the recipes missing only it]
-  shelfRows(needed, shelf, vocabulary).forEach(({ missing, how }, i) => {
+  shelfRows(needed, shelf, vocabulary, rules).forEach(({ missing, how }, i) => {
     const id = needed[i][0];
     if (missing.length === 0) {
       out.can_make.push(id);
