@@ -458,15 +458,22 @@ export function isOptional(name) {
   return false;
 }
 export const isStaple = (key) => STAPLES.has(key);
-// What a recipe needs from a shelf: [key, name as written], each key once.
+// What a recipe needs from a shelf: [key, name as written], each key once; and, for a row
+// that is `exact` or lists `substitutes`, a third item { exact, substitutes }.
 export function needs(recipe) {
   const out = new Map();
   for (const i of recipe.ingredients || []) {
     const key = ingredientKey(i.name);
-    if (key && !isStaple(key) && !isOptional(i.name) && !out.has(key)) out.set(key, i.name);
+    if (key && !isStaple(key) && !isOptional(i.name) && !out.has(key)) out.set(key, i);
   }
-  return Array.from(out);
+  return Array.from(out, ([key, i]) => {
+    const substitutes = Array.isArray(i.substitutes) ? i.substitutes : [];
+    return i.exact === true || substitutes.length ? [key, i.name, { exact: i.exact === true, substitutes }] : [key, i.name];
+  });
 }
+// A need's place in a table (crates/model/src/makes.rs `need_key`): its key, and what else
+// its row says of it.
+const needId = (key, extra) => (extra ? key + "\u0001" + extra.exact + "\u0001" + extra.substitutes.map(ingredientKey).join("\u0001") : key);
 // Names of the needs not on the shelf (a Set of keys), by spelling alone: shelfRows reads
 // them through the vocabulary.
 export const missing = (need, shelf) => need.filter(([key]) => !shelf.has(key)).map(([, name]) => name);
@@ -494,12 +501,19 @@ export function stocked(needed, shelf, vocabulary, rules = []) {
     : "either" in r ? either(r.either.map(entryHow)) : vocabulary.meets(held, r));
   const out = new Map();
   for (const [, need] of needed) {
-    for (const [key, name] of need) {
-      if (out.has(key)) continue;
+    for (const [key, name, extra] of need) {
+      const id = needId(key, extra);
+      if (out.has(id)) continue;
       const reading = vocabulary.readKey(key);
-      const how = meets(reading);
-      const same = JSON.stringify(reading); // one need, however it is spelt
-      out.set(key, { have: how !== null, how: how && vocabulary.explain(how), bottle: vocabulary.bottle(reading, key, name), same });
+      let how, same = JSON.stringify(reading); // one need, however it is spelt
+      if (extra) {
+        const row = { reading, exact: extra.exact, substitutes: extra.substitutes.map((s) => vocabulary.read(s)) };
+        how = vocabulary.meetsRow(held, row, meets);
+        same = JSON.stringify(row);
+      } else {
+        how = meets(reading);
+      }
+      out.set(id, { have: how !== null, how: how && vocabulary.explain(how), bottle: vocabulary.bottle(reading, key, name), same });
     }
   }
   return out;
@@ -520,8 +534,8 @@ export function shelfRows(needed, shelf, vocabulary, rules = []) {
   const table = stocked(needed, shelf, vocabulary, rules);
   return needed.map(([, need]) => {
     let missing = NONE, how = NONE, seen = NONE;
-    for (const [key] of need) {
-      const n = table.get(key);
+    for (const [key, , extra] of need) {
+      const n = table.get(needId(key, extra));
       if (need.length > 1) {
         if (seen.includes(n.same)) continue;
         if (seen === NONE) seen = [];

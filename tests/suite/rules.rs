@@ -199,3 +199,88 @@ async fn without_the_shelf_grant_or_with_an_unknown_name_nothing_is_written() {
     assert_eq!(seen["rules"], json!([]), "{seen}");
     assert_eq!(seen["may_change"], false);
 }
+
+/// A Bar Assistant file whose Absinthe row lists Ouzo as a substitute: the import keeps it
+/// (preview, saved file), and a shelf with Ouzo and no absinthe then makes the drink,
+/// saying so.
+#[tokio::test]
+async fn a_bar_assistant_import_keeps_a_rows_substitutes_and_can_make_uses_them() {
+    let Some(file) = common::shared_data("import/bar-assistant/greta-garbo.json") else {
+        return;
+    };
+    let (dir, path) = common::collection();
+    let state = dir.path().to_str().unwrap().to_owned();
+    let identity = [
+        "--state-dir",
+        &state,
+        "--local-identity",
+        "alice@example.com",
+    ];
+    let server = common::editor(&path, &identity);
+    let bytes = std::fs::read(&file).unwrap();
+    let response = client()
+        .post(server.url("/api/import"))
+        .headers(common::same_origin(&server))
+        .header("content-type", "application/json")
+        .body(bytes)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let preview: Value = response.json().await.unwrap();
+    let item = &preview["recipes"][0];
+    let recipe = if item["recipe"].is_object() {
+        item["recipe"].clone()
+    } else {
+        item.clone()
+    };
+    let rows = recipe["ingredients"].as_array().expect("rows");
+    let absinthe = rows
+        .iter()
+        .find(|r| r["name"] == "Absinthe")
+        .expect("{recipe}");
+    assert_eq!(absinthe["substitutes"], json!(["Ouzo"]), "{recipe}");
+    assert!(
+        rows.iter()
+            .filter(|r| r["name"] != "Absinthe")
+            .all(|r| r.get("substitutes").is_none())
+    );
+    let response = client()
+        .post(server.url("/api/recipes/bulk"))
+        .headers(common::same_origin(&server))
+        .json(&json!({"recipes": [recipe]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let on_disk = Recipes::from_file(&path).unwrap();
+    let saved = on_disk
+        .all()
+        .iter()
+        .find(|r| r.name == "Greta Garbo")
+        .expect("saved");
+    let row = saved
+        .ingredients
+        .iter()
+        .find(|l| l.name == "Absinthe")
+        .unwrap();
+    assert_eq!(row.substitutes, ["Ouzo"]);
+
+    let shelf = ["White rum", "Limes", "Sugar", "Maraschino", "Ouzo"];
+    let (status, bar) = write(
+        &server,
+        "PUT",
+        "/api/bar/shelf",
+        Some(json!({"have": shelf})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{bar}");
+    assert!(makes(&bar, saved.id), "{bar}");
+    let words = how(&bar, saved.id);
+    assert!(
+        words
+            .iter()
+            .any(|w| w.ends_with("for Absinthe (the recipe's substitute)")),
+        "{words:?}"
+    );
+}

@@ -229,8 +229,13 @@ impl Vocabulary {
 
     /// [`Vocabulary::meets_row`] for a row as written: its name and substitutes' names.
     pub fn row(&self, name: &str, exact: bool, substitutes: &[impl AsRef<str>]) -> Row {
+        self.row_of(self.read(name), exact, substitutes)
+    }
+
+    /// [`Vocabulary::row`] of a name already read.
+    pub fn row_of(&self, reading: Reading, exact: bool, substitutes: &[impl AsRef<str>]) -> Row {
         Row {
-            reading: self.read(name),
+            reading,
             exact,
             substitutes: substitutes.iter().map(|s| self.read(s.as_ref())).collect(),
         }
