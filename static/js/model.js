@@ -471,8 +471,7 @@ export function needs(recipe) {
     return i.exact === true || substitutes.length ? [key, i.name, { exact: i.exact === true, substitutes }] : [key, i.name];
   });
 }
-// A need's place in a table (crates/model/src/makes.rs `need_key`): its key, and what else
-// its row says of it.
+// A need's place in a table (makes.rs `need_key`): its key, and what else its row says.
 const needId = (key, extra) => (extra ? key + "\u0001" + extra.exact + "\u0001" + extra.substitutes.map(ingredientKey).join("\u0001") : key);
 // Names of the needs not on the shelf (a Set of keys), by spelling alone: shelfRows reads
 // them through the vocabulary.
@@ -505,22 +504,16 @@ export function stocked(needed, shelf, vocabulary, rules = []) {
       const id = needId(key, extra);
       if (out.has(id)) continue;
       const reading = vocabulary.readKey(key);
-      let how, same = JSON.stringify(reading); // one need, however it is spelt
-      if (extra) {
-        const row = { reading, exact: extra.exact, substitutes: extra.substitutes.map((s) => vocabulary.read(s)) };
-        how = vocabulary.meetsRow(held, row, meets);
-        same = JSON.stringify(row);
-      } else {
-        how = meets(reading);
-      }
+      const row = extra && { reading, exact: extra.exact, substitutes: extra.substitutes.map((s) => vocabulary.read(s)) };
+      const how = row ? vocabulary.meetsRow(held, row, meets) : meets(reading);
+      const same = JSON.stringify(row || reading); // one need, however it is spelt
       out.set(id, { have: how !== null, how: how && vocabulary.explain(how), bottle: vocabulary.bottle(reading, key, name), same });
     }
   }
   return out;
 }
 
-// "X or Y": the first alternative met without a household rule, else the first a rule
-// meets (vocabulary.js `either`, meets.rs `either`).
+// "X or Y": the first met without a household rule, else by one (meets.rs `either`).
 const either = (hows) => hows.find((h) => h && h.rule === undefined) ?? hows.find(Boolean) ?? null;
 
 const NONE = Object.freeze([]);

@@ -97,10 +97,10 @@ impl Shelf {
                 Reading::Entry(at) => Some(at),
                 _ => None,
             };
-            if let (Some(have), Some(wanted)) = (read(&rule.have), read(&rule.wanted)) {
-                if !self.rules.contains(&(have, wanted)) {
-                    self.rules.push((have, wanted));
-                }
+            if let (Some(have), Some(wanted)) = (read(&rule.have), read(&rule.wanted))
+                && !self.rules.contains(&(have, wanted))
+            {
+                self.rules.push((have, wanted));
             }
         }
         self
