@@ -42,6 +42,7 @@ fn personal(c: &mut Criterion, recipes: &Recipes, index: &Index) {
         last_made: &last_made,
         now_ms,
         shelf: Some(&shelf),
+        rules: &[],
     };
     let mut g = c.benchmark_group("personal_5000");
     // Part of index_build: reading every recipe's needs once.
@@ -60,7 +61,11 @@ fn personal(c: &mut Criterion, recipes: &Recipes, index: &Index) {
         });
     }
     g.bench_function("analyse", |b| {
-        b.iter(|| analyse(index.needs(), black_box(&shelf)).next_bottles.len())
+        b.iter(|| {
+            analyse(index.needs(), black_box(&shelf), &[])
+                .next_bottles
+                .len()
+        })
     });
     g.finish();
 }

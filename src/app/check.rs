@@ -54,7 +54,7 @@ pub(super) fn import_household(
             .import(&backup, highest)
             .map_err(|e| format!("{}: {e}; nothing was changed", file.display()))?;
         Ok(format!(
-            "{}: merged into {}: {} people, {} shelf rows, {} favourites, {} ratings, {} notes, {} made, {} menus, {} strengths, {} shopping rows",
+            "{}: merged into {}: {} people, {} shelf rows, {} favourites, {} ratings, {} notes, {} made, {} menus, {} strengths, {} shopping rows, {} rules",
             file.display(),
             db.path().display(),
             taken.people,
@@ -65,7 +65,8 @@ pub(super) fn import_household(
             taken.made,
             taken.menus,
             taken.strengths,
-            taken.shopping
+            taken.shopping,
+            taken.rules
         ))
     };
     said(run())

@@ -22,6 +22,7 @@
 //   collection.js  the recipes' names for My bar (/api/recipes, as the list has it)
 //   bottles.js  what the shelf makes, the best next bottles
 //   shopping.js the shopping list: the household's, or this device's
+//   rules.js    My bar's "Our stand-ins": the household's own rules
 //   bar-mine.js a person's favourites, ratings, notes and log, listed on My bar
 //   edit.js     the recipe form: rows in place, problems inline, drafts, conflicts
 //   import.js   adding recipes from a file: the list to choose from

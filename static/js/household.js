@@ -6,7 +6,8 @@
 //
 // `household`: { known, login, name, why, mayShelf, favourites: Set(id), ratings: Map(id →
 // stars), notes: Map(id → text), conflicts: Map(id → [text…]), made: [{id, at}…] newest
-// first, shelf: Set(key) | null (the household's, from GET /api/bar; null until known) }.
+// first, shelf: Set(key) | null (the household's, from GET /api/bar; null until known),
+// rules: [{ have, wanted }] (the household's own rules, from GET /api/bar) }.
 // `ready` is false until /api/me has answered once (or could not be asked).
 import { ingredientKey } from "./model.js";
 import { onPending, pendingChanges, queue as send, setWho, unqueue } from "./pending.js";
@@ -14,7 +15,7 @@ import { onPending, pendingChanges, queue as send, setWho, unqueue } from "./pen
 export const household = {
   ready: false, known: false, login: null, name: null, why: null, mayShelf: false,
   favourites: new Set(), ratings: new Map(), notes: new Map(), conflicts: new Map(), made: [],
-  shelf: null,
+  shelf: null, rules: [],
 };
 // What the server said last (the answers to sent changes folded in); `household` is this
 // with the waiting changes on top.
@@ -26,7 +27,7 @@ function empty() {
   return {
     known: false, login: null, name: null, why: null, mayShelf: false,
     favourites: new Set(), ratings: new Map(), notes: new Map(), conflicts: new Map(), made: [],
-    shelf: null,
+    shelf: null, rules: [],
   };
 }
 
@@ -57,7 +58,7 @@ export function fromMe(me) {
 
 const copy = (s) => ({
   ...s, favourites: new Set(s.favourites), ratings: new Map(s.ratings), notes: new Map(s.notes),
-  conflicts: new Map(s.conflicts), made: s.made.slice(), shelf: s.shelf && new Set(s.shelf),
+  conflicts: new Map(s.conflicts), made: s.made.slice(), shelf: s.shelf && new Set(s.shelf), rules: s.rules.slice(),
 });
 const byNewest = (a, b) => b.at - a.at;
 const idOf = (path) => Number(/\/(\d+)(?:\?|$)/.exec(path)?.[1]);
@@ -90,6 +91,10 @@ export function applyChange(state, change) {
   } else if (path === "/api/bar/shelf" && state.shelf) {
     for (const name of body.have || []) state.shelf.add(ingredientKey(name));
     for (const name of body.out || []) state.shelf.delete(ingredientKey(name));
+  } else if (path === "/api/bar/rules") {
+    const same = (r) => ingredientKey(r.have) === ingredientKey(body.have) && ingredientKey(r.wanted) === ingredientKey(body.wanted);
+    state.rules = state.rules.filter((r) => !same(r));
+    if (body.on !== false) state.rules.push({ have: body.have, wanted: body.wanted });
   }
   return state;
 }
@@ -112,6 +117,8 @@ export function applyAnswer(state, change, answer) {
     applyChange(state, change.method === "POST" ? { ...change, body: { at: Number(answer.at) } } : change);
   } else if (change.path === "/api/bar/shelf" && Array.isArray(answer.shelf)) {
     state.shelf = new Set(answer.shelf.map(ingredientKey));
+  } else if (change.path === "/api/bar/rules" && Array.isArray(answer.rules)) {
+    state.rules = answer.rules;
   }
   return state;
 }
@@ -157,14 +164,18 @@ export async function refresh() {
   } catch (error) { /* offline without a cached answer: unknown for now */ }
   hearing.delete(heard);
   if (me) {
-    const shelf = base.shelf;
+    const { shelf, rules } = base;
     base = fromMe(me);
-    base.shelf = shelf;
+    Object.assign(base, { shelf, rules });
     for (const [change, answer] of heard) if (!change.path.startsWith("/api/bar/")) applyAnswer(base, change, answer);
     if (base.known) {
       try {
         const response = await fetch("/api/bar", { headers: { Accept: "application/json" } });
-        if (response.ok) { bar = await response.json(); base.shelf = new Set((bar.shelf || []).map(ingredientKey)); }
+        if (response.ok) {
+          bar = await response.json();
+          base.shelf = new Set((bar.shelf || []).map(ingredientKey));
+          base.rules = Array.isArray(bar.rules) ? bar.rules : [];
+        }
       } catch (error) { /* the shelf stays as it was */ }
     }
   }
@@ -192,7 +203,7 @@ export function startHousehold() {
     if (change && answer) {
       applyAnswer(base, change, answer);
       for (const heard of hearing) heard.push([change, answer]);
-      if (change.path === "/api/bar/shelf" && answer.error === undefined) bar = answer;
+      if ((change.path === "/api/bar/shelf" || change.path === "/api/bar/rules") && answer.error === undefined) bar = answer;
     }
     recompute();
   });
@@ -251,6 +262,12 @@ export function unmake(id, at) {
 export function changeShelf(have, out) {
   const key = "shelf:" + [...have, ...out].map(ingredientKey).sort().join("|");
   return queue({ key, method: "PUT", path: "/api/bar/shelf", body: json(Date.now(), { have, out }) });
+}
+
+// Adds (`on`) or takes back one of the household's rules: `have` may stand in for `wanted`.
+export function changeRule(have, wanted, on) {
+  const key = "rule:" + ingredientKey(have) + "|" + ingredientKey(wanted);
+  return queue({ key, method: "PUT", path: "/api/bar/rules", body: json(Date.now(), { have, wanted, on }) });
 }
 
 // The person's last "made one" of recipe `id` (ms), or undefined; how many times.

@@ -225,7 +225,7 @@ function decorate() {
   const shelf = shelfNow();
   const favourites = household.known ? household.favourites : bar.favourites;
   const stocked = shelf.size > 0;
-  const read = shelfRows(state.needed, shelf, state.vocabulary);
+  const read = shelfRows(state.needed, shelf, state.vocabulary, household.known ? household.rules : []);
   state.miss = read.map((r) => r.missing.map(([, name]) => name));
   state.how = read.map((r) => r.how);
   rows.forEach((li, i) => {

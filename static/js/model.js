@@ -458,15 +458,21 @@ export function isOptional(name) {
   return false;
 }
 export const isStaple = (key) => STAPLES.has(key);
-// What a recipe needs from a shelf: [key, name as written], each key once.
+// What a recipe needs from a shelf: [key, name as written], each key once; and, for a row
+// that is `exact` or lists `substitutes`, a third item { exact, substitutes }.
 export function needs(recipe) {
   const out = new Map();
   for (const i of recipe.ingredients || []) {
     const key = ingredientKey(i.name);
-    if (key && !isStaple(key) && !isOptional(i.name) && !out.has(key)) out.set(key, i.name);
+    if (key && !isStaple(key) && !isOptional(i.name) && !out.has(key)) out.set(key, i);
   }
-  return Array.from(out);
+  return Array.from(out, ([key, i]) => {
+    const substitutes = Array.isArray(i.substitutes) ? i.substitutes : [];
+    return i.exact === true || substitutes.length ? [key, i.name, { exact: i.exact === true, substitutes }] : [key, i.name];
+  });
 }
+// A need's place in a table (makes.rs `need_key`): its key, and what else its row says.
+const needId = (key, extra) => (extra ? key + "\u0001" + extra.exact + "\u0001" + extra.substitutes.map(ingredientKey).join("\u0001") : key);
 // Names of the needs not on the shelf (a Set of keys), by spelling alone: shelfRows reads
 // them through the vocabulary.
 export const missing = (need, shelf) => need.filter(([key]) => !shelf.has(key)).map(([, name]) => name);
@@ -477,33 +483,38 @@ export const missing = (need, shelf) => need.filter(([key]) => !shelf.has(key)).
 // visitor the server does not know). how: the recipes made with a stand-in or a prep, and
 // the words for it. missing_one and next_bottles name bottles (the vocabulary's name, the
 // first of "X or Y"), most recipes first, ties by key (tests/shelf-cases.json, `analysis`).
-export const analyse = (recipes, shelf, vocabulary) =>
-  analyseNeeds(recipes.map((r) => [r.id, needs(r)]), shelf, vocabulary);
+export const analyse = (recipes, shelf, vocabulary, rules = []) =>
+  analyseNeeds(recipes.map((r) => [r.id, needs(r)]), shelf, vocabulary, rules);
 
 // How `shelf` stands against each distinct need of `needed` (each recipe's [id, needs]):
 // key → { have, how (words or null), bottle: [key, name], same (the reading, as a string) }.
-// Each key is read once.
-export function stocked(needed, shelf, vocabulary) {
-  const held = vocabulary.shelf(shelf);
+// Each key is read once. `rules`: the household's ([{ have, wanted }], GET /api/bar).
+export function stocked(needed, shelf, vocabulary, rules = []) {
+  const held = vocabulary.shelf(shelf, rules);
   const byEntry = new Map(); // entry → how it is met (the Rust's `Met` table), filled as asked
   const entryHow = (at) => {
     if (!byEntry.has(at)) byEntry.set(at, vocabulary.meetsEntry(held, at));
     return byEntry.get(at);
   };
   const meets = (r) => ("entry" in r ? entryHow(r.entry)
-    : "either" in r ? r.either.map(entryHow).find(Boolean) || null : vocabulary.meets(held, r));
+    : "either" in r ? either(r.either.map(entryHow)) : vocabulary.meets(held, r));
   const out = new Map();
   for (const [, need] of needed) {
-    for (const [key, name] of need) {
-      if (out.has(key)) continue;
+    for (const [key, name, extra] of need) {
+      const id = needId(key, extra);
+      if (out.has(id)) continue;
       const reading = vocabulary.readKey(key);
-      const how = meets(reading);
-      const same = JSON.stringify(reading); // one need, however it is spelt
-      out.set(key, { have: how !== null, how: how && vocabulary.explain(how), bottle: vocabulary.bottle(reading, key, name), same });
+      const row = extra && { reading, exact: extra.exact, substitutes: extra.substitutes.map((s) => vocabulary.read(s)) };
+      const how = row ? vocabulary.meetsRow(held, row, meets) : meets(reading);
+      const same = JSON.stringify(row || reading); // one need, however it is spelt
+      out.set(id, { have: how !== null, how: how && vocabulary.explain(how), bottle: vocabulary.bottle(reading, key, name), same });
     }
   }
   return out;
 }
+
+// "X or Y": the first met without a household rule, else by one (meets.rs `either`).
+const either = (hows) => hows.find((h) => h && h.rule === undefined) ?? hows.find(Boolean) ?? null;
 
 const NONE = Object.freeze([]);
 
@@ -512,12 +523,12 @@ const NONE = Object.freeze([]);
 // meets with a stand-in or a prep, each once }. can:make is missing.length === 0. Each
 // reading counts once ("Bourbon" and "Bourbon Whiskey" are one need). At 5,000 recipes
 // this runs at every tick: arrays are made only when there is something to put in them.
-export function shelfRows(needed, shelf, vocabulary) {
-  const table = stocked(needed, shelf, vocabulary);
+export function shelfRows(needed, shelf, vocabulary, rules = []) {
+  const table = stocked(needed, shelf, vocabulary, rules);
   return needed.map(([, need]) => {
     let missing = NONE, how = NONE, seen = NONE;
-    for (const [key] of need) {
-      const n = table.get(key);
+    for (const [key, , extra] of need) {
+      const n = table.get(needId(key, extra));
       if (need.length > 1) {
         if (seen.includes(n.same)) continue;
         if (seen === NONE) seen = [];
@@ -538,10 +549,10 @@ export function shelfRows(needed, shelf, vocabulary) {
 // `analyse` over each recipe's [id, needs(recipe)], worked out once: folding every
 // ingredient name is most of the cost (at 5,000 recipes a tick on My bar would take a
 // phone a second), and a page that reads a shelf again and again need not repeat it.
-export function analyseNeeds(needed, shelf, vocabulary) {
+export function analyseNeeds(needed, shelf, vocabulary, rules = []) {
   const out = { can_make: [], how: [], missing_one: [], next_bottles: [] };
   const unlocks = new Map(); // bottle key → [name, ids of the recipes missing only it]
-  shelfRows(needed, shelf, vocabulary).forEach(({ missing, how }, i) => {
+  shelfRows(needed, shelf, vocabulary, rules).forEach(({ missing, how }, i) => {
     const id = needed[i][0];
     if (missing.length === 0) {
       out.can_make.push(id);

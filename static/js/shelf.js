@@ -4,7 +4,7 @@
 // own favourites, ratings, notes and log ("Mine"). For an unknown visitor: this device's
 // shelf and favourites (storage.js), as before, with a line saying why. For everyone: what
 // the shelf makes and the best next bottles (bottles.js), the household's shopping list
-// (shopping.js), the units (per device), and the export file. The page's HTML is the
+// (shopping.js), its own rules (rules.js), the units (per device), and the export file. The page's HTML is the
 // same for everyone (rendered once per collection): all of this is filled in here.
 import { analyseNeeds } from "./model.js";
 import { bar, barJSON, changeBar, forgetBar, loadBar, onChange, readBar } from "./storage.js";
@@ -15,6 +15,7 @@ import { showMakes, startBottles } from "./bottles.js";
 import { showMine } from "./bar-mine.js";
 import { startShopping } from "./shopping.js";
 import { startPicker } from "./picker.js";
+import { startRules } from "./rules.js";
 
 const REFUSED = "This browser would not store the change (storage is full or turned off): it will be lost when the page closes.";
 const plural = (n, one, many) => n + " " + (n === 1 ? one : many);
@@ -36,12 +37,13 @@ export function startShelf() {
   const root = document.getElementById("bar");
   if (!root) return;
   for (const control of root.querySelectorAll("[disabled]")) {
-    if (!control.closest("#shelf, #shop-add, .shop-list, #shop-share, #shop-copy, #shop-clear")) control.disabled = false;
+    if (!control.closest("#shelf, #shop-add, .shop-list, #shop-share, #shop-copy, #shop-clear, #rule-add")) control.disabled = false;
   }
   const status = document.getElementById("bar-status");
   const say = (text) => { if (text) status.textContent = text; };
   const shopStatus = document.getElementById("shop-status");
   startShopping();
+  startRules();
   startBottles((text) => { if (text) shopStatus.textContent = text; });
   const ticks = startTicks(root);
   document.getElementById("export").addEventListener("click", () => say(exportBar()));
@@ -66,8 +68,9 @@ export function startShelf() {
     let analysis = null;
     if (collected && shelf) {
       // Worked out here, so that ticks still waiting to be sent count at once.
-      const key = Array.from(shelf).sort().join("\n");
-      if (key !== lastShelf) { lastShelf = key; lastAnalysis = analyseNeeds(collected.needed, shelf, collected.vocabulary); }
+      const rules = person() ? household.rules : [];
+      const key = Array.from(shelf).sort().join("\n") + "\n" + JSON.stringify(rules);
+      if (key !== lastShelf) { lastShelf = key; lastAnalysis = analyseNeeds(collected.needed, shelf, collected.vocabulary, rules); }
       analysis = lastAnalysis;
     } else if (person()) {
       analysis = barAnswer();

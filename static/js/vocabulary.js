@@ -7,7 +7,9 @@
 // A reading is what a row's name names: { entry: at } (one bottle or kind), { either: [at…] }
 // ("Bourbon or Rye Whiskey"), or { unknown: folded } (a name the vocabulary does not know).
 // How a shelf meets a row: { staple: at }, { has: at }, { have, wanted } (a stand-in),
-// { prep, from: [how…] } (a house-made prep from its parts), or { own: folded }.
+// { prep, from: [how…] } (a house-made prep from its parts), { own: folded }, { rule: have,
+// wanted } (the household's rule) or { substitute: how, row: name } (a row's own substitute).
+// A shelf carries the household's rules ([{ have, wanted }] by name) read to entries.
 import { ingredientKey, singular, wholeWord } from "./model.js";
 
 const EITHER = [" or ", " / "];
@@ -92,15 +94,22 @@ export class Vocabulary {
     return false;
   }
 
-  // What a household holds (names as ticked, or keys as stored): { entries: [at…], names: Set }.
-  shelf(names) {
-    const shelf = { entries: [], names: new Set() };
+  // What a household holds (names as ticked, or keys as stored), and its rules ({ have,
+  // wanted } by name, both names the vocabulary knows): { entries: [at…], names: Set,
+  // rules: [[have, wanted]…] }.
+  shelf(names, rules = []) {
+    const shelf = { entries: [], names: new Set(), rules: [] };
     const add = (at) => { if (!shelf.entries.includes(at)) shelf.entries.push(at); };
     for (const name of names) {
       const r = this.read(name);
       if ("entry" in r) add(r.entry);
       else if ("either" in r) r.either.forEach(add);
       else shelf.names.add(r.unknown);
+    }
+    for (const rule of rules) {
+      const have = this.read(rule.have), wanted = this.read(rule.wanted);
+      if (!("entry" in have) || !("entry" in wanted)) continue;
+      if (!shelf.rules.some(([h, w]) => h === have.entry && w === wanted.entry)) shelf.rules.push([have.entry, wanted.entry]);
     }
     return shelf;
   }
@@ -136,7 +145,10 @@ export class Vocabulary {
     return { have, out };
   }
 
-  meetsEntry(shelf, wanted) {
+  // Steps 1–4 and then the household's rules (meets.rs `meets_entry`).
+  meetsEntry(shelf, wanted) { return this.meetsBottle(shelf, wanted) ?? this.meetsByRule(shelf, wanted); }
+
+  meetsBottle(shelf, wanted) {
     const entry = this.entries[wanted];
     if (entry.staple) return { staple: wanted };
     if (shelf.entries.includes(wanted)) return { has: wanted };
@@ -153,23 +165,55 @@ export class Vocabulary {
     return { prep: wanted, from };
   }
 
+  // A household rule for `wanted` whose bottle the shelf meets (never through another rule).
+  meetsByRule(shelf, wanted) {
+    const haves = (shelf.rules || []).filter(([have, w]) => w === wanted && this.meetsBottle(shelf, have) !== null).map(([have]) => have);
+    return haves.length ? { rule: Math.min(...haves), wanted } : null;
+  }
+
   // How `shelf` meets a row read as `reading`, or null.
   meets(shelf, reading) {
     if ("entry" in reading) return this.meetsEntry(shelf, reading.entry);
-    if ("either" in reading) {
-      for (const at of reading.either) {
-        const how = this.meetsEntry(shelf, at);
-        if (how) return how;
-      }
-      return null;
-    }
+    if ("either" in reading) return either(reading.either.map((at) => this.meetsEntry(shelf, at)));
     return shelf.names.has(reading.unknown) ? { own: reading.unknown } : null;
+  }
+
+  // A whole row ({ reading, exact, substitutes: [reading…] }): exact or not, then its
+  // substitutes (meets.rs `meets_row`). `meets` answers a reading (a table's lookup).
+  meetsRow(shelf, row, meets = (r) => this.meets(shelf, r)) {
+    const itself = row.exact ? this.meetsExact(shelf, row.reading) : meets(row.reading);
+    if (itself) return itself;
+    for (const sub of row.substitutes || []) {
+      const used = meets(sub);
+      if (used) return { substitute: used, row: this.readingName(row.reading) };
+    }
+    return null;
+  }
+
+  meetsExact(shelf, reading) {
+    const itself = (at) => (this.entries[at].staple ? { staple: at } : shelf.entries.includes(at) ? { has: at } : null);
+    if ("entry" in reading) return itself(reading.entry);
+    if ("either" in reading) return reading.either.map(itself).find(Boolean) || null;
+    return this.meets(shelf, reading);
+  }
+
+  readingName(reading) {
+    if ("entry" in reading) return this.entries[reading.entry].name;
+    if ("either" in reading) return this.entries[reading.either[0]].name;
+    return reading.unknown;
+  }
+
+  // A row as written: its name, exact or not, and its substitutes' names.
+  row(name, exact = false, substitutes = []) {
+    return { reading: this.read(name), exact, substitutes: substitutes.map((s) => this.read(s)) };
   }
 
   meetsName(shelf, name) { return this.meets(shelf, this.read(name)); }
 
   // The words a person sees ("Cointreau for Triple sec"), null when the bottle is there.
   explain(how) {
+    if (how.rule !== undefined) return this.entries[how.rule].name + " for " + this.entries[how.wanted].name + " (the household's rule)";
+    if (how.substitute !== undefined) return this.sourceName(how.substitute) + " for " + how.row + " (the recipe's substitute)";
     if (how.have !== undefined) return this.entries[how.have].name + " for " + this.entries[how.wanted].name;
     if (how.prep === undefined) return null;
     const parts = how.from.map((h) => this.sourceName(h)).join(" and ");
@@ -179,7 +223,8 @@ export class Vocabulary {
 
   sourceName(how) {
     if (how.own !== undefined) return how.own;
-    const at = how.have ?? how.prep ?? how.has ?? how.staple;
+    if (how.substitute !== undefined) return this.sourceName(how.substitute);
+    const at = how.rule ?? how.have ?? how.prep ?? how.has ?? how.staple;
     return this.entries[at].name;
   }
 
@@ -192,6 +237,11 @@ export class Vocabulary {
     entry.bottle ??= [ingredientKey(entry.name), entry.name];
     return entry.bottle;
   }
+}
+
+// "X or Y": the first alternative met without a household rule, else the first a rule meets.
+export function either(hows) {
+  return hows.find((h) => h && h.rule === undefined) ?? hows.find(Boolean) ?? null;
 }
 
 let loading = null;

@@ -85,6 +85,16 @@ test("the bar's analysis table: can make, missing one, next bottles (tests/shelf
   }
 });
 
+test("the household's rules and a row's substitutes (tests/shelf-cases.json, household)", () => {
+  const { recipes, cases } = read("tests/shelf-cases.json").household;
+  assert.ok(cases.length >= 3);
+  for (const c of cases) {
+    const got = L.analyse(recipes, new Set(c.shelf.map(L.ingredientKey)), vocabulary, c.rules);
+    const want = { can_make: c.can_make, how: c.how, missing_one: c.missing_one, next_bottles: c.next_bottles };
+    assert.deepEqual(got, want, c.about);
+  }
+});
+
 test("links in notes table", () => {
   const { cases } = read("tests/link-cases.json");
   assert.ok(cases.length >= 10);

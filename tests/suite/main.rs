@@ -32,6 +32,7 @@ mod import_hostile;
 mod input;
 mod menu;
 mod profile;
+mod rules;
 mod search_bottle;
 mod shelf;
 mod shopping;

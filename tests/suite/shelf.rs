@@ -30,7 +30,7 @@ fn makeable_and_missing_one_on_iba() {
         let r = recipes.all().iter().find(|r| r.id == id).unwrap();
         r.name.to_string()
     };
-    let analysis = analyse(&Needs::new(&recipes), &shelf);
+    let analysis = analyse(&Needs::new(&recipes), &shelf, &[]);
     let mut names: Vec<String> = analysis.can_make.iter().map(|&id| name(id)).collect();
     names.sort();
     let mut want = case.can_make;

@@ -227,6 +227,13 @@ fn rows() -> Vec<Row> {
         ),
         row(
             put.clone(),
+            "/api/bar/rules",
+            "/api/bar/rules",
+            Json("{\"have\": \"Dry curaçao\", \"wanted\": \"Triple sec\"}"),
+            shelf(200),
+        ),
+        row(
+            put.clone(),
             "/api/bar/shopping",
             "/api/bar/shopping",
             Json("{\"add\": [\"Gin\"]}"),

@@ -1,5 +1,5 @@
-//! The whole household as one JSON file (`format: "libations-household"`, version 3:
-//! version 2 and the shopping list; version 2 added the guests' menus and strengths;
+//! The whole household as one JSON file (`format: "libations-household"`, version 4:
+//! version 3 and the household's rules; version 3 added the shopping list; version 2 added the guests' menus and strengths;
 //! docs/HOUSEHOLD.md describes it), and merging such a file back. Version 1 and 2 files
 //! still load.
 //!
@@ -12,6 +12,7 @@
 use super::limits::{self, Person};
 use super::menus::{self, MenuRow};
 use super::mine::{self, NoteChange};
+use super::rules::{self, RULE_ROWS, RuleRow};
 use super::shopping::{self, SHOPPING_ROWS, ShoppingRow};
 use super::strengths::{self, STRENGTH_ROWS, StrengthRow};
 use super::{Household, HouseholdError, Result, shelf};
@@ -19,7 +20,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 pub(crate) const FORMAT: &str = "libations-household";
-pub(crate) const VERSION: u32 = 3;
+pub(crate) const VERSION: u32 = 4;
 /// The oldest version this build still loads (version 1: before menus).
 pub(crate) const OLDEST: u32 = 1;
 
@@ -40,6 +41,9 @@ pub struct Backup {
     /// The household's shopping list (version 3 on), items taken off too.
     #[serde(default)]
     pub shopping: Vec<ShoppingRow>,
+    /// The household's own rules (version 4 on), taken-back ones too.
+    #[serde(default)]
+    pub rules: Vec<RuleRow>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,6 +115,7 @@ pub struct Taken {
     pub menus: usize,
     pub strengths: usize,
     pub shopping: usize,
+    pub rules: usize,
 }
 
 impl Backup {
@@ -204,6 +209,18 @@ impl Backup {
         }
         for (i, row) in self.shopping.iter().enumerate() {
             row.check(&format!("shopping[{i}]"))?;
+        }
+        if self.rules.len() > RULE_ROWS {
+            return Err(HouseholdError::refused(
+                "rules",
+                format!(
+                    "at most {RULE_ROWS} rule rows are kept; this lists {}",
+                    self.rules.len()
+                ),
+            ));
+        }
+        for (i, row) in self.rules.iter().enumerate() {
+            row.check(&format!("rules[{i}]"))?;
         }
         for (i, row) in self.shelf.iter().enumerate() {
             limits::shelf_name(&row.name, &format!("shelf[{i}].name"))?;
@@ -321,6 +338,7 @@ impl Household {
             menus: Vec::new(),
             strengths: Vec::new(),
             shopping: Vec::new(),
+            rules: Vec::new(),
         };
         let mut stmt = db.prepare("SELECT name, have, at, by FROM shelf ORDER BY name")?;
         for row in stmt.query_map([], |r| {
@@ -346,6 +364,7 @@ impl Household {
         backup.menus = menus::export(&db)?;
         backup.strengths = strengths::export(&db)?;
         backup.shopping = shopping::export(&db)?;
+        backup.rules = rules::export(&db)?;
         Ok(backup)
     }
 
@@ -442,6 +461,7 @@ fn merge(tx: &Connection, backup: &Backup) -> Result<Taken> {
         taken.strengths += 1;
     }
     taken.shopping = shopping::merge(tx, &backup.shopping)?;
+    taken.rules = rules::merge(tx, &backup.rules)?;
     Ok(taken)
 }
 

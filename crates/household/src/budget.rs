@@ -47,7 +47,7 @@ const FLOAT: i64 = 24;
 
 /// The file's own fields, with the longest `version` (a u32: 10 digits) and `exported_at`
 /// (an i64: 20 characters).
-const TOP: &str = r#"{"format":"libations-household","version":,"exported_at":,"shelf":[],"people":[],"menus":[],"strengths":[],"shopping":[]}"#;
+const TOP: &str = r#"{"format":"libations-household","version":,"exported_at":,"shelf":[],"people":[],"menus":[],"strengths":[],"shopping":[],"rules":[]}"#;
 const TOP_NUMBERS: u64 = 10 + 20;
 
 /// One kind of row: its skeleton (see the module doc), and the SQL that counts its rows
@@ -57,7 +57,7 @@ struct Kind {
     sql: &'static str,
 }
 
-const KINDS: [Kind; 11] = [
+const KINDS: [Kind; 12] = [
     Kind {
         skeleton: r#"{"name":,"have":false,"at":,"by":},"#,
         sql: "SELECT count(*), coalesce(sum(octet_length(json_quote(name))
@@ -112,6 +112,12 @@ const KINDS: [Kind; 11] = [
         sql: "SELECT count(*), coalesce(sum(octet_length(json_quote(name))
               + octet_length(json_quote(added_by)) + length(added_at) + length(at)
               + octet_length(json_quote(by))), 0) FROM shopping",
+    },
+    Kind {
+        skeleton: r#"{"have":,"wanted":,"on":false,"at":,"by":},"#,
+        sql: "SELECT count(*), coalesce(sum(octet_length(json_quote(have))
+              + octet_length(json_quote(wanted)) + length(at)
+              + octet_length(json_quote(by))), 0) FROM rules",
     },
 ];
 

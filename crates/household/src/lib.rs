@@ -15,6 +15,7 @@
 //!   and a note is never overwritten unseen (a conflict keeps both).
 //! - [`shelf`]: the household's shelf, and the ratings every person gave a recipe.
 //! - [`shopping`]: the household's shopping list; buying an item ticks it on the shelf.
+//! - [`rules`]: the household's own rules, "Dry curaçao for Triple sec", for "can make".
 //! - [`menus`]: menus for guests, at most one of them on.
 //! - [`strengths`]: the household's own ingredient strengths ("our overproof rum is 63%").
 //! - [`backup`]: the whole database as a versioned JSON file, and merging one back.
@@ -32,7 +33,7 @@
 //! Crate `libations-household`: it may use libations-model (the `use`s below name the rooms).
 
 // The rooms of other crates this one uses, under the names the code knows them by.
-use libations_model::{ingredients, search, strength, strict_json, text};
+use libations_model::{ingredients, search, strength, strict_json, text, vocabulary};
 
 mod backup;
 mod budget;
@@ -43,6 +44,9 @@ mod menus;
 #[cfg(test)]
 mod menus_tests;
 mod mine;
+mod rules;
+#[cfg(test)]
+mod rules_tests;
 mod schema;
 mod shelf;
 mod shopping;
@@ -62,6 +66,7 @@ pub use menus::{DESCRIPTION_CHARS, MENU_RECIPES, MENUS, Menu, MenuDraft, MenuRec
 pub use mine::{
     Asking, NoteChange, NoteState, PersonData, REPLACED_SHOWN, RatingState, Replaced, Toggle,
 };
+pub use rules::{RULE_ROWS, RULES, RuleChange, RuleRow};
 pub use schema::check_file;
 pub use shelf::{Rater, RecipeRatings};
 pub use shopping::{

@@ -105,7 +105,7 @@ fn a_file_from_before_menus_is_migrated_keeping_everything() {
     // As a version-1 file was: no menu tables.
     h.writer()
         .execute_batch(
-            "DROP TABLE shopping; DROP TABLE strengths; DROP TABLE menu_recipes; DROP TABLE menus; PRAGMA user_version = 1;",
+            "DROP TABLE rules; DROP TABLE shopping; DROP TABLE strengths; DROP TABLE menu_recipes; DROP TABLE menus; PRAGMA user_version = 1;",
         )
         .unwrap();
     drop(h);
@@ -117,7 +117,7 @@ fn a_file_from_before_menus_is_migrated_keeping_everything() {
         .db()
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 4);
+    assert_eq!(version, 5);
 }
 
 #[test]
@@ -129,7 +129,7 @@ fn a_backup_keeps_the_menus_and_merging_it_never_drops_one() {
     h.add_menu(&alice(), &draft("Brunch", &[9])).unwrap();
     h.switch_menu_on(friday_id).unwrap();
     let backup = h.export().unwrap();
-    assert_eq!(backup.version, 3);
+    assert_eq!(backup.version, 4);
     assert_eq!(backup.menus.len(), 2);
     assert!(backup.menus[0].on && !backup.menus[1].on);
     let text = serde_json::to_vec(&backup).unwrap();

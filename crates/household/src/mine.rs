@@ -420,6 +420,8 @@ pub struct Asking {
     pub(crate) last_made: std::collections::HashMap<u64, u64>,
     /// The household's shelf.
     pub shelf: std::collections::HashSet<String>,
+    /// The household's rules.
+    pub rules: Vec<crate::vocabulary::Rule>,
     pub now_ms: u64,
 }
 
@@ -431,6 +433,7 @@ impl Asking {
             last_made: &self.last_made,
             now_ms: self.now_ms,
             shelf: Some(&self.shelf),
+            rules: &self.rules,
         }
     }
 }
@@ -483,6 +486,7 @@ impl Household {
             ratings: mine.ratings.into_iter().collect(),
             last_made,
             shelf: self.shelf()?.into_iter().collect(),
+            rules: self.rules()?,
             now_ms: u64::try_from(limits::now_ms()).unwrap_or_default(),
         })
     }

@@ -90,6 +90,15 @@ const MIGRATIONS: &[&str] = &[
         added_by TEXT NOT NULL, added_at INTEGER NOT NULL,
         at INTEGER NOT NULL, by TEXT NOT NULL
      ) STRICT, WITHOUT ROWID;",
+    // 5: the household's own rules, one row per (have, wanted), both vocabulary entry ids:
+    // `have` may stand in for `wanted`. `on_ = 0`: taken back, kept so that an older change
+    // arriving later cannot bring it back; `at` and `by` are the row's last change.
+    "CREATE TABLE rules (
+        have TEXT NOT NULL, wanted TEXT NOT NULL,
+        on_ INTEGER NOT NULL CHECK (on_ IN (0, 1)),
+        at INTEGER NOT NULL, by TEXT NOT NULL,
+        PRIMARY KEY (have, wanted)
+     ) STRICT, WITHOUT ROWID;",
 ];
 
 /// The schema version this build writes.

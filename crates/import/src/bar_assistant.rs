@@ -4,7 +4,7 @@
 //!
 //! - `data.json`: `name`, `instructions`, `description`, `garnish` (text), `glass`,
 //!   `method`, `source`, `tags`, and `ingredients` each with its `name`, `amount`,
-//!   `amount_max`, `units`, `optional` and `note`.
+//!   `amount_max`, `units`, `optional`, `note` and `substitutes`.
 //! - cocktail-02: `{"recipe": {…, "ingredients": [{"_id", "amount", …}]}, "ingredients":
 //!   [{"_id", "name", …}]}`: the same recipe, its rows naming ingredients by `_id`.
 //!
@@ -13,10 +13,12 @@
 //! follow the name in parentheses, as in `../shared/data/bar-assistant.json`. An amount
 //! of 0 with a note is a measure in words (`few`), as our export writes it. Tags written
 //! by our export (`base: Gin`, `ice: Cubed`, `glass: …`, `method: …`) fill those fields;
-//! otherwise base and ice are guessed from the ingredients and instructions.
+//! otherwise base and ice are guessed from the ingredients and instructions. A row's
+//! `substitutes` (ingredient objects, or their `_id`s) are kept by name.
 
 use super::incoming::Incoming;
 use super::line;
+use crate::recipes::caps::SUBSTITUTES;
 use serde_json::Value;
 
 /// Whether `value` is a Bar Assistant recipe: `data.json` or cocktail-02.
@@ -190,6 +192,38 @@ fn add_row(d: &mut Incoming, row: &Value, names: Option<&Vec<Value>>, ours: bool
         name.push_str(" (optional)");
     }
     d.add_row(&name, &measure, &unit);
+    if let Some(last) = d.ingredients.last_mut() {
+        last.substitutes = substitutes(row, names);
+    }
+}
+
+/// A row's `substitutes`, by name: each an ingredient object (its `name`, or its `_id`
+/// looked up in the file's `ingredients`) or a name; at most [`SUBSTITUTES`] are kept.
+fn substitutes(row: &Value, names: Option<&Vec<Value>>) -> Vec<String> {
+    let listed = row.get("substitutes").and_then(Value::as_array);
+    let name_of = |s: &Value| -> Option<String> {
+        if let Some(text) = s.as_str() {
+            return Some(text.to_owned());
+        }
+        let named = s.get("name").and_then(Value::as_str);
+        let id = s.get("_id").and_then(Value::as_str);
+        let found = || {
+            let all = names?;
+            let it = all
+                .iter()
+                .find(|i| i.get("_id").and_then(Value::as_str) == id)?;
+            it.get("name")?.as_str()
+        };
+        named.or_else(found).map(str::to_owned)
+    };
+    let mut out: Vec<String> = Vec::new();
+    for s in listed.into_iter().flatten().filter_map(name_of) {
+        let s = super::jsonld::text(&s).trim().to_owned();
+        if !s.is_empty() && !out.contains(&s) && out.len() < SUBSTITUTES {
+            out.push(s);
+        }
+    }
+    out
 }
 
 /// An amount as a measure: `60`, `22.5`, `0.75`.

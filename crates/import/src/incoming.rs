@@ -10,6 +10,8 @@ pub(crate) struct Row {
     pub name: String,
     pub measure: String,
     pub unit: String,
+    /// Bottles that may stand in (Bar Assistant's `substitutes`), by name.
+    pub substitutes: Vec<String>,
 }
 
 /// A recipe read from a source, before it is checked.
@@ -62,6 +64,7 @@ impl Incoming {
             name,
             measure,
             unit,
+            substitutes: Vec::new(),
         });
     }
 
@@ -72,6 +75,7 @@ impl Incoming {
             name: name.trim().to_owned(),
             measure: measure.trim().to_owned(),
             unit: unit.trim().to_owned(),
+            substitutes: Vec::new(),
         });
     }
 
@@ -108,7 +112,13 @@ impl Incoming {
         let rows: Vec<Value> = self
             .ingredients
             .iter()
-            .map(|r| json!({"name": r.name, "measure": r.measure, "unit": r.unit}))
+            .map(|r| {
+                let mut row = json!({"name": r.name, "measure": r.measure, "unit": r.unit});
+                if !r.substitutes.is_empty() {
+                    row["substitutes"] = json!(r.substitutes);
+                }
+                row
+            })
             .collect();
         let recipe = json!({
             "name": self.name.trim(),

@@ -20,7 +20,8 @@
 
 use crate::ingredients::{key, needs};
 use crate::recipes::Recipes;
-use crate::vocabulary::{Met, Reading, Shelf, Vocabulary};
+use crate::recipes::{IngredientLine, Recipe};
+use crate::vocabulary::{Met, Reading, Row, Rule, Shelf, Vocabulary};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 
@@ -30,8 +31,9 @@ use std::collections::{HashMap, HashSet};
 /// stored once and recipes refer to it by place.
 #[derive(Debug, Clone, Default)]
 pub struct Needs {
-    /// Every distinct need: how the vocabulary reads it, and the bottle it is.
-    needs: Vec<(Reading, u32)>,
+    /// Every distinct need: how the vocabulary reads it (with the row's `exact` and
+    /// `substitutes`), and the bottle it is.
+    needs: Vec<(Row, u32)>,
     /// The bottles needs name: what a shelf stores once it is bought, and its name.
     bottles: Vec<Bottle>,
     /// In `Recipes::all()` order: each recipe's id and the places of its needs.
@@ -73,8 +75,9 @@ impl Needs {
         for recipe in recipes.all() {
             let mut list: Vec<u32> = Vec::new();
             for (k, name) in needs(recipe) {
+                let line = line_of(recipe, name);
                 // Read once per distinct need, not once per line.
-                let need = place(&mut out.needs, &mut by_key, &k, || {
+                let need = place(&mut out.needs, &mut by_key, &need_key(&k, line), || {
                     let reading = vocabulary.read_folded(&k);
                     let bottle = bottle(vocabulary, &reading, name);
                     let at = place(
@@ -83,7 +86,11 @@ impl Needs {
                         &bottle.key.clone(),
                         || bottle,
                     );
-                    (reading, at)
+                    let row = match line {
+                        Some(l) => vocabulary.row_of(reading, l.exact, &l.substitutes),
+                        None => vocabulary.row_of(reading, false, &[] as &[&str]),
+                    };
+                    (row, at)
                 });
                 // "Bourbon" and "Bourbon Whiskey" in one recipe are one need.
                 let same = |&n: &u32| out.needs[n as usize].0 == out.needs[need as usize].0;
@@ -101,7 +108,7 @@ impl Needs {
     pub fn which(&self, meets: impl Fn(&Reading) -> bool) -> Vec<bool> {
         self.needs
             .iter()
-            .map(|(reading, _)| meets(reading))
+            .map(|(row, _)| meets(&row.reading))
             .collect()
     }
 
@@ -113,17 +120,15 @@ impl Needs {
     }
 
     /// Reads a shelf (the names it holds: bottles, kinds, or names of its own, as ticked
-    /// or as stored keys) against these needs.
-    pub fn stocked(&self, shelf: &HashSet<String>) -> Stocked<'_> {
+    /// or as stored keys) and the household's rules against these needs.
+    pub fn stocked(&self, shelf: &HashSet<String>, rules: &[Rule]) -> Stocked<'_> {
         let vocabulary = Vocabulary::built_in();
-        let met = Met::new(
-            vocabulary,
-            Shelf::new(vocabulary, shelf.iter().map(String::as_str)),
-        );
+        let shelf = Shelf::new(vocabulary, shelf.iter().map(String::as_str));
+        let met = Met::new(vocabulary, shelf.with_rules(vocabulary, rules));
         let mut have = Vec::with_capacity(self.needs.len());
         let mut how = Vec::with_capacity(self.needs.len());
-        for (reading, _) in &self.needs {
-            let meets = met.meets(reading);
+        for (row, _) in &self.needs {
+            let meets = met.meets_row(row);
             how.push(meets.as_ref().and_then(|h| vocabulary.explain(h)));
             have.push(meets.is_some());
         }
@@ -132,6 +137,23 @@ impl Needs {
             have,
             how,
         }
+    }
+}
+
+/// The row a need was first written on (its `exact` and `substitutes`).
+fn line_of<'r>(recipe: &'r Recipe, name: &str) -> Option<&'r IngredientLine> {
+    recipe.ingredients.iter().find(|l| l.name == name)
+}
+
+/// A need's place key: its name's key, and what else the row says of it, so that an exact
+/// "Triple Sec" or one with substitutes is another need than a plain one.
+fn need_key(k: &str, line: Option<&IngredientLine>) -> String {
+    match line {
+        Some(l) if l.exact || !l.substitutes.is_empty() => {
+            let subs: Vec<String> = l.substitutes.iter().map(|s| key(s)).collect();
+            format!("{k}\u{1}{}\u{1}{}", l.exact, subs.join("\u{1}"))
+        }
+        _ => k.to_owned(),
     }
 }
 
@@ -242,13 +264,13 @@ pub struct NextBottle {
     pub unlocks: Vec<u64>,
 }
 
-/// Which recipes `shelf` (the names it holds) can make, and how; which it is one bottle
+/// Which recipes `shelf` (the names it holds) and the household's `rules` can make, and how; which it is one bottle
 /// short of; and which bottles would each make the most more recipes possible. Only a
 /// bottle that is some recipe's one missing thing is a next bottle: one that unlocks
 /// nothing on its own is no advice. Ties go by key, so the order does not depend on how a
 /// recipe capitalises it.
-pub fn analyse(needs: &Needs, shelf: &HashSet<String>) -> Analysis {
-    let stocked = needs.stocked(shelf);
+pub fn analyse(needs: &Needs, shelf: &HashSet<String>, rules: &[Rule]) -> Analysis {
+    let stocked = needs.stocked(shelf, rules);
     let mut out = Analysis::default();
     // bottle place → the recipes missing only it, in order of first appearance.
     let mut unlocks: HashMap<u32, Vec<u64>> = HashMap::new();

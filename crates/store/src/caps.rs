@@ -51,8 +51,9 @@ fn stored(recipe: &Recipe, before: Option<&Object>) -> Object {
                     .is_some_and(|n| n.eq_ignore_ascii_case(name))
             });
             if let Some(old) = same_name.or(old_rows.get(i)) {
-                // A row's `abv` is kept too when the change does not give one: the form
-                // has no field for it, and a form edit must not drop it.
+                // A row's `abv`, `substitutes` and `exact` are kept too when the change
+                // does not give them: the form has no field for them, and a form edit must
+                // not drop them.
                 keep_unknown(row, old, &INGREDIENT_FIELDS[..3]);
             }
         }
@@ -60,8 +61,8 @@ fn stored(recipe: &Recipe, before: Option<&Object>) -> Object {
     object
 }
 
-/// A row's `abv` that [`stored`] kept from the row it was, in the recipe too, so that the
-/// collection after the change is the file's.
+/// A row's `abv`, `substitutes` and `exact` that [`stored`] kept from the row it was, in
+/// the recipe too, so that the collection after the change is the file's.
 fn kept_abv(recipe: &mut Recipe, object: &Object) {
     let Some(Value::Array(rows)) = object.get("ingredients") else {
         return;
@@ -73,6 +74,12 @@ fn kept_abv(recipe: &mut Recipe, object: &Object) {
                 .and_then(Value::as_f64)
                 .and_then(crate::recipes::Abv::new);
         }
+        if line.substitutes.is_empty() {
+            let names = row.get("substitutes").and_then(Value::as_array);
+            let names = names.into_iter().flatten().filter_map(Value::as_str);
+            line.substitutes = names.map(Into::into).collect();
+        }
+        line.exact |= row.get("exact").and_then(Value::as_bool) == Some(true);
     }
 }
 

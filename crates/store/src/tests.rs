@@ -413,6 +413,26 @@ fn a_field_spelled_with_a_folding_letter_is_written_once_and_still_loads() {
 }
 
 #[test]
+fn a_row_s_substitutes_and_exact_are_kept_by_an_edit_that_does_not_give_them() {
+    let (_dir, store) = store();
+    let mut draft = drink("Negroni");
+    draft["ingredients"] = json!([{"name": "Gin", "measure": "30", "unit": "ml",
+        "substitutes": ["Genever"], "exact": true}]);
+    update(&store, 1, version_of(&store, 1), draft, "a").unwrap();
+    // As the form sends it: neither. The row keeps both, in the file and in what is served.
+    let mut draft = drink("Negroni");
+    draft["ingredients"] = json!([{"name": "Gin", "measure": "40", "unit": "ml"}]);
+    let saved = update(&store, 1, version_of(&store, 1), draft, "a").unwrap();
+    for recipes in [on_disk(&store), saved.recipes] {
+        let row = &recipes.get(1).unwrap().ingredients[0];
+        assert_eq!(
+            (row.substitutes.clone(), row.exact, row.measure.as_str()),
+            (vec!["Genever".into()], true, "40")
+        );
+    }
+}
+
+#[test]
 fn a_row_s_abv_is_saved_and_kept_by_an_edit_that_does_not_give_one() {
     let (_dir, store) = store();
     let v = version_of(&store, 1);

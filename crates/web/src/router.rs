@@ -128,6 +128,7 @@ fn table() -> Vec<Route> {
             .write(Delete, Always, household::unmade),
         Route::at("/api/bar").get(bar::bar),
         Route::at("/api/bar/shelf").write(Put, Always, bar::change_shelf),
+        Route::at("/api/bar/rules").write(Put, Always, bar::change_rule),
         Route::at("/api/bar/strengths").get(bar::strengths).write(
             Put,
             Always,

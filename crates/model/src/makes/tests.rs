@@ -21,16 +21,18 @@ struct AnalysisCase {
     how: Vec<Made>,
     missing_one: Vec<MissingOne>,
     next_bottles: Vec<NextBottle>,
+    /// The household's rules (the `household` section).
+    #[serde(default)]
+    rules: Vec<crate::vocabulary::Rule>,
 }
 
-fn table() -> (Recipes, Vec<AnalysisCase>) {
-    #[derive(Deserialize)]
-    struct File {
-        analysis: AnalysisTable,
-    }
-    let file: File = serde_json::from_str(include_str!("../../../../tests/shelf-cases.json"))
-        .expect("tests/shelf-cases.json parses");
-    let table = file.analysis;
+/// A section of `tests/shelf-cases.json`: `analysis`, or `household` (rules, substitutes).
+fn table(section: &str) -> (Recipes, Vec<AnalysisCase>) {
+    let file: serde_json::Value =
+        serde_json::from_str(include_str!("../../../../tests/shelf-cases.json"))
+            .expect("tests/shelf-cases.json parses");
+    let table: AnalysisTable =
+        serde_json::from_value(file[section].clone()).expect("the section is a table");
     let text = table.recipes.to_string();
     let recipes = Recipes::parse(&text, Origin::Embedded, SystemTime::UNIX_EPOCH)
         .expect("the analysis recipes are valid");
@@ -51,9 +53,20 @@ fn table() -> (Recipes, Vec<AnalysisCase>) {
 
 #[test]
 fn the_shared_analysis_table() {
-    let (recipes, cases) = table();
-    let needs = Needs::new(&recipes);
+    let (recipes, cases) = table("analysis");
     assert!(cases.len() >= 5);
+    run(&recipes, cases);
+}
+
+#[test]
+fn the_shared_table_of_rules_and_substitutes() {
+    let (recipes, cases) = table("household");
+    assert!(cases.len() >= 3);
+    run(&recipes, cases);
+}
+
+fn run(recipes: &Recipes, cases: Vec<AnalysisCase>) {
+    let needs = Needs::new(recipes);
     for case in cases {
         let shelf: HashSet<String> = case.shelf.iter().cloned().collect();
         let want = Analysis {
@@ -62,7 +75,8 @@ fn the_shared_analysis_table() {
             missing_one: case.missing_one,
             next_bottles: case.next_bottles,
         };
-        assert_eq!(analyse(&needs, &shelf), want, "{}", case.about);
+        let got = analyse(&needs, &shelf, &case.rules);
+        assert_eq!(got, want, "{}", case.about);
     }
 }
 
@@ -75,7 +89,7 @@ fn the_vocabulary_meets_more_than_spelling() {
     let shelf: HashSet<String> = ["gin", "limes", "sugar", "campari"]
         .map(String::from)
         .into();
-    let stocked = needs.stocked(&shelf);
+    let stocked = needs.stocked(&shelf, &[]);
     let mut fewer = 0;
     for (position, r) in recipes.all().iter().enumerate() {
         let by_spelling = missing(&crate::ingredients::needs(r), &shelf).len();

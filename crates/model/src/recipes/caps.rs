@@ -7,6 +7,7 @@
 //! | `name` | 120 characters |
 //! | `base`, `glass`, `method`, `ice`, `garnish` | 12 entries of 300 characters |
 //! | `ingredients` | 40 rows; name 120, measure 24, unit 24 characters; a measure an amount ([`crate::units::is_amount`]) |
+//! | an ingredient's `substitutes` | 8 names of 120 characters |
 //! | `notes` | 5,000 characters |
 //! | a bulk save | 2,000 recipes (and the file within `--max-recipes-bytes`, the store's) |
 //!
@@ -28,6 +29,8 @@ pub const INGREDIENT_NAME_CHARS: usize = 120;
 pub const MEASURE_CHARS: usize = 24;
 pub const UNIT_CHARS: usize = 24;
 pub const NOTES_CHARS: usize = 5_000;
+/// A row's `substitutes`: at most this many, each a name of [`INGREDIENT_NAME_CHARS`].
+pub const SUBSTITUTES: usize = 8;
 /// The most recipes one bulk save (`POST /api/recipes/bulk`, `libations import`) adds.
 pub const BULK_RECIPES: usize = 2_000;
 
@@ -122,9 +125,27 @@ pub fn over_caps(r: &Recipe) -> Vec<FieldError> {
             ));
         }
         text(&mut out, &at("unit"), &row.unit, UNIT_CHARS);
+        substitutes(&mut out, i, &row.substitutes);
     }
     text(&mut out, "notes", &r.notes, NOTES_CHARS);
     out
+}
+
+/// A row's substitutes: at most [`SUBSTITUTES`], each a name that is not blank.
+fn substitutes(out: &mut Vec<FieldError>, row: usize, names: &[compact_str::CompactString]) {
+    let field = format!("ingredients[{row}].substitutes");
+    if names.len() > SUBSTITUTES {
+        let found = names.len();
+        out.push(error(
+            &field,
+            &format!("at most {SUBSTITUTES} names, found {found}"),
+        ));
+    }
+    for (i, name) in names.iter().enumerate() {
+        let path = format!("{field}[{i}]");
+        text(out, &path, name, INGREDIENT_NAME_CHARS);
+        blank(out, &path, name);
+    }
 }
 
 /// The cap on `value`'s length, and the characters it may hold: no control, bidi or other

@@ -40,6 +40,14 @@ pub struct IngredientLine {
     /// wins over the household's and the built-in table ([`crate::strength`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub abv: Option<Abv>,
+    /// Bottles that may stand in for this one, in the recipe's order (Bar Assistant's
+    /// `substitutes`): "can make" counts the row met when the shelf meets one of them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub substitutes: Vec<CompactString>,
+    /// "This bottle only": no stand-in, prep or household rule meets the row, only the
+    /// bottle itself (its own `substitutes` still do).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub exact: bool,
 }
 
 /// A strength in % alcohol by volume, known to be a number from 0 to 100.

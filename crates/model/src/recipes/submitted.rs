@@ -194,6 +194,33 @@ mod tests {
     }
 
     #[test]
+    fn a_row_s_substitutes_are_capped_and_kept() {
+        let subs: Vec<String> = (0..=caps::SUBSTITUTES)
+            .map(|i| format!("Bottle {i}"))
+            .collect();
+        let body =
+            json!({"name": "M", "ingredients": [{"name": "Triple Sec", "substitutes": subs}]});
+        let problems = Submitted::check(&body, None).unwrap_err();
+        assert_eq!(fields(&problems), ["ingredients[0].substitutes"]);
+        assert!(
+            problems[0].message.contains("at most 8 names"),
+            "{problems:?}"
+        );
+        let long = "x".repeat(caps::INGREDIENT_NAME_CHARS + 1);
+        let body =
+            json!({"name": "M", "ingredients": [{"name": "Gin", "substitutes": ["Rum", long]}]});
+        let problems = Submitted::check(&body, None).unwrap_err();
+        assert_eq!(fields(&problems), ["ingredients[0].substitutes[1]"]);
+        let body = json!({"name": "M", "ingredients": [{"name": "Gin", "substitutes": ["Genever"], "exact": true}]});
+        let recipe = Submitted::check(&body, None)
+            .expect("valid")
+            .recipe_as(1)
+            .expect("id");
+        assert_eq!(recipe.ingredients[0].substitutes, ["Genever"]);
+        assert!(recipe.ingredients[0].exact);
+    }
+
+    #[test]
     fn a_new_recipe_s_id_is_checked_once_the_store_gives_it() {
         let sent = Submitted::check(&json!({"id": 7, "name": "A"}), None).expect("valid");
         assert_eq!(sent.recipe_as(7).map(|r| r.id), Ok(7));

@@ -208,7 +208,7 @@ impl Index {
         };
         let stocked = match mine.shelf {
             Some(shelf) if query.personal.iter().any(|p| p.needs_shelf()) => {
-                Some(self.needs.stocked(shelf))
+                Some(self.needs.stocked(shelf, mine.rules))
             }
             _ => None,
         };

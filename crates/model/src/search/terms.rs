@@ -213,4 +213,6 @@ pub struct Asker<'a> {
     /// The bar's shelf (a set of `ingredients::key`s); `None` leaves `can:make` and
     /// `missing:one` out rather than have them match nothing.
     pub shelf: Option<&'a HashSet<String>>,
+    /// The household's rules, read with the shelf.
+    pub rules: &'a [crate::vocabulary::Rule],
 }

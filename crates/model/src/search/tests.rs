@@ -141,6 +141,7 @@ fn personal_table() {
                 last_made: &m.last_made,
                 now_ms: m.now,
                 shelf: shelves[name].as_ref(),
+                rules: &[],
             }
         });
         let got: Vec<&str> = index

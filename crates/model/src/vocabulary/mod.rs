@@ -23,7 +23,7 @@ mod read;
 #[cfg(test)]
 mod tests;
 
-pub use meets::{How, Met, Shelf};
+pub use meets::{How, Met, Row, Rule, Shelf};
 pub use read::Reading;
 
 use crate::ingredients::key;

@@ -33,6 +33,13 @@ struct Case {
     met: bool,
     #[serde(default)]
     how: Option<String>,
+    /// The household's rules: [have, wanted].
+    #[serde(default)]
+    rules: Vec<[String; 2]>,
+    #[serde(default)]
+    exact: bool,
+    #[serde(default)]
+    substitutes: Vec<String>,
 }
 
 #[test]
@@ -42,8 +49,20 @@ fn every_shared_case_is_met_as_the_table_says() {
     let vocabulary = Vocabulary::built_in();
     assert!(file.cases.len() > 40);
     for case in &file.cases {
-        let shelf = Shelf::new(vocabulary, case.shelf.iter().map(String::as_str));
-        let how = vocabulary.meets_name(&shelf, &case.row);
+        let rules: Vec<Rule> = case
+            .rules
+            .iter()
+            .map(|[have, wanted]| Rule {
+                have: have.clone(),
+                wanted: wanted.clone(),
+            })
+            .collect();
+        let shelf = Shelf::new(vocabulary, case.shelf.iter().map(String::as_str))
+            .with_rules(vocabulary, &rules);
+        let row = vocabulary.row(&case.row, case.exact, &case.substitutes);
+        let how = vocabulary.meets_row(&shelf, &row);
+        let met = Met::new(vocabulary, shelf.clone());
+        assert_eq!(met.meets_row(&row), how, "the table agrees: {:?}", case.row);
         assert_eq!(
             how.is_some(),
             case.met,

@@ -1,11 +1,11 @@
-//! `/api/bar`: the household's shelf and what it makes (`can_make`, `missing_one`, the best
-//! next bottles), and changing it (people granted the shelf). `/api/household/…`: the
+//! `/api/bar`: the household's shelf, its own rules, and what they make (`can_make`,
+//! `missing_one`, the best next bottles), and changing them (people granted the shelf). `/api/household/…`: the
 //! whole household as a backup file, and loading one back (editors).
 
 use super::household::personal;
 use crate::error::{Api, WebError};
 use crate::guard::limits::{self, RequestLimits};
-use crate::household::{Backup, Household};
+use crate::household::{Backup, Household, RuleChange};
 use crate::site::{Publisher, Site};
 use crate::who::editing::{self, Editing};
 use crate::who::household_door::{HouseholdDoor, household_call};
@@ -36,10 +36,12 @@ pub(crate) async fn bar(
 }
 
 async fn answer(db: Arc<Household>, site: Arc<Site>, may_change: bool) -> ApiResult {
-    let shelf = household_call(db, |db| db.shelf()).await?;
+    let (shelf, rules) = household_call(db, |db| Ok((db.shelf()?, db.rules()?))).await?;
     let shelf_set = shelf.iter().cloned().collect();
-    let mut body = serde_json::to_value(crate::makes::analyse(site.needs(), &shelf_set))?;
+    let analysis = crate::makes::analyse(site.needs(), &shelf_set, &rules);
+    let mut body = serde_json::to_value(analysis)?;
     body["shelf"] = json!(shelf);
+    body["rules"] = json!(rules);
     body["may_change"] = json!(may_change);
     Ok(personal(body))
 }
@@ -68,6 +70,21 @@ pub(crate) async fn change_shelf(
         db.change_shelf(&person, &change.have, &change.out, change.at)
     })
     .await?;
+    answer(db, site, true).await
+}
+
+/// `PUT /api/bar/rules` `{"have": name, "wanted": name, "on": bool, "at": ms}`: adds (or,
+/// `"on": false`, takes back) one of the household's rules; answered as `GET /api/bar`.
+pub(crate) async fn change_rule(
+    State(site): State<Arc<Site>>,
+    Write(Resident { db, person, .. }, _): Write<Shelf>,
+    headers: HeaderMap,
+    bytes: Bytes,
+) -> ApiResult {
+    editing::json_body(&headers, "the rule's change")?;
+    let change: RuleChange = super::body::typed(&bytes)?;
+    let writer = db.clone();
+    household_call(writer, move |db| db.change_rule(&person, &change)).await?;
     answer(db, site, true).await
 }
 

@@ -57,16 +57,16 @@ impl Shown {
                 return Ok((None, None));
             };
             let shelf = if menu.can_make_now {
-                Some(db.shelf()?)
+                Some((db.shelf()?, db.rules()?))
             } else {
                 None
             };
             Ok((Some(menu), shelf))
         })
         .await?;
-        let makes = shelf.map(|shelf| {
+        let makes = shelf.map(|(shelf, rules)| {
             let shelf = shelf.into_iter().collect();
-            crate::makes::analyse(site.needs(), &shelf).can_make
+            crate::makes::analyse(site.needs(), &shelf, &rules).can_make
         });
         Ok(Shown { menu, makes })
     }

@@ -149,7 +149,11 @@ impl Site {
         let shelf = mine.and_then(|m| m.shelf);
         let stocked = shelf
             .filter(|_| query.personal.contains(&Personal::CanMake))
-            .map(|shelf| self.index.needs().stocked(shelf));
+            .map(|shelf| {
+                self.index
+                    .needs()
+                    .stocked(shelf, mine.map_or(&[][..], |m| m.rules))
+            });
         let row = |i: usize| Row {
             makes: stocked.as_ref().map(|s| s.how(i)),
             ..Row::new(&all[i])

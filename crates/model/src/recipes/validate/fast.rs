@@ -43,6 +43,9 @@ struct FastIngredient {
     measure: Option<CompactString>,
     unit: Option<CompactString>,
     abv: Option<f64>,
+    #[serde(default, deserialize_with = "exact_list")]
+    substitutes: Vec<CompactString>,
+    exact: Option<bool>,
 }
 
 /// The recipes of `text`, if it is valid and exact. With `characters`, text the validator
@@ -59,7 +62,7 @@ pub(crate) fn parse(text: &str, characters: bool) -> Option<Vec<Recipe>> {
         // At its length: grown by pushing, the lists keep spare room (docs/bench/notes-recipes.md).
         let mut ingredients = Vec::with_capacity(lines.len());
         for i in lines {
-            if !rules::named(&i.name) {
+            if !rules::named(&i.name) || !i.substitutes.iter().all(|s| rules::named(s)) {
                 return None;
             }
             ingredients.push(IngredientLine {
@@ -70,6 +73,8 @@ pub(crate) fn parse(text: &str, characters: bool) -> Option<Vec<Recipe>> {
                     None => None,
                     Some(v) => Some(crate::recipes::Abv::new(v)?),
                 },
+                substitutes: i.substitutes,
+                exact: i.exact.unwrap_or(false),
             });
         }
         let recipe = Recipe {

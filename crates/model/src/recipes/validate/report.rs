@@ -506,12 +506,56 @@ impl Context<'_> {
                     None
                 }
             };
+            let substitutes = self.substitutes(fields.get("substitutes").copied(), &path);
+            let exact = match fields.get("exact").copied() {
+                None | Some(Json::Null) => false,
+                Some(Json::Bool(b)) => *b,
+                Some(other) => {
+                    let found = other.kind();
+                    let why = format!("expected true or false, found {found}");
+                    self.push(Some(&format!("{path}.exact")), why);
+                    false
+                }
+            };
             out.push(IngredientLine {
                 name,
                 measure,
                 unit,
                 abv,
+                substitutes,
+                exact,
             });
+        }
+        out
+    }
+}
+
+impl Context<'_> {
+    /// A row's `substitutes`: a list of names, each more than white space.
+    fn substitutes(&mut self, value: Option<&Json>, path: &str) -> Vec<CompactString> {
+        let items = match value {
+            None | Some(Json::Null) => return Vec::new(),
+            Some(Json::Array(items)) => items,
+            Some(other) => {
+                let why = format!("expected a list of names, found {}", other.kind());
+                self.push(Some(&format!("{path}.substitutes")), why);
+                return Vec::new();
+            }
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let at = format!("{path}.substitutes[{i}]");
+            match item {
+                Json::String(s) if rules::named(s) => {
+                    self.characters(&at, s, false);
+                    out.push(s.as_str().into());
+                }
+                Json::String(_) => self.push(Some(&at), rules::NAMELESS_INGREDIENT.into()),
+                other => self.push(
+                    Some(&at),
+                    format!("expected a string, found {}", other.kind()),
+                ),
+            }
         }
         out
     }

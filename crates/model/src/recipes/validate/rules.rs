@@ -33,7 +33,7 @@ pub const RECIPE_FIELDS: [&str; 9] = [
     "notes",
 ];
 /// The keys an ingredient may have.
-pub const INGREDIENT_FIELDS: [&str; 4] = ["name", "measure", "unit", "abv"];
+pub const INGREDIENT_FIELDS: [&str; 6] = ["name", "measure", "unit", "abv", "substitutes", "exact"];
 
 /// Why an ingredient's `abv` is refused.
 pub(super) const ABV_RANGE: &str = "must be a number from 0 to 100 (% alcohol by volume)";

@@ -187,6 +187,8 @@ fn keys_differing_in_case_load_as_go_matched_them_with_a_warning() {
             measure: "25".into(),
             unit: "ml".into(),
             abv: None,
+            substitutes: Vec::new(),
+            exact: false,
         }]
     );
     assert_eq!(w.len(), 7, "{w:#?}");
@@ -464,5 +466,42 @@ fn an_ingredient_may_give_its_strength_from_0_to_100() {
         for part in ["bar.json", "Strong", "ingredients[0].abv", "0 to 100"] {
             assert!(problem.contains(part), "{bad}: {problem}");
         }
+    }
+}
+
+#[test]
+fn an_ingredient_may_list_substitutes_and_be_exact() {
+    let text = r#"[{"id": 4, "name": "Margarita", "ingredients": [
+        {"name": "Triple Sec", "measure": "20", "unit": "ml", "substitutes": ["Dry Curaçao", "Grand Marnier"]},
+        {"name": "Tequila", "measure": "50", "unit": "ml", "exact": true},
+        {"name": "Lime", "measure": "20", "unit": "ml", "substitutes": null, "exact": false}]}]"#;
+    let fast = fast::parse(text, true).expect("the fast path takes it");
+    let full = parse_reporting(text, &origin(), true).expect("valid");
+    assert_eq!(fast, full.recipes);
+    let rows = &fast[0].ingredients;
+    assert_eq!(rows[0].substitutes, ["Dry Curaçao", "Grand Marnier"]);
+    assert!(!rows[0].exact && rows[1].exact && !rows[2].exact);
+    // Written back only where the row has them: a file without them keeps its bytes.
+    let written = serde_json::to_value(rows).unwrap();
+    assert_eq!(written[0]["substitutes"][1], "Grand Marnier");
+    assert_eq!(written[1]["exact"], true);
+    assert_eq!(
+        written[2],
+        serde_json::json!({"name": "Lime", "measure": "20", "unit": "ml"})
+    );
+    for (bad, field) in [
+        (r#""substitutes": "Gin""#, "ingredients[0].substitutes"),
+        (
+            r#""substitutes": ["Gin", " "]"#,
+            "ingredients[0].substitutes[1]",
+        ),
+        (r#""substitutes": [3]"#, "ingredients[0].substitutes[0]"),
+        (r#""exact": "yes""#, "ingredients[0].exact"),
+    ] {
+        let text =
+            format!(r#"[{{"id": 4, "name": "M", "ingredients": [{{"name": "Rum", {bad}}}]}}]"#);
+        assert!(fast::parse(&text, true).is_none(), "{bad}");
+        let problem = one(&text);
+        assert!(problem.contains(field), "{bad}: {problem}");
     }
 }
