@@ -132,7 +132,7 @@ for (const size of SIZES) {
       watcher = await watch(context);
       page = await context.newPage();
       await goShelf(page, server.url);
-      await until(() => ticked(page), ["gin", "lime juice", "simple syrup"], "Bob sees Alice's ticks");
+      await until(() => ticked(page), ["gin", "lime juice", "limes", "simple syrup"], "Bob sees Alice's ticks (Limes, bought from the list)");
       await until(() => counts(page), ["1", "1"], "and the same Can make and Missing one");
       assert.equal(await page.isDisabled("#shelf input[value=gin]"), true, "read-only for Bob");
       assert.match(await page.locator("#shelf-rights").textContent(), /can see the household's shelf but not change it/);
@@ -172,7 +172,7 @@ for (const size of SIZES) {
       watcher = await watch(context);
       page = await context.newPage();
       await goShelf(page, server.url);
-      await until(() => ticked(page), ["gin", "lime juice", "simple syrup", "white rum"], "Alice sees Bob's tick");
+      await until(() => ticked(page), ["gin", "lime juice", "limes", "simple syrup", "white rum"], "Alice sees Bob's tick");
       await until(() => counts(page), ["2", "1"], "and Can make changed");
       await until(() => page.locator("#mine li.gone").evaluateAll((l) => l.map((li) => li.textContent)),
         ["Recipe removed (no. 27) ★★★★☆4 starsless sugar next time", "Recipe removed (no. 27) ★★★★☆4 starsless sugar next time"],
