@@ -26,6 +26,7 @@ export class Vocabulary {
       parent: e.is === undefined ? null : byId.get(e.is),
       parts: e.made_of ? e.made_of.parts.map((p) => byId.get(p)) : null,
       how: e.made_of ? e.made_of.how : "",
+      keeps: e.made_of ? e.made_of.keeps : "",
       staple: e.staple === true,
     }));
     this.bySpelling = new Map();
@@ -218,7 +219,7 @@ export class Vocabulary {
     if (how.prep === undefined) return null;
     const parts = how.from.map((h) => this.sourceName(h)).join(" and ");
     const prep = this.entries[how.prep];
-    return parts + " for " + prep.name + " (" + prep.how + ")";
+    return parts + " for " + prep.name + " (" + prep.how + "; keeps " + prep.keeps + ")";
   }
 
   sourceName(how) {

@@ -19,8 +19,8 @@ import { launch, phone, startServer, watch, wideContext } from "./lib/browser.mj
 import { axe, until } from "./lib/checks.mjs";
 
 const SHELF = ["Gin", "Limes", "Sugar", "Cointreau", "Blanco tequila", "Agave syrup"];
-const LIMES = "Limes for Lime juice (squeezed from limes: about 25 ml a lime)";
-const SYRUP = "Sugar and Water for Simple syrup (sugar and water, 1:1 by volume, stirred until clear (2:1 makes a rich syrup))";
+const LIMES = "Limes for Lime juice (squeezed from limes: about 25 ml a lime; keeps best the day it is squeezed)";
+const SYRUP = "Sugar and Water for Simple syrup (sugar and water, 1:1 by volume, stirred until clear (2:1 makes a rich syrup); keeps about a month in the fridge)";
 const WORDS = {
   Margarita: `can make now: Cointreau for Triple sec; ${LIMES}`,
   Gimlet: `can make now: ${LIMES}; ${SYRUP}`,

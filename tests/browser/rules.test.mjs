@@ -18,7 +18,7 @@ import { launch, phone, startServer, watch } from "./lib/browser.mjs";
 import { axe, until } from "./lib/checks.mjs";
 
 const SHELF = ["Blanco tequila", "Limes", "Agave syrup", "Dry curaçao"];
-const LIMES = "Limes for Lime juice (squeezed from limes: about 25 ml a lime)";
+const LIMES = "Limes for Lime juice (squeezed from limes: about 25 ml a lime; keeps best the day it is squeezed)";
 const RULE = "Dry curaçao for Triple sec (the household's rule)";
 
 let browser;

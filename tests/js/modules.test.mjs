@@ -68,12 +68,12 @@ test("the vocabulary is served beside the modules, as data/vocabulary.json, and 
   const app = await fetch(server.url(entry));
   assert.equal(response.headers.get("cache-control"), app.headers.get("cache-control"));
   // One table, not a copy: data/vocabulary.json's entries with the fields the browser reads
-  // (the sources, strengths and keeping times stay on the server).
+  // (the sources and strengths stay on the server).
   const file = JSON.parse(readFileSync(ROOT + "data/vocabulary.json", "utf8"));
   const pick = (o, keys) => Object.fromEntries(keys.filter((k) => k in o).map((k) => [k, o[k]]));
   const cut = file.entries.map((e) => {
     const c = pick(e, ["id", "name", "is", "also", "made_of", "staple"]);
-    if (c.made_of) c.made_of = pick(c.made_of, ["parts", "how"]);
+    if (c.made_of) c.made_of = pick(c.made_of, ["parts", "how", "keeps"]);
     return c;
   });
   assert.deepEqual(await response.json(), { entries: cut });

@@ -229,7 +229,7 @@ async fn the_bar_answers_the_households_words_by_bottle_over_http() {
             }
         }
         let sidecar = how(&bar, id_of(&recipes, "Sidecar"));
-        let lemons = "Lemons for Lemon juice (squeezed from lemons: about 35 ml a lemon)";
+        let lemons = "Lemons for Lemon juice (squeezed from lemons: about 35 ml a lemon; keeps best the day it is squeezed)";
         assert_eq!(sidecar, ["Cointreau for Triple sec", lemons], "{file}");
         assert!(
             how(&bar, id_of(&recipes, "Negroni")).is_empty(),
@@ -296,7 +296,7 @@ async fn lagavulin_eggs_and_honey_meet_their_rows_over_http() {
             .contains(&json!(pisco)),
         "{bar}"
     );
-    let eggs = "Eggs for Egg white (the white of an egg, about 30 ml)";
+    let eggs = "Eggs for Egg white (the white of an egg, about 30 ml; keeps a day in the fridge)";
     assert!(
         how(&bar, pisco).contains(&eggs.to_owned()),
         "{:?}",
@@ -345,7 +345,7 @@ async fn can_make_says_how_on_the_page_without_javascript() {
     };
     let sidecar = row("Sidecar");
     assert!(
-        sidecar.contains("can make now: Cointreau for Triple sec; Lemons for Lemon juice (squeezed from lemons: about 35 ml a lemon)"),
+        sidecar.contains("can make now: Cointreau for Triple sec; Lemons for Lemon juice (squeezed from lemons: about 35 ml a lemon; keeps best the day it is squeezed)"),
         "{sidecar}"
     );
     let negroni = row("Negroni");

@@ -242,7 +242,7 @@ impl Vocabulary {
     }
 
     /// A person's words for how a row is met: "Cointreau for Triple sec", "Sugar and Water
-    /// for Simple syrup (sugar and water, 1:1 by volume, …)"; `None` when the bottle is
+    /// for Simple syrup (sugar and water, 1:1 by volume, …; keeps about a month in the fridge)"; `None` when the bottle is
     /// simply there.
     pub fn explain(&self, how: &How) -> Option<String> {
         match how {
@@ -255,8 +255,15 @@ impl Vocabulary {
             How::Made { prep, from } => {
                 let parts: Vec<&str> = from.iter().map(|h| self.source_name(h)).collect();
                 let prep = self.entry(*prep);
-                let how = prep.made_of.as_ref().map(|p| p.how.as_str()).unwrap_or("");
-                Some(format!("{} for {} ({how})", parts.join(" and "), prep.name))
+                let (how, keeps) = match &prep.made_of {
+                    Some(p) => (p.how.as_str(), p.keeps.as_str()),
+                    None => ("", ""),
+                };
+                let name = &prep.name;
+                Some(format!(
+                    "{} for {name} ({how}; keeps {keeps})",
+                    parts.join(" and ")
+                ))
             }
             How::Rule { have, wanted } => Some(format!(
                 "{} for {} (the household's rule)",

@@ -191,8 +191,8 @@ fn module_dir(files: &[(String, FixedBody)]) -> String {
 /// `data/vocabulary.json`, the one table of the bar's words, served beside the modules as
 /// `vocabulary.json`: `static/js/vocabulary.js` reads it from there, so it is renamed with
 /// them and kept offline with them (the service worker keeps the module directory whole).
-/// Served with only the fields the browser reads ([`BROWSER_FIELDS`]): the sources,
-/// strengths and keeping times are the server's, and every first visit downloads this.
+/// Served with only the fields the browser reads ([`BROWSER_FIELDS`]): the sources and
+/// strengths are the server's, and every first visit downloads this.
 fn vocabulary_file() -> (String, FixedBody) {
     let text = crate::vocabulary::VOCABULARY_JSON;
     let mime = "application/json; charset=utf-8";
@@ -203,7 +203,7 @@ fn vocabulary_file() -> (String, FixedBody) {
 
 /// What `static/js/vocabulary.js` reads of an entry, and of its `made_of`.
 const BROWSER_FIELDS: [&str; 6] = ["id", "name", "is", "also", "made_of", "staple"];
-const BROWSER_PREP_FIELDS: [&str; 2] = ["parts", "how"];
+const BROWSER_PREP_FIELDS: [&str; 3] = ["parts", "how", "keeps"];
 
 /// The vocabulary's entries with [`BROWSER_FIELDS`] alone; `None` if it is not the JSON
 /// expected (the unit tests read the same text, so it always is).
