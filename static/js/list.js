@@ -307,7 +307,9 @@ function open(li, { push = true } = {}) {
   const recipe = state.byId.get(li.dataset.id);
   if (!recipe) return;
   const panel = recipePanel(recipe);
-  panel.append(toDOM(shareRow()));
+  // Share and Print beside Favourite and Keep screen on: the recipe keeps to one screen.
+  const acts = panel.querySelector(".seg.acts") ?? panel;
+  acts.append(...toDOM(shareRow()).childNodes);
   addEditControls(panel, li.dataset.id, recipe.name);
   li.append(panel);
   li.classList.add("open");

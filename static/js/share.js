@@ -17,7 +17,7 @@ export function startShare() {
   // Print, wherever a recipe is opened: the stylesheet prints only that recipe.
   document.documentElement.dataset.print = "";
   document.addEventListener("click", (event) => {
-    if (event.target.closest(".share-row .print")) print();
+    if (event.target.closest("button.print")) print();
   });
   const canShare = typeof navigator.share === "function";
   const canCopy = typeof navigator.clipboard?.writeText === "function";
@@ -26,7 +26,7 @@ export function startShare() {
   // stylesheet once this is set.
   document.documentElement.dataset.share = canShare ? "sheet" : "copy";
   document.addEventListener("click", async (event) => {
-    const button = event.target.closest(".share-row .share");
+    const button = event.target.closest("button.share");
     if (!button) return;
     // Its own page or the pane (<article class="single">), or its row on a phone.
     const article = button.closest(".single, .recipes > li");
