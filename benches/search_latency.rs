@@ -261,8 +261,9 @@ fn index_figures(recipes: &Recipes, runs: usize) -> Vec<Stats> {
         last_made: &none.2,
         now_ms: 0,
         shelf: Some(&shelf),
+        rules: &[],
     };
-    let made = || analyse(index.needs(), black_box(&shelf));
+    let made = || analyse(index.needs(), black_box(&shelf), &[]);
     let hits = made().can_make.len();
     out.push(stats("can make", "analyse", hits, &time_each(runs, made)));
     for q in ["can:make", "missing:one"] {

@@ -267,9 +267,9 @@ for (const mode of MODES) {
       // The bottles of recipes/sample.json, grouped by kind: the 58 distinct ingredient keys
       // less the two staples ("soda water", "hot water") read through data/vocabulary.json as
       // 56 bottles, and the bottles more specific than a kind a recipe names, and the parts
-      // of a prep (Sugar for Simple syrup): 82 boxes. "Sugar Syrup" is ticked as Simple syrup.
+      // of a prep (Sugar for Simple syrup): 83 boxes. "Sugar Syrup" is ticked as Simple syrup.
       const boxes = page.locator("#shelf input[type=checkbox]");
-      assert.equal(await boxes.count(), 82);
+      assert.equal(await boxes.count(), 83);
       for (const staple of ["soda water", "hot water"]) {
         assert.equal(await page.locator(`#shelf input[value="${staple}"]`).count(), 0, `${staple} is a staple, not listed`);
       }

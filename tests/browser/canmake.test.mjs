@@ -76,7 +76,8 @@ for (const size of SIZES) {
       // The same words from the server, for a browser without JavaScript.
       const plain = await size.open(browser, { javaScriptEnabled: false });
       const still = await plain.newPage();
-      await still.goto(server.url("/?q=can:make"));
+      const answer = await still.goto(server.url("/?q=can:make"));
+      assert.equal(answer.status(), 200, await answer.text());
       const served = await haves(still);
       assert.deepEqual(served, shown);
       // (axe needs scripts to run: the page without them is checked above, with the same rows.)
