@@ -14,7 +14,10 @@ import { el } from "./markup.js";
 import { Showing } from "./showing.js";
 import { Pane } from "./pane.js";
 import { showOffline } from "./page.js";
-import { addressOf, recipePanel } from "./recipe.js";
+import { addressWithSearch, recipePanel } from "./recipe.js";
+import { addEditControls } from "./actions.js";
+import { shareRow } from "./view.js";
+import { toDOM } from "./markup.js";
 import { releaseWithin, wakeToggle } from "./wake.js";
 
 let input, list, single, pane;
@@ -91,7 +94,7 @@ async function load() {
     pane.markCurrent(pane.id);
     pane.currentRow?.scrollIntoView({ block: "center" });
   } else if (path && byDom.has(path[1])) {
-    if (pane.wide()) showInPane(byDom.get(path[1]), { push: false }); else open(byDom.get(path[1]));
+    if (pane.wide()) showInPane(byDom.get(path[1]), { push: false }); else open(byDom.get(path[1]), { push: false });
   }
 }
 
@@ -213,8 +216,9 @@ function apply() {
   // Browsers limit how often the address may change: update it once typing pauses.
   clearTimeout(urlTimer);
   urlTimer = setTimeout(() => {
-    const search = q.trim() === "" ? "" : "?q=" + encodeURIComponent(q);
-    if (location.search !== search) history.replaceState(null, "", (pane.id ? location.pathname : "/") + search);
+    const id = pane.id ?? openRow?.dataset.id;
+    const address = id ? addressWithSearch(id, q) : "/" + (q.trim() === "" ? "" : "?q=" + encodeURIComponent(q));
+    if (location.pathname + location.search !== address) history.replaceState(null, "", address);
   }, 400);
 }
 
@@ -279,7 +283,7 @@ function startRows() {
     const li = link.parentElement;
     // Enter on a row (a click without a pointer) takes the focus to the recipe beside it.
     if (pane.wide()) { if (li.dataset.id !== pane.id || event.detail === 0) showInPane(li, { focus: event.detail === 0 }); return; }
-    if (li === openRow) close(li); else open(li);
+    if (li === openRow) { close(li); history.pushState(null, "", listAddress()); } else open(li);
   });
 }
 
@@ -292,13 +296,21 @@ function keepInView(li) {
   }
 }
 
-// Opens a recipe in its row (a phone).
-function open(li) {
+// The list's address, with what is typed in the search box.
+const listAddress = () => "/" + (input.value.trim() ? "?q=" + encodeURIComponent(input.value) : "");
+
+// Opens a recipe in its row (a phone), with its Share, Print, and for an editor Edit and
+// Delete; its address is pushed (`push`), so that Back closes it and reload shows it.
+function open(li, { push = true } = {}) {
   finish(); // the whole list, so that the row keeps its place
   if (openRow) close(openRow);
   const recipe = state.byId.get(li.dataset.id);
   if (!recipe) return;
   const panel = recipePanel(recipe);
+  // Share and Print beside Favourite and Keep screen on: the recipe keeps to one screen.
+  const acts = panel.querySelector(".seg.acts") ?? panel;
+  acts.append(...toDOM(shareRow()).childNodes);
+  addEditControls(panel, li.dataset.id, recipe.name);
   li.append(panel);
   li.classList.add("open");
   li.firstElementChild.setAttribute("aria-expanded", "true");
@@ -306,6 +318,7 @@ function open(li) {
   wakeToggle(panel);
   openRow = li;
   keepInView(li);
+  if (push) history.pushState(null, "", addressWithSearch(li.dataset.id, input.value));
 }
 
 function close(li) {
@@ -328,11 +341,17 @@ function showInPane(li, options) {
 
 function startPane() {
   addEventListener("popstate", () => {
-    if (!state || !pane.pane) return;
+    if (!state) return;
     const path = /^\/recipes\/(\d+)$/.exec(location.pathname);
     const li = path && list.querySelector(':scope > li[data-id="' + path[1] + '"]');
-    if (li) showInPane(li, { push: false });
-    else if (pane.id) pane.close({ push: false });
+    // Back and Forward: the recipe of the address open (beside the list, or in its row),
+    // or none.
+    if (li && pane.wide()) showInPane(li, { push: false });
+    else if (li) { if (li !== openRow) open(li, { push: false }); }
+    else {
+      if (pane.id) pane.close({ push: false });
+      if (openRow) close(openRow);
+    }
   });
   // A recipe opened in its row moves to the pane when the window becomes wide.
   pane.wideScreen.addEventListener("change", () => {
@@ -340,7 +359,7 @@ function startPane() {
       const li = openRow;
       close(li);
       showInPane(li, { push: false });
-      history.replaceState(null, "", addressOf(pane.id));
+      history.replaceState(null, "", addressWithSearch(pane.id, input.value));
     }
   });
 }
@@ -361,6 +380,7 @@ function startKeys() {
     if (openRow) {
       const link = openRow.firstElementChild;
       close(openRow);
+      history.pushState(null, "", listAddress());
       link.focus();
     } else if (pane.id && pane.wide()) {
       event.preventDefault();

@@ -1,5 +1,5 @@
 // What every page has: the offline hint and the service worker (static/sw.js), who you
-// are on the tailnet (in the footer), and the keyboard help.
+// are on the tailnet and their links (in the navigation), and the keyboard help.
 
 // Shows or hides "Offline: showing the recipes saved on this phone".
 export function showOffline(on) {
@@ -26,34 +26,30 @@ function startOffline() {
   }
 }
 
-// Who you are on the tailnet, quietly in the footer ("Alice · iphone"). Pages are shared
-// and cached, so the name comes from /api/whoami, which is per person and never cached.
+// Who you are on the tailnet, in the navigation ("Alice · iphone"), and the links that are
+// theirs: Menus for those who may compose, New (and, in the footer, Add from a link and
+// Recent changes) for editors. Pages are shared and cached, so all this comes from
+// /api/whoami, which is per person and never cached; `whoami` is its answer (null: unknown).
+let answered;
+export const whoami = new Promise((resolve) => { answered = resolve; });
+
 function showWho() {
-  const who = document.getElementById("who");
-  if (!who || !navigator.onLine) return;
+  if (!navigator.onLine) { answered(null); return; }
   fetch("/api/whoami", { headers: { Accept: "application/json" }, cache: "no-store" })
     .then((r) => (r.ok ? r.json() : null))
-    .then((me) => {
-      if (!me || !me.known || !me.label) return;
-      who.textContent = me.label;
-      who.title = me.login || (me.tags || []).join(", ");
-      who.hidden = false;
-      if (me.can_edit) showEditLinks(who);
-    })
-    .catch(() => {});
+    .then((me) => { answered(me); if (me) showTheirs(me); })
+    .catch(() => answered(null));
 }
 
-// For someone who may edit: where to add a recipe and see what changed. Shared pages
-// cannot carry these (they are the same for everyone), so they come with whoami's answer.
-function showEditLinks(after) {
-  const links = [["/recipes/new", "New recipe"], ["/recipes/import", "Add from a link"], ["/changes", "Recent changes"]];
-  for (const [href, text] of links.reverse()) {
-    const a = document.createElement("a");
-    a.href = href;
-    a.textContent = text;
-    a.className = "edit-link";
-    after.after(" · ", a);
-  }
+function showTheirs(me) {
+  const show = (selector, on) => document.querySelectorAll(selector).forEach((e) => { if (on) e.hidden = false; });
+  show("nav.top .for-edit, #edit-links", me.can_edit === true);
+  show("nav.top .for-compose", me.can_compose === true);
+  const who = document.getElementById("who");
+  if (!who || !me.known || !me.label) return;
+  who.textContent = me.label;
+  who.title = me.login || (me.tags || []).join(", ");
+  who.hidden = false;
 }
 
 // Keys: `/` searches, `?` shows or hides the list of keys (templates/keys.html).

@@ -1,7 +1,8 @@
 // Wide screens: the opened recipe in the pane beside the list. The address follows it
 // (/recipes/{id}), so back, forward and reload show the same.
 import { el } from "./markup.js";
-import { addressOf, recipeArticle } from "./recipe.js";
+import { addressWithSearch, recipeArticle } from "./recipe.js";
+import { addEditControls } from "./actions.js";
 import { releaseWithin, wakeToggle } from "./wake.js";
 
 const titleFor = (name) => (name ? name + " · " : "") + "Libations";
@@ -39,11 +40,12 @@ export class Pane {
     this.pane.replaceChildren(article);
     this.panes.classList.add("has-recipe");
     wakeToggle(article.querySelector(".recipe"));
+    addEditControls(article, li.dataset.id, recipe.name);
     this.id = li.dataset.id;
     this.markCurrent(this.id);
     this.pane.scrollTop = 0;
     document.title = titleFor(recipe.name);
-    if (push) history.pushState(null, "", addressOf(this.id));
+    if (push) history.pushState(null, "", addressWithSearch(this.id, this.input.value));
     if (focus) article.querySelector("h1").focus();
     li.scrollIntoView({ block: "nearest" });
   }

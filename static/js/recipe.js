@@ -27,6 +27,14 @@ const choices = () => ({ units: unitsNow(), servings, serves: offered.serves, ma
 // The address of recipe `id` as shown now; the units only when the page's address chose them.
 export const addressOf = (id) => recipeHref(id, pageUnits ?? null, servings);
 
+// The same, opened from the list: with what is typed in the search box (`q`), so that a
+// reload shows the same list beside it (list.js reads `?q=` back).
+export function addressWithSearch(id, q) {
+  const address = addressOf(id);
+  if (q.trim() === "") return address;
+  return address + (address.includes("?") ? "&" : "?") + "q=" + encodeURIComponent(q);
+}
+
 // A recipe's <div class="recipe">, as its page has it, ready to use.
 export function recipePanel(r) {
   const panel = toDOM(recipeBody(r, choices()));

@@ -1,4 +1,4 @@
-// A recipe's "Share": the phone's share sheet where there is one (Web Share API), else the
+// A recipe's "Print" (the browser's print, of that recipe alone) and "Share": the phone's share sheet where there is one (Web Share API), else the
 // card copied to the clipboard. The card is short: the name, the ingredients as shown
 // (in the units and servings chosen), and the link.
 
@@ -14,6 +14,11 @@ export function shareCard(article, url) {
 }
 
 export function startShare() {
+  // Print, wherever a recipe is opened: the stylesheet prints only that recipe.
+  document.documentElement.dataset.print = "";
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("button.print")) print();
+  });
   const canShare = typeof navigator.share === "function";
   const canCopy = typeof navigator.clipboard?.writeText === "function";
   if (!canShare && !canCopy) return;
@@ -21,10 +26,12 @@ export function startShare() {
   // stylesheet once this is set.
   document.documentElement.dataset.share = canShare ? "sheet" : "copy";
   document.addEventListener("click", async (event) => {
-    const button = event.target.closest(".single .share");
+    const button = event.target.closest("button.share");
     if (!button) return;
-    const article = button.closest(".single");
-    const status = article.querySelector(".share-status");
+    // Its own page or the pane (<article class="single">), or its row on a phone.
+    const article = button.closest(".single, .recipes > li");
+    if (!article) return;
+    const status = button.parentElement.querySelector(".share-status");
     const id = article.querySelector(".recipe")?.dataset.id;
     const url = location.origin + (id ? `/recipes/${id}` : location.pathname);
     const card = shareCard(article, url);

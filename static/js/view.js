@@ -32,16 +32,19 @@ export function serveLink(id, n, { units, servings }) {
 export const caption = (servings) => "Ingredients" + (servings === 1 ? "" : ", for " + servings);
 
 // <article class="single">: the heading (with `glass`, the list row's icon), the base
-// spirits, the recipe, and Share.
+// spirits, the recipe, and Share and Print.
 export function recipeArticle(r, glass, choices) {
   const base = r.base && r.base.length ? h("p", { class: "base" }, r.base.join(", ")) : null;
-  // Share: shown by share.js where the phone can share or copy.
-  const share = h("p", { class: "share-row" },
-    h("button", { type: "button", class: "chip share", hidden: true }, "Share"),
-    h("span", { class: "share-status", role: "status" }));
   return h("article", { class: "single" },
-    h("h1", { tabindex: "-1" }, glass, h("span", { class: "name" }, r.name)), base, recipeBody(r, choices), share);
+    h("h1", { tabindex: "-1" }, glass, h("span", { class: "name" }, r.name)), base, recipeBody(r, choices), shareRow());
 }
+
+// Share and Print (templates/recipe.html's share row): shown by share.js where the phone
+// can share or copy, and print.
+export const shareRow = () => h("p", { class: "share-row" },
+  h("button", { type: "button", class: "chip share", hidden: true }, "Share"),
+  h("button", { type: "button", class: "chip print", hidden: true }, "Print"),
+  h("span", { class: "share-status", role: "status" }));
 
 // <div class="recipe">: templates/recipe_body.html.
 export function recipeBody(r, choices) {

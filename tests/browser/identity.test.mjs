@@ -1,4 +1,4 @@
-// Who is at the bar: the footer quietly names the visitor ("alice · local" with
+// Who is at the bar: the navigation quietly names the visitor ("alice · local" with
 // --local-identity; "Alice · iphone" on the tailnet), from /api/whoami, without breaking
 // the strict CSP or the phone layout.
 import { test, before, after } from "node:test";
@@ -9,7 +9,7 @@ let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-test("the footer shows who you are, on the list and on a recipe page", async () => {
+test("the navigation shows who you are, on the list and on a recipe page", async () => {
   const server = await startServer(["--local-identity", "alice@example.com"]);
   const context = await phone(browser);
   const watcher = await watch(context);
@@ -21,11 +21,11 @@ test("the footer shows who you are, on the list and on a recipe page", async () 
       await who.waitFor({ state: "visible", timeout: 10_000 });
       assert.equal(await who.textContent(), "alice \u00b7 local", path);
       assert.equal(await who.getAttribute("title"), "alice@example.com");
-      // Quietly: in the footer, one line, nothing wider than the phone.
+      // Quietly: at the end of the navigation, one line, nothing wider than the phone.
       const fits = await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth);
       assert.ok(fits, `${path}: no sideways scrolling`);
-      const footer = await page.evaluate(() => document.getElementById("who").closest("footer") !== null);
-      assert.ok(footer, `${path}: the name is in the footer`);
+      const inNav = await page.evaluate(() => document.getElementById("who").closest("nav.top") !== null);
+      assert.ok(inNav, `${path}: the name is in the navigation`);
     }
     assert.deepEqual(await watcher.problems(), []);
   } finally {

@@ -416,7 +416,9 @@ pub(crate) fn render(
         None => "/recipes/new".to_owned(),
     };
     let page = EditPage {
-        chrome: site.chrome(""),
+        chrome: site
+            .chrome("")
+            .at(if state.id.is_none() { "new" } else { "" }),
         title,
         action,
         id: state.id,

@@ -39,7 +39,7 @@ pub(crate) async fn page(
     let may_change = keeper.is_ok();
     let why = why.or_else(|| keeper.err().map(|e| e.to_string()));
     let page = MenusPage {
-        chrome: site.chrome(""),
+        chrome: site.chrome("").at("menus"),
         menus: menus
             .iter()
             .filter(|m| may_change || m.on)

@@ -70,7 +70,7 @@ pub(crate) async fn page(
     let may_change = keeper.is_ok();
     let why = why.or_else(|| keeper.err().map(|e| e.to_string()));
     let page = ShoppingPage {
-        chrome: site.chrome(""),
+        chrome: site.chrome("").at("shelf"),
         any_got: items.iter().any(|i| i.got),
         items: items.into_iter().map(ShoppingRow::from).collect(),
         may_change,

@@ -38,6 +38,8 @@ pub(crate) async fn whoami(
     };
     // What the grants and the switch together allow, for the page to offer its links.
     body["can_edit"] = serde_json::Value::Bool(editing.may_edit(&visitor));
+    // Whether they may compose the guests' menus: the navigation's "Menus".
+    body["can_compose"] = serde_json::Value::Bool(home.menu_keeper(&visitor, &editing).is_ok());
     // Whether the household's database can be used, and if not what is wrong with it.
     body["household"] = match home.unavailable() {
         Some(why) => serde_json::json!({"ok": false, "why": why}),

@@ -132,6 +132,7 @@ impl Site {
             urls: &urls,
             footer: &footer,
             q: "",
+            here: "recipes",
         };
         // The index, the JSON and the shelf do not depend on the list page: build them on
         // other threads while this one renders the list (start-up for thousands of recipes).
@@ -272,6 +273,7 @@ impl Site {
             urls: &self.urls,
             footer: &self.footer,
             q,
+            here: "",
         }
     }
 }

@@ -83,7 +83,7 @@ pub(super) fn shelf(
         .filter(|r| r.key.is_some())
         .count();
     let page = ShelfPage {
-        chrome,
+        chrome: chrome.at("shelf"),
         groups,
         bottles,
     };

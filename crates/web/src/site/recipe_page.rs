@@ -136,7 +136,7 @@ impl Site {
     ) -> Result<RecipePage<'a>, SiteError> {
         Ok(RecipePage {
             edit,
-            chrome: self.chrome(""),
+            chrome: self.chrome("").at("recipes"),
             r,
             icon: glass::icon(&r.glass),
             amounts: Amounts::new(r, display),

@@ -171,7 +171,7 @@ impl Site {
             guesses: guesses.into_iter().map(|i| &all[i]).collect(),
         };
         ListPage {
-            chrome: self.chrome(q),
+            chrome: self.chrome(q).at("recipes"),
             list,
         }
     }

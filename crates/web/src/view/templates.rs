@@ -66,6 +66,16 @@ pub(crate) struct Chrome<'a> {
     pub(crate) footer: &'a Footer,
     /// The search as typed, shown back in the search box ("" on other pages).
     pub(crate) q: &'a str,
+    /// Which link of the navigation is this page (`aria-current`): "recipes", "shelf",
+    /// "menus", "new", or "" for none.
+    pub(crate) here: &'static str,
+}
+
+impl Chrome<'_> {
+    /// The same chrome, on the page the navigation's link `here` leads to.
+    pub(crate) fn at(self, here: &'static str) -> Self {
+        Chrome { here, ..self }
+    }
 }
 
 /// One row of the list.
@@ -467,6 +477,7 @@ mod tests {
                 urls: &urls,
                 footer: &footer,
                 q,
+                here: "recipes",
             },
             list: ListBody {
                 urls: &urls,
@@ -513,6 +524,7 @@ mod tests {
                 urls: &urls,
                 footer: &footer,
                 q: "",
+                here: "recipes",
             },
             r,
             icon: glass::icon(&r.glass),
