@@ -29,13 +29,56 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/**
+ * What was guessed of each recipe (`problems` of /api/import), split: `shared` holds each
+ * note said of two or more recipes once, with how many (`[{text, n}]`); `each` maps a
+ * recipe's index to its notes said of it alone. Sixteen rows of "base guessed from the
+ * ingredients" read as one line.
+ */
+export function splitNotes(problems) {
+  const each = new Map();
+  for (const p of problems ?? []) {
+    const text = p.field && !p.message.startsWith(p.field) ? `${p.field}: ${p.message}` : p.message;
+    each.set(p.recipe, [...(each.get(p.recipe) ?? []), text]);
+  }
+  const count = new Map();
+  for (const list of each.values()) for (const t of new Set(list)) count.set(t, (count.get(t) ?? 0) + 1);
+  const shared = [...count].filter(([, n]) => n > 1).map(([text, n]) => ({ text, n }));
+  const lifted = new Set(shared.map((s) => s.text));
+  for (const [i, list] of each) each.set(i, list.filter((t) => !lifted.has(t)));
+  return { each, shared };
+}
+
+/** The notes said of several recipes, once, above the list; null when there are none. */
+function sharedList(shared, total) {
+  if (shared.length === 0) return null;
+  const line = ({ text, n }) => el("li", {}, `${text} (${n === total ? "every recipe" : `${n} of ${total} recipes`})`);
+  return el("ul", { class: "guess shared" }, ...shared.map(line));
+}
+
+/**
+ * A button that ticks every box of `list` or none: "Select none" while all are ticked,
+ * "Select all" otherwise. Keeping 3 of 16 is then four taps, not thirteen.
+ */
+export function selectToggle(list) {
+  const boxes = () => Array.from(list.querySelectorAll("input[name=pick]"));
+  const all = () => boxes().every((b) => b.checked);
+  const button = el("button", { type: "button", class: "select-all" });
+  const label = () => { button.textContent = all() ? "Select none" : "Select all"; };
+  button.addEventListener("click", () => {
+    const on = !all();
+    for (const b of boxes()) b.checked = on;
+    list.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+  list.addEventListener("change", label);
+  label();
+  return button;
+}
+
 /** The list to choose from, as templates/import.html renders it. */
 export function choicesList(answer) {
   const dupes = new Map((answer.duplicates ?? []).map((d) => [d.recipe, d.existing_id]));
-  const notes = new Map();
-  for (const p of answer.problems ?? []) {
-    notes.set(p.recipe, [...(notes.get(p.recipe) ?? []), p.field ? `${p.field}: ${p.message}` : p.message]);
-  }
+  const notes = splitNotes(answer.problems).each;
   const items = answer.recipes.map((r, i) => {
     const li = el("li", {},
       el("label", {}, el("input", { type: "checkbox", name: "pick", value: String(i), checked: !dupes.has(i) }), " ",
@@ -45,13 +88,15 @@ export function choicesList(answer) {
     if (dupes.has(i)) {
       li.append(el("p", { class: "duplicate" }, "Already here: ", el("a", { href: `/recipes/${dupes.get(i)}` }, "the recipe of that name")));
     }
-    if (notes.has(i)) li.append(el("ul", { class: "guess" }, ...notes.get(i).map((n) => el("li", {}, n))));
+    if (notes.get(i)?.length) li.append(el("ul", { class: "guess" }, ...notes.get(i).map((n) => el("li", {}, n))));
     return li;
   });
   return el("ul", { class: "choices" }, ...items);
 }
 
 export function startImport() {
+  const chosen = document.querySelector("form.import-choose ul.choices");
+  if (chosen) chosen.before(el("p", { class: "select" }, selectToggle(chosen)));
   const form = document.querySelector("form.import-file");
   if (!form) return;
   const input = form.querySelector("#import-file");
@@ -96,6 +141,8 @@ export function startImport() {
     box.replaceChildren(
       el("input", { type: "hidden", name: "recipes", value: JSON.stringify(answer.recipes) }),
       el("p", {}, `${answer.recipes.length} ${answer.recipes.length === 1 ? "recipe" : "recipes"} in ${file.name}. Choose the ones to add:`),
+      ...[sharedList(splitNotes(answer.problems).shared, answer.recipes.length)].filter(Boolean),
+      el("p", { class: "select" }, selectToggle(list)),
       list,
       el("p", { class: "actions" }, button),
     );

@@ -61,10 +61,14 @@ export function recipeBody(r, choices) {
     .map(([k, v]) => h("div", null, h("dt", null, k), h("dd", null, v.join(", "))));
   const notes = !r.notes ? null : h("p", { class: "notes" }, ...noteParts(r.notes).map(([text, link]) =>
     (link ? h("a", { href: text, rel: "noopener noreferrer" }, text) : text)));
-  const acts = h("div", { class: "seg acts" },
-    h("button", { type: "button", class: "star", "aria-pressed": "false", hidden: true }, "Favourite"),
-    h("button", { type: "button", class: "wake", "aria-pressed": "false", hidden: true }, "Keep screen on"));
-  const tools = ingredients.length === 0 ? [acts, mine(r.id)] : [...amountTools(r.id, choices), acts, mine(r.id)];
+  const star = () => h("button", { type: "button", class: "star", "aria-pressed": "false", hidden: true }, "Favourite");
+  const wake = () => h("button", { type: "button", class: "wake", "aria-pressed": "false", hidden: true }, "Keep screen on");
+  const acts = (...buttons) => h("div", { class: "seg acts" }, ...buttons);
+  // On a phone, two rows of 44 px targets: units and Keep screen on, servings and Favourite.
+  const [units, serves] = amountTools(r.id, choices);
+  const tools = ingredients.length === 0
+    ? [acts(star(), wake()), mine(r.id)]
+    : [units, acts(wake()), serves, acts(star()), mine(r.id)];
   return h("div", { class: "recipe", id: "recipe-" + r.id, "data-id": String(r.id) },
     table, h("dl", { class: "facts" }, ...facts), strength, notes, h("div", { class: "tools" }, ...tools));
 }

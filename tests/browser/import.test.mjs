@@ -26,12 +26,22 @@ const PAGE = `<!doctype html><html><head><title>Whiskey Sour</title>
   recipeInstructions: [{ "@type": "HowToStep", text: "Dry shake, then shake with ice and strain." }],
 })}</script></head><body><h1>Whiskey Sour</h1></body></html>`;
 
+// A page of three recipes without a base: the server's list to choose from.
+const THREE = `<!doctype html><html><head><title>Three</title>
+<script type="application/ld+json">${JSON.stringify([1, 2, 3].map((i) => ({
+  "@context": "https://schema.org", "@type": "Recipe", name: `Linked ${i}`,
+  recipeIngredient: ["2 oz gin", "4 oz tonic water"],
+})))}</script></head><body></body></html>`;
+
 /** A page server on 127.0.0.1. */
 async function pages() {
   const server = createServer((req, res) => {
     if (req.url === "/sour.html") {
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       res.end(PAGE);
+    } else if (req.url === "/three.html") {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end(THREE);
     } else {
       res.writeHead(404);
       res.end();
@@ -187,6 +197,82 @@ test("a file of one recipe says '1 recipe', not '1 recipes'", async () => {
     assert.deepEqual(await watcher.problems(), []);
   } finally {
     await context.close();
+    await app.stop();
+  }
+});
+
+test("choosing 3 of 16 takes 4 taps (Select none, then 3); a guess made of every row is said once", async () => {
+  const app = await editable();
+  const context = await phone(browser);
+  const watcher = await watch(context);
+  try {
+    // JSON-LD as recipe sites write it, with no base: guessed from the ingredients, for each.
+    const sixteen = Array.from({ length: 16 }, (_, i) => ({
+      "@context": "https://schema.org", "@type": "Recipe", name: `Sixteen ${i + 1}`,
+      recipeIngredient: ["2 oz gin", "4 oz tonic water"],
+      recipeInstructions: "Build over ice in a highball glass.",
+    }));
+    const page = await context.newPage();
+    await page.goto(app.server.url("/recipes/import"));
+    await page.setInputFiles("#import-file", { name: "sixteen.jsonld", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(sixteen)) });
+    const boxes = page.locator(".import-choices input[name=pick]");
+    await boxes.first().waitFor({ timeout: 15_000 });
+    assert.equal(await boxes.count(), 16);
+    const text = await page.locator(".import-choices").textContent();
+    assert.equal(text.match(/base guessed from the ingredients/g)?.length, 1, `said once: ${text}`);
+    assert.match(await page.locator(".import-choices .guess.shared").textContent(), /base guessed from the ingredients \(every recipe\)/);
+    assert.equal(await page.locator(".import-choices .choices .guess").count(), 0, "no row repeats it");
+    let taps = 0;
+    const toggle = page.locator(".import-choices button.select-all");
+    assert.equal(await toggle.textContent(), "Select none");
+    await toggle.tap(); taps++;
+    assert.equal(await page.locator(".import-choices input[name=pick]:checked").count(), 0, "none ticked");
+    assert.equal(await toggle.textContent(), "Select all");
+    for (const i of [2, 7, 11]) { await boxes.nth(i).tap(); taps++; }
+    assert.ok(taps <= 4, `${taps} taps`);
+    const add = page.locator(".import-choices button.save");
+    assert.equal(await add.textContent(), "Add 3");
+    assert.ok(await fitsWidth(page), "the list fits the phone");
+    assert.deepEqual(await axe(page), [], "axe on the list with its toggle");
+    await add.click();
+    await page.waitForURL(/\/changes\?done=\d+$/, { timeout: 10_000 });
+    const names = JSON.parse(readFileSync(app.file, "utf8")).map((r) => r.name).filter((n) => n.startsWith("Sixteen"));
+    assert.deepEqual(names.sort(), ["Sixteen 12", "Sixteen 3", "Sixteen 8"]);
+    assert.deepEqual(await watcher.problems(), []);
+  } finally {
+    await context.close();
+    await app.stop();
+  }
+});
+
+test("a page of several recipes: the server's list says a shared guess once and offers Select none", async () => {
+  const app = await editable();
+  const site = await pages();
+  const context = await phone(browser);
+  const watcher = await watch(context);
+  try {
+    const page = await context.newPage();
+    await page.goto(app.server.url("/recipes/import"));
+    await page.fill("#source", site.url("/three.html"));
+    await page.click("form.import-link button[type=submit]");
+    const boxes = page.locator("form.import-choose input[name=pick]");
+    await boxes.first().waitFor({ timeout: 15_000 });
+    assert.equal(await boxes.count(), 3);
+    const text = await page.locator("form.import-choose").textContent();
+    assert.equal(text.match(/base guessed from the ingredients/g)?.length, 1, `said once: ${text}`);
+    assert.match(await page.locator("form.import-choose .guess.shared").textContent(), /base guessed from the ingredients \(every recipe\)/);
+    const toggle = page.locator("form.import-choose button.select-all");
+    await toggle.tap();
+    assert.equal(await page.locator("form.import-choose input[name=pick]:checked").count(), 0);
+    await boxes.nth(1).tap();
+    await page.click("form.import-choose button.save");
+    await page.waitForURL(/\/changes\?done=\d+$/, { timeout: 10_000 });
+    const names = JSON.parse(readFileSync(app.file, "utf8")).map((r) => r.name).filter((n) => n.startsWith("Linked"));
+    assert.deepEqual(names, ["Linked 2"]);
+    assert.deepEqual(await watcher.problems(), []);
+  } finally {
+    await context.close();
+    site.close();
     await app.stop();
   }
 });

@@ -348,3 +348,78 @@ test("dark mode, forced colours and reduced motion hold at every size", async ()
     await server.stop();
   }
 });
+
+/**
+ * In the page: each list name's width, and the words of it that the layout broke across
+ * lines (a word whose text spans two line boxes).
+ */
+function brokenNames() {
+  return Array.from(document.querySelectorAll("#recipes > li > a.row .name"), (name) => {
+    const text = name.firstChild;
+    const broken = [];
+    if (text?.nodeType === Node.TEXT_NODE) {
+      // Words as a reader sees them: a break after a hyphen ("St-/Germain") is a break between.
+      for (const m of text.textContent.matchAll(/[^\s\-\u2010\u2013]+/g)) {
+        const range = document.createRange();
+        range.setStart(text, m.index);
+        range.setEnd(text, m.index + m[0].length);
+        const tops = new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top)));
+        if (tops.size > 1) broken.push(m[0]);
+      }
+    }
+    return { name: name.textContent, width: name.getBoundingClientRect().width, broken };
+  });
+}
+
+test("820×1180: the list is at least 360 px wide and no recipe's name breaks inside a word", async (t) => {
+  const path = sharedData("bar-assistant.json", t);
+  for (const file of [null, ...(path ? [path] : [])]) {
+    const server = await startServer(file ? ["--recipes-file", file] : []);
+    const context = await wideContext(browser, SIZES[0]);
+    const page = await context.newPage();
+    try {
+      await page.goto(server.url("/recipes/1"));
+      await loaded(page);
+      await page.evaluate(() => { for (const li of document.querySelectorAll(".recipes > li")) li.style.contentVisibility = "visible"; });
+      const list = await page.locator(".list-pane").evaluate((e) => e.getBoundingClientRect().width);
+      assert.ok(list >= 360, `the list is ${list} px wide`);
+      const names = await page.evaluate(brokenNames);
+      assert.ok(names.length > 20, `${names.length} names measured`);
+      const broken = names.filter((n) => n.broken.length > 0).map((n) => `${n.name} (${Math.round(n.width)} px: ${n.broken.join(", ")})`);
+      assert.deepEqual(broken, [], `${file ?? "sample"}: names broken inside a word`);
+      const pane = await page.locator("#pane").evaluate((e) => e.getBoundingClientRect().width);
+      assert.ok(pane >= 400, `the recipe pane keeps ${pane} px`);
+    } finally {
+      await context.close();
+      await server.stop();
+    }
+  }
+});
+
+test("1280×800: Garnish is not squeezed into half of the facts' column", async () => {
+  const server = await startServer();
+  const context = await wideContext(browser, SIZES[1]);
+  const page = await context.newPage();
+  try {
+    const recipes = await (await fetch(server.url("/api/recipes"))).json();
+    const garnished = recipes.filter((r) => (r.garnish ?? []).length > 0);
+    assert.ok(garnished.length >= 5);
+    const squeezed = [];
+    for (const r of garnished) {
+      await page.goto(server.url(`/recipes/${r.id}`));
+      const m = await page.evaluate(() => {
+        const facts = document.querySelector("#pane .facts");
+        const div = Array.from(facts.children).find((d) => d.querySelector("dt")?.textContent === "Garnish");
+        const dd = div.querySelector("dd");
+        const lines = Math.round(dd.getBoundingClientRect().height / parseFloat(getComputedStyle(dd).lineHeight || "0") || 1);
+        return { lines, width: div.getBoundingClientRect().width, column: facts.getBoundingClientRect().width };
+      });
+      // One line, or the whole width of the facts' column: never wrapped in half of it.
+      if (m.lines > 1 && m.width < m.column - 1) squeezed.push(`${r.name}: ${m.lines} lines in ${Math.round(m.width)} of ${Math.round(m.column)} px`);
+    }
+    assert.deepEqual(squeezed, []);
+  } finally {
+    await context.close();
+    await server.stop();
+  }
+});

@@ -187,6 +187,7 @@ fn blank(site: &Site, csrf: String) -> ImportPage<'_> {
         source: String::new(),
         problems: Vec::new(),
         choices: Vec::new(),
+        shared: Vec::new(),
         recipes_json: String::new(),
     }
 }
@@ -205,25 +206,79 @@ fn choices<'a>(site: &'a Site, csrf: String, answer: &Value, recipes: &[Value]) 
                 .and_then(|d| d["existing_id"].as_u64())
         })
     };
+    let notes = (0..recipes.len())
+        .map(|index| {
+            problems_of(answer, index)
+                .into_iter()
+                .map(|(f, m)| {
+                    if f.is_empty() || m.starts_with(&f) {
+                        m
+                    } else {
+                        format!("{f}: {m}")
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let (shared, notes) = split_notes(notes);
     let choices = recipes
         .iter()
+        .zip(notes)
         .enumerate()
-        .map(|(index, r)| ImportChoice {
+        .map(|(index, (r, notes))| ImportChoice {
             index,
             name: r["name"].as_str().unwrap_or("(no name)").to_owned(),
             summary: summary(r),
-            notes: problems_of(answer, index)
-                .into_iter()
-                .map(|(f, m)| if f.is_empty() { m } else { format!("{f}: {m}") })
-                .collect(),
+            notes,
             duplicate_of: duplicate_of(index),
         })
         .collect();
     ImportPage {
         choices,
+        shared,
         recipes_json: Value::from(recipes.to_vec()).to_string(),
         ..blank(site, csrf)
     }
+}
+
+/// The notes said of two or more recipes, once each with how many ("base guessed from the
+/// ingredients (every recipe)"), and each recipe's notes said of it alone; as
+/// `static/js/import.js`'s `splitNotes`, so that sixteen rows of one guess read as one line.
+fn split_notes(each: Vec<Vec<String>>) -> (Vec<String>, Vec<Vec<String>>) {
+    let total = each.len();
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for notes in &each {
+        for (i, n) in notes.iter().enumerate() {
+            if notes[..i].contains(n) {
+                continue;
+            }
+            match counts.iter_mut().find(|(t, _)| t == n) {
+                Some((_, c)) => *c += 1,
+                None => counts.push((n.clone(), 1)),
+            }
+        }
+    }
+    counts.retain(|(_, c)| *c > 1);
+    let own = each
+        .into_iter()
+        .map(|notes| {
+            notes
+                .into_iter()
+                .filter(|n| !counts.iter().any(|(t, _)| t == n))
+                .collect()
+        })
+        .collect();
+    let lines = counts
+        .into_iter()
+        .map(|(t, c)| {
+            if c == total {
+                format!("{t} (every recipe)")
+            } else {
+                format!("{t} ({c} of {total} recipes)")
+            }
+        })
+        .collect();
+    (lines, own)
 }
 
 /// The ingredients in a line: `50 ml Gin, 20 ml Lime Juice`.

@@ -397,6 +397,8 @@ pub(crate) struct ImportPage<'a> {
     /// Why it could not be read, or why the chosen ones could not be saved.
     pub(crate) problems: Vec<crate::store::FieldError>,
     pub(crate) choices: Vec<ImportChoice>,
+    /// What was guessed of two or more of the choices, said once above them.
+    pub(crate) shared: Vec<String>,
     /// The recipes read, as JSON, posted back with the choice.
     pub(crate) recipes_json: String,
 }
