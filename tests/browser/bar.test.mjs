@@ -132,9 +132,12 @@ for (const mode of MODES) {
       await openRow(page, "Old Fashioned");
       await until(() => amounts(page), ["2 oz", "¼ oz", "2 dash", "1 dash"], "another recipe in oz");
 
-      // Reloaded: still oz, on the list and on the recipe's own page.
+      // Reloaded (an opened recipe has its own address, so the reload shows it): still oz,
+      // there, on the list and on the recipe's own page.
       await page.reload();
-      await loaded(page);
+      await page.waitForSelector(`${OPEN} td.amount`);
+      await until(() => amounts(page), ["2 oz", "¼ oz", "2 dash", "1 dash"], "oz on the reloaded recipe");
+      await goList(page, url);
       await openRow(page, "Whiskey Sour");
       await until(() => amounts(page), SOUR_OZ, "oz after a reload");
       assert.equal(await tool(page, '.seg.units a[data-units="oz"]').getAttribute("aria-current"), "true");
@@ -227,10 +230,10 @@ for (const mode of MODES) {
       await tool(page, '.seg.serves a[data-serves="2"]').tap();
       await until(() => amounts(page), ["4 oz", "½ oz", "4 dash", "2 dash"], "Old Fashioned ×2 in oz");
 
-      // Servings are for this pour only: a reload shows ×1 (in the units still chosen).
+      // Servings are for this pour only: a reload (of the opened recipe's own address) shows
+      // ×1, in the units still chosen.
       await page.reload();
-      await loaded(page);
-      await openRow(page, "Old Fashioned");
+      await page.waitForSelector(`${OPEN} td.amount`);
       await until(() => amounts(page), ["2 oz", "¼ oz", "2 dash", "1 dash"], "×1 after a reload, still oz");
       assert.equal(await tool(page, '.seg.serves a[data-serves="1"]').getAttribute("aria-current"), "true");
       const state = await stored(page);
