@@ -230,9 +230,9 @@ for (const mode of MODES) {
       await tool(page, '.seg.serves a[data-serves="2"]').tap();
       await until(() => amounts(page), ["4 oz", "½ oz", "4 dash", "2 dash"], "Old Fashioned ×2 in oz");
 
-      // Servings are for this pour only: a reload (of the opened recipe's own address) shows
-      // ×1, in the units still chosen.
-      await page.reload();
+      // Servings are for this pour only: the recipe visited afresh (its own address, no
+      // query) shows ×1, in the units still chosen.
+      await page.goto(url(new URL(page.url()).pathname));
       await page.waitForSelector(`${OPEN} td.amount`);
       await until(() => amounts(page), ["2 oz", "¼ oz", "2 dash", "1 dash"], "×1 after a reload, still oz");
       assert.equal(await tool(page, '.seg.serves a[data-serves="1"]').getAttribute("aria-current"), "true");
