@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { recordSkip } from "../skip-log.mjs";
 import { watch } from "../browser/lib/browser.mjs";
-import { until } from "../browser/lib/checks.mjs";
+import { shelfBox, until } from "../browser/lib/checks.mjs";
 import { missingTools, openBrowser, startApp, startHarness, trustingHome } from "./tailnet.mjs";
 
 const CAPABILITY = "libations.app/cap/libations";
@@ -157,7 +157,7 @@ if (missing.length > 0) {
     await until(() => a.isDisabled('#shelf input[value="gin"]'), false, "the granted person may tick");
     const puts = [];
     a.on("response", (r) => { if (r.url().endsWith("/api/bar/shelf")) puts.push(r.status()); });
-    for (const key of ["gin", "lime juice", "sugar syrup"]) await a.locator(`#shelf input[type=checkbox][value="${key}"]`).check();
+    for (const key of ["gin", "lime juice", "simple syrup"]) await (await shelfBox(a, key)).check();
     await until(() => puts, [200, 200, 200], "three ticks sent and answered");
     const bar = JSON.parse((await h.fetch(app.url("/api/bar"), "phone2")).body);
     assert.deepEqual(bar.can_make, [GIMLET], "the app answers the other person with the household's shelf");
@@ -168,7 +168,7 @@ if (missing.length > 0) {
     await b.locator("#bar-who").waitFor({ state: "visible", timeout: 15_000 });
     await until(() => b.locator("#can-make-n").textContent(), "1", "their My bar counts it");
     await until(() => b.locator("#shelf input:checked").evaluateAll((l) => l.map((x) => x.value).sort()),
-      ["gin", "lime juice", "sugar syrup"], "and shows the household's ticks");
+      ["gin", "lime juice", "simple syrup"], "and shows the household's ticks");
   });
 
   test("(d) a star made offline is shown as pending and sent when the browser is back online", async () => {
