@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use common::household::{person, write};
+use common::household::{person, shelf_over, write};
 use common::{Server, client};
 use libations::ingredients::key;
 use libations::recipes::Recipes;
@@ -16,19 +16,7 @@ use serde_json::{Value, json};
 
 /// The binary over the shared collection `file`, as a shelf keeper who ticked `shelf`.
 async fn keeper_over(file: &str, shelf: &[&str]) -> Option<(Server, Recipes, tempfile::TempDir)> {
-    let path = common::shared_data(file)?;
-    let recipes = Recipes::from_file(&path).expect("shared data loads");
-    let state = tempfile::tempdir().expect("temp dir");
-    let extra = ["--recipes-file", path.to_str().unwrap(), "--local-shelf"];
-    let server = person(state.path(), "alice@example.com", &extra);
-    let (status, bar) = write(
-        &server,
-        "PUT",
-        "/api/bar/shelf",
-        Some(json!({"have": shelf})),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{file}: {bar}");
+    let (server, _, recipes, state) = shelf_over(file, "--local-shelf", shelf).await?;
     Some((server, recipes, state))
 }
 

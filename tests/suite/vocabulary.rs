@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::household::{person, write};
+use common::household::{person, shelf_over, write};
 use libations::ingredients::key;
 use libations::recipes::Recipes;
 use libations::vocabulary::{Reading, Shelf, Vocabulary};
@@ -154,19 +154,7 @@ fn check_names_the_lines_it_does_not_know() {
 /// `/api/bar` on the real binary over `file`, after the household ticks `shelf` in its
 /// own words; and the collection, to name recipes.
 async fn bar_over_http(file: &str, shelf: &[&str]) -> Option<(Value, Recipes)> {
-    let path = common::shared_data(file)?;
-    let recipes = Recipes::from_file(&path).expect("shared data loads");
-    let state = tempfile::tempdir().expect("temp dir");
-    let extra = ["--recipes-file", path.to_str().unwrap(), "--local-edit"];
-    let server = person(state.path(), "alice@example.com", &extra);
-    let (status, bar) = write(
-        &server,
-        "PUT",
-        "/api/bar/shelf",
-        Some(json!({"have": shelf})),
-    )
-    .await;
-    assert_eq!(status, StatusCode::OK, "{file}: {bar}");
+    let (server, bar, recipes, _state) = shelf_over(file, "--local-edit", shelf).await?;
     server.stop();
     Some((bar, recipes))
 }
