@@ -88,10 +88,16 @@ function paint(root) {
 export const isFavourite = (id) => (household.known ? household.favourites : bar.favourites).has(id);
 const paintAll = () => document.querySelectorAll(".recipe[data-id]").forEach(paint);
 
-// A recipe's own page keeps its address in step, so that a reload shows the same.
+// The address keeps in step with the recipe it names, so that a reload shows the same: a
+// recipe's own page with its units, one opened from the list with the search beside it.
 function keepAddress() {
-  const recipe = document.querySelector(".single .recipe[data-id]");
-  if (recipe) history.replaceState(null, "", recipeHref(recipe.dataset.id, unitsNow(), servings));
+  const single = document.querySelector(".single .recipe[data-id]");
+  if (single) {
+    history.replaceState(null, "", recipeHref(single.dataset.id, unitsNow(), servings));
+    return;
+  }
+  const id = location.pathname.match(/^\/recipes\/(\d+)$/)?.[1];
+  if (id) history.replaceState(null, "", addressWithSearch(id, new URLSearchParams(location.search).get("q") ?? ""));
 }
 
 export function startRecipes() {

@@ -179,7 +179,8 @@ for (const mode of MODES) {
       // ×4 in the file's ml: 200, 100, 60 (all multiples of 5 already); 8 leaves × 4 = 32.
       await tool(page, '.seg.serves a[data-serves="4"]').tap();
       await until(() => amounts(page), ["200 ml", "100 ml", "60 ml", "32 leaves", "top up"], "×4 in ml");
-      assert.equal(page.url(), address, "scaled in place, no navigation");
+      assert.equal(new URL(page.url()).pathname, new URL(address).pathname, "scaled in place, no navigation");
+      assert.equal(new URL(page.url()).searchParams.get("serves"), "4", "the address says ×4");
       assert.equal(await tool(page, '.seg.serves a[data-serves="4"]').getAttribute("aria-current"), "true");
       assert.notEqual(await tool(page, '.seg.serves a[data-serves="1"]').getAttribute("aria-current"), "true");
 
@@ -229,6 +230,13 @@ for (const mode of MODES) {
       // ×2 in oz: 120 ml = 4 oz; 15 ml = ½ oz; 4 and 2 dash.
       await tool(page, '.seg.serves a[data-serves="2"]').tap();
       await until(() => amounts(page), ["4 oz", "½ oz", "4 dash", "2 dash"], "Old Fashioned ×2 in oz");
+      // The address follows the tap, so a reload shows ×2 (not the ×3 typed on another recipe).
+      if (mode === "online") {
+        assert.match(page.url(), /serves=2/, "the address says ×2");
+        await page.reload();
+        await page.waitForSelector(`${OPEN} td.amount`);
+        await until(() => amounts(page), ["4 oz", "½ oz", "4 dash", "2 dash"], "Old Fashioned ×2 after a reload");
+      }
 
       // Servings are for this pour only: the recipe visited afresh (its own address, no
       // query) shows ×1, in the units still chosen.
