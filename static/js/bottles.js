@@ -74,6 +74,6 @@ function bottle(b, names) {
       el("summary", null, rest.length + " more"),
       el("ul", { class: "unlocked" }, ...rest.map((id) => recipeLink(names, id)))) : null,
     el("button", { type: "button", class: "button add", "data-name": b.name, disabled: there ? true : null },
-      there ? "On the shopping list" : "Add to shopping list",
+      there ? "✓ On the shopping list" : "Add to shopping list",
       el("span", { class: "visually-hidden" }, ": " + b.name)));
 }

@@ -88,9 +88,17 @@ for (const size of SIZES) {
       await goShelf(page, server.url);
 
       // The shopping list: add the next bottle and a typed item, tick one, copy, reload.
+      const look = () => page.locator("#next-bottles button.add").evaluate((b) => {
+        const s = getComputedStyle(b);
+        return [s.color, s.backgroundColor, s.borderColor, s.cursor].join(" / ");
+      });
+      const enabledLook = await look();
       await page.locator("#next-bottles button.add").click();
       await until(() => shopping(page), [["White rum", false]], "the next bottle is on the list");
       assert.equal(await page.isDisabled("#next-bottles button.add"), true, "and its button says so");
+      const disabledLook = await look();
+      assert.notEqual(disabledLook, enabledLook, "a button that can't be pressed doesn't look like one that can");
+      assert.match(disabledLook, / default$/, "nor has a pointer");
       assert.match(await page.locator("#next-bottles button.add").textContent(), /On the shopping list/);
       await page.fill("#shop-item", "Limes");
       await page.press("#shop-item", "Enter");
