@@ -84,3 +84,22 @@ export function guesses(docs, terms, vocabulary) {
   hits.sort((a, b) => a[1] - b[1] || b[2] - a[2] || short(a) - short(b));
   return hits.slice(0, MAX_GUESSES).map(([i]) => i);
 }
+
+// What a term that reads as a number's field but holds no number (abv:abc, rating:9)
+// needed, in words, for when the query finds nothing (guess.rs's `misread`).
+const NEEDS = {
+  abv: "a number, as in abv:<=10, abv:>20 or abv:15",
+  drinks: "a number, as in drinks:<=1 or drinks:>2",
+  rating: "a number from 1 to 5, as in rating:>=4 or rating:5",
+};
+export function misread(terms) {
+  for (const t of terms) {
+    if (t.text === undefined || t.field !== null) continue;
+    const at = t.text.indexOf(":");
+    const field = at === -1 ? null : t.text.slice(0, at);
+    if (!Object.hasOwn(NEEDS, field)) continue;
+    const rest = t.text.slice(at + 1);
+    return field + ": takes " + NEEDS[field] + (rest === "" ? "." : "; “" + rest + "” is not one.");
+  }
+  return null;
+}

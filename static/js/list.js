@@ -7,7 +7,7 @@
 // Without this the rows are links to recipe pages and the search is a form.
 import { doc, fold, needs, parse, personalPasses, personalTerm, rank, refusal, shelfRows } from "./model.js";
 import { vocabulary } from "./vocabulary.js";
-import { guesses } from "./guess.js";
+import { guesses, misread } from "./guess.js";
 import { bar, onChange } from "./storage.js";
 import { household, onHousehold } from "./household.js";
 import { el } from "./markup.js";
@@ -212,6 +212,10 @@ function apply() {
   // An empty shelf (or no favourites) is said once, by the hint: not also "No recipe matches".
   document.getElementById("empty").hidden = n !== 0 || hinted;
   document.getElementById("empty-q").textContent = q;
+  const why = n === 0 ? misread(terms) : null;
+  document.getElementById("empty-why").textContent = why ?? "";
+  document.getElementById("empty-why").hidden = why === null;
+  document.getElementById("empty-try").hidden = why !== null;
   showGuesses(hinted ? [] : guessed);
   // Browsers limit how often the address may change: update it once typing pauses.
   clearTimeout(urlTimer);

@@ -138,3 +138,30 @@ test("with JavaScript, Light filters the list as you tap it, and again to undo",
   await page.waitForFunction(() => document.querySelector("#q").value === "");
   await context.close();
 });
+
+// abv:abc is not "No recipe matches" alone: the page says what abv: takes, with and
+// without JavaScript, and the usual "Try one word" comes back once the term is a number.
+for (const js of [true, false]) {
+  test(`abv:abc says abv: takes a number (${js ? "with" : "without"} JavaScript)`, async () => {
+    const context = await phone(browser, { javaScriptEnabled: js });
+    const page = await context.newPage();
+    const why = page.locator("#empty-why");
+    const said = "abv: takes a number, as in abv:<=10, abv:>20 or abv:15; “abc” is not one.";
+    if (js) {
+      await page.goto(server.url("/"));
+      await page.waitForSelector("#recipes a.row[aria-expanded]");
+      await page.fill("#q", "abv:abc");
+    } else {
+      await page.goto(server.url("/?q=abv:abc"));
+    }
+    await why.waitFor({ state: "visible" });
+    assert.equal(await why.textContent(), said);
+    assert.equal(await page.locator("#empty-try").isVisible(), false);
+    if (js) {
+      await page.fill("#q", "abv:>=99");
+      await page.locator("#empty-try").waitFor({ state: "visible" });
+      assert.equal(await why.isVisible(), false, "a number's search that finds nothing says only that");
+    }
+    await context.close();
+  });
+}

@@ -161,3 +161,9 @@ test("guesses table: a typo in a name or a bottle, closest first", () => {
     assert.deepEqual(got, c.expect, `query ${JSON.stringify(c.query)}`);
   }
 });
+
+// `misread`: a number's field without a number, said in words (guess.rs's `misread`).
+test("misread table: abv:abc says what abv: takes", () => {
+  assert.ok(table.misread.cases.length >= 8);
+  for (const c of table.misread.cases) assert.equal(G.misread(S.parse(c.query)), c.say, c.query);
+});

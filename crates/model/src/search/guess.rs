@@ -21,6 +21,26 @@ pub fn allowed(chars: usize) -> usize {
     }
 }
 
+/// What a term that reads as a number's field but holds no number (`abv:abc`,
+/// `rating:9`) needed, in words: said when the query finds nothing, where "No recipe
+/// matches" alone would leave a person guessing. `guess.js`'s `misread` says the same;
+/// the `misread` cases of `tests/search-cases.json` hold both to it.
+pub fn misread<'a>(texts: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    texts.into_iter().find_map(|text| {
+        let (field, rest) = text.split_once(':')?;
+        let needs = match field {
+            "abv" => "a number, as in abv:<=10, abv:>20 or abv:15",
+            "drinks" => "a number, as in drinks:<=1 or drinks:>2",
+            "rating" => "a number from 1 to 5, as in rating:>=4 or rating:5",
+            _ => return None,
+        };
+        Some(match rest {
+            "" => format!("{field}: takes {needs}."),
+            _ => format!("{field}: takes {needs}; “{rest}” is not one."),
+        })
+    })
+}
+
 /// The words a typo is compared with: every word (letters and digits, 3 characters or
 /// more) of the recipes' names and of the vocabulary's spellings, folded, each once.
 #[derive(Debug, Clone, Default)]

@@ -32,7 +32,7 @@ mod terms;
 mod tests;
 
 pub use bottles::singular;
-pub use guess::{MAX_GUESSES, allowed, distance};
+pub use guess::{MAX_GUESSES, allowed, distance, misread};
 pub use index::Index;
 pub use terms::{Asker, Cmp, Figure, Measure, Personal, RECENT_MS};
 

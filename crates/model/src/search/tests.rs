@@ -485,3 +485,30 @@ fn guesses_table() {
         assert_eq!(got, case.expect, "query {:?}", case.query);
     }
 }
+
+/// `misread` in `tests/search-cases.json`: a number's field without a number, in words.
+#[test]
+fn misread_table() {
+    #[derive(Deserialize)]
+    struct File {
+        misread: Misread,
+    }
+    #[derive(Deserialize)]
+    struct Misread {
+        cases: Vec<Said>,
+    }
+    #[derive(Deserialize)]
+    struct Said {
+        query: String,
+        say: Option<String>,
+    }
+    let file: File = serde_json::from_str(include_str!("../../../../tests/search-cases.json"))
+        .expect("tests/search-cases.json parses");
+    assert!(file.misread.cases.len() >= 8);
+    for case in &file.misread.cases {
+        let query = SearchQuery::parse(&case.query);
+        let plain = query.terms.iter().filter(|t| t.field.is_none());
+        let got = super::misread(plain.map(|t| t.text.as_str()));
+        assert_eq!(got, case.say, "query {:?}", case.query);
+    }
+}

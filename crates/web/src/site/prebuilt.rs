@@ -28,6 +28,7 @@ pub(super) fn list(
         rows: recipes.all().iter().map(Row::new).collect(),
         personal: Vec::new(),
         guesses: Vec::new(),
+        misread: None,
     };
     let body = render("recipe list", &body)?;
     let page = render(

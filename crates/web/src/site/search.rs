@@ -6,7 +6,7 @@ use super::{JSON, Site, SiteError, render};
 use crate::http::compressing::Compressing;
 use crate::http::recent::Kind;
 use crate::recipes::Recipe;
-use crate::search::{Asker, Personal, SearchQuery};
+use crate::search::{self, Asker, Personal, SearchQuery};
 use crate::view::templates::{ListBody, ListPage, Row};
 use axum::body::Body;
 use axum::http::{HeaderMap, Response};
@@ -141,9 +141,18 @@ impl Site {
     ) -> ListPage<'a, ListBody<'a>> {
         let all = self.recipes.all();
         let hits = self.index.search_for(&query, mine);
-        let guesses = match hits.is_empty() {
-            true => self.index.guesses_for(&query, mine),
-            false => Vec::new(),
+        let (guesses, misread) = match hits.is_empty() {
+            true => (
+                self.index.guesses_for(&query, mine),
+                search::misread(
+                    query
+                        .terms
+                        .iter()
+                        .filter(|t| t.field.is_none())
+                        .map(|t| t.text.as_str()),
+                ),
+            ),
+            false => (Vec::new(), None),
         };
         // `can:make` from the household's shelf: each row says how, as the phone does.
         let shelf = mine.and_then(|m| m.shelf);
@@ -169,6 +178,7 @@ impl Site {
                 query.personal
             },
             guesses: guesses.into_iter().map(|i| &all[i]).collect(),
+            misread,
         };
         ListPage {
             chrome: self.chrome(q).at("recipes"),

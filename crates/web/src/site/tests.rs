@@ -187,6 +187,7 @@ fn recipe_pages_carry_the_list_as_rendered_alone() {
             rows: recipes.all().iter().map(Row::new).collect(),
             personal: Vec::new(),
             guesses: Vec::new(),
+            misread: None,
         },
     )
     .expect("the list renders");

@@ -121,6 +121,9 @@ pub(crate) struct ListBody<'a> {
     /// When `q` finds nothing, what it may have meant, closest first
     /// ([`crate::search::Index::guesses`]).
     pub(crate) guesses: Vec<&'a crate::recipes::Recipe>,
+    /// When `q` finds nothing and a term is a number's field without one (`abv:abc`), what
+    /// it takes ([`crate::search::misread`]).
+    pub(crate) misread: Option<String>,
 }
 
 #[derive(Template)]
@@ -488,6 +491,7 @@ mod tests {
                 rows: recipes.all().iter().map(Row::new).collect(),
                 personal: Vec::new(),
                 guesses: Vec::new(),
+                misread: None,
             },
         }
         .render()
