@@ -29,6 +29,7 @@
 //   share.js    a recipe's Share (the share sheet, or the clipboard)
 //   menus.js    /menus: composing the guests' menus (menu.js is the guests' page's own)
 //   times.js    moments shown in the phone's own zone
+//   intro.js    a first visit's line saying what this is
 import { startPage } from "./page.js";
 import { startWake } from "./wake.js";
 import { startStorage } from "./storage.js";
@@ -43,6 +44,7 @@ import { startImport } from "./import.js";
 import { startShare } from "./share.js";
 import { startMenus } from "./menus.js";
 import { startTimes } from "./times.js";
+import { startIntro } from "./intro.js";
 
 // In this order: the stored choices before anything shows them; recipes painted before
 // the list adds its own reactions to a change of choices.
@@ -60,3 +62,4 @@ startImport();
 startShare();
 startMenus();
 startTimes();
+startIntro();

@@ -66,15 +66,22 @@ test("keyboard only: search, open, close", async () => {
   assert.equal(await page.evaluate(() => document.activeElement.id), "q", "the search box comes first");
   await page.keyboard.type("gin");
   const want = (await (await fetch(server.url("/api/recipes?q=gin"))).json()).map((r) => r.name);
-  // Past the navigation (Recipes, My bar: this visitor may not edit or compose) and the six
-  // filters (can make, missing one, favourites, light, lightest first, my bar) to the first
-  // result.
+  // Past the navigation (Recipes, My bar: this visitor may not edit or compose), the first
+  // visit's line and the six filters (can make, missing one, favourites, light, lightest
+  // first, my bar) to the first result.
   const nav = [];
   for (let i = 0; i < 2; i++) {
     await page.keyboard.press("Tab");
     nav.push(await page.evaluate(() => document.activeElement.closest("nav.top") && document.activeElement.textContent));
   }
   assert.deepEqual(nav, ["Recipes", "My bar"]);
+  // A first visit: the line saying what this is, its link and its Got it.
+  const intro = [];
+  for (let i = 0; i < 2; i++) {
+    await page.keyboard.press("Tab");
+    intro.push(await page.evaluate(() => document.activeElement.closest("#intro") && document.activeElement.textContent));
+  }
+  assert.deepEqual(intro, ["My bar", "Got it"]);
   const filters = [];
   for (let i = 0; i < 6; i++) {
     await page.keyboard.press("Tab");

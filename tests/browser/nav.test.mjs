@@ -179,3 +179,47 @@ for (const size of [TABLET, LAPTOP]) {
     }
   });
 }
+
+// #43 item 9: a first visit says what this is, on the first screen of a phone; "Got it"
+// puts it away for good on this device; without JavaScript it is always there, one
+// paragraph; a search's page and a recipe's page don't carry it.
+test("a first visit says what Libations is; Got it puts it away on this device", async () => {
+  const server = await startServer();
+  try {
+    const context = await phone(browser);
+    const watcher = await watch(context);
+    const page = await context.newPage();
+    await page.goto(server.url("/"));
+    const intro = page.locator("#intro");
+    await intro.waitFor({ state: "visible" });
+    assert.match(await intro.textContent(), /^Libations: this household's cocktail recipes\./);
+    const box = await intro.boundingBox();
+    assert.ok(box.y + box.height <= 844, `the line is on the first screen (ends at ${box.y + box.height})`);
+    const done = page.locator("#intro-done");
+    const button = await done.boundingBox();
+    assert.ok(button.width >= 44 && button.height >= 44, `Got it is ${button.width}×${button.height}`);
+    await done.tap();
+    await until(() => intro.isVisible(), false, "Got it hides the line");
+    await page.reload();
+    await page.waitForSelector("#recipes a.row[aria-expanded]");
+    assert.equal(await intro.isVisible(), false, "not shown again on this device");
+    for (const address of ["/?q=lime", "/recipes/1"]) {
+      const fresh = await (await phone(browser)).newPage();
+      await fresh.goto(server.url(address));
+      await fresh.waitForLoadState("load");
+      assert.equal(await fresh.locator("section.intro").count(), 0, `${address} has no intro`);
+      await fresh.context().close();
+    }
+    assert.deepEqual(await watcher.problems(), []);
+    await context.close();
+
+    const plain = await phone(browser, { javaScriptEnabled: false });
+    const noJs = await plain.newPage();
+    await noJs.goto(server.url("/"));
+    const shown = noJs.locator("section.intro:visible", { hasText: "this household's cocktail recipes" });
+    assert.equal(await shown.count(), 1, "without JavaScript the line is shown, once");
+    await plain.close();
+  } finally {
+    await server.stop();
+  }
+});
