@@ -24,18 +24,20 @@ export function startPicker({ shelfNow, count, tick }) {
 
   function show() {
     const shelf = shelfNow();
+    // Unread yet: the boxes stay as the page came (a known person's, ticked by the server).
+    if (shelf === null) return;
     const held = shelf && words ? words.ticked(shelf) : new Set();
     let ticked = 0;
     for (const box of boxes) {
       const id = entryOf(box);
-      box.checked = shelf !== null && (shelf.has(box.value) || (id !== null && held.has(id)));
+      box.checked = shelf.has(box.value) || (id !== null && held.has(id));
       ticked += box.checked;
     }
     for (const group of fieldset.querySelectorAll("details.kind")) {
       const n = group.querySelectorAll("input:checked").length;
       group.querySelector(".kind-n").textContent = n ? n + " ticked" : "";
     }
-    const elsewhere = shelf ? Array.from(shelf).filter((name) => !covered(name)).length : 0;
+    const elsewhere = Array.from(shelf).filter((name) => !covered(name)).length;
     count(ticked, boxes.length, elsewhere);
   }
 

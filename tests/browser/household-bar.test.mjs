@@ -282,3 +282,44 @@ test("a tick the server refuses (the grant taken away meanwhile) is undone, and 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// #43 item 12: without JavaScript My bar showed nothing ticked. A known person's page now
+// comes with the household's shelf ticked by the server (an older spelling ticks its
+// bottle), counted per kind and in all; the device-only sections (units, standard drink,
+// moving a phone) are not shown, since nothing there works without JavaScript.
+test("without JavaScript, a person's My bar shows the household's shelf ticked", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "libations-hh-nojs-"));
+  const recipes = join(dir, "recipes.json");
+  writeFileSync(recipes, JSON.stringify(SAMPLE));
+  const server = await startServer(["--local-identity", ALICE, "--local-edit", "--state-dir", join(dir, "state"), "--recipes-file", recipes]);
+  try {
+    const withJs = await phone(browser);
+    const page = await withJs.newPage();
+    await page.goto(server.url("/shelf"));
+    const status = await page.evaluate(() => fetch("/api/bar/shelf", {
+      method: "PUT", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ have: ["gin", "sugar syrup"], out: [] }),
+    }).then((r) => r.status));
+    assert.equal(status, 200);
+    await withJs.close();
+
+    const plain = await phone(browser, { javaScriptEnabled: false });
+    const noJs = await plain.newPage();
+    const response = await noJs.goto(server.url("/shelf"));
+    assert.match(response.headers()["cache-control"], /private/, "a person's page is theirs");
+    assert.deepEqual(await ticked(noJs), ["gin", "simple syrup"], "the shelf as the household has it");
+    const total = await noJs.locator("#shelf input[type=checkbox]").count();
+    assert.equal(await noJs.locator("#shelf-count").textContent(), `The household's shelf: 2 of ${total} bottles ticked`);
+    const kinds = await noJs.locator("#shelf details.kind").evaluateAll((ds) => ds
+      .map((d) => [d.querySelector(".kind-name").textContent, d.querySelector(".kind-n").textContent])
+      .filter(([, n]) => n !== ""));
+    assert.equal(kinds.reduce((sum, [, n]) => sum + Number.parseInt(n, 10), 0), 2, JSON.stringify(kinds));
+    for (const id of ["units-choice", "drink-choice", "export"]) {
+      assert.equal(await noJs.locator("#" + id).isVisible(), false, `#${id} needs JavaScript and is not shown`);
+    }
+    await plain.close();
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

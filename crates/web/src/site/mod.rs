@@ -93,6 +93,8 @@ pub struct Site {
     all_json: FixedBody,
     shelf_page: FixedBody,
     ingredients_json: FixedBody,
+    /// My bar's picker, for a known person's page with the household's shelf ticked.
+    shelf_groups: Vec<crate::view::picker::Group>,
     /// Where each recipe's object is in `all_json`, in `Recipes::all()` order: a search
     /// answers with copies of these instead of serialising its hits again.
     json_spans: Vec<Range<usize>>,
@@ -151,7 +153,7 @@ impl Site {
             (index, strengths, json, joined(shelf_job), list)
         });
         let (list_page, list_text, list_body) = list?;
-        let (shelf_page, ingredients_json) = shelf?;
+        let (shelf_page, ingredients_json, shelf_groups) = shelf?;
         let (all_json, json_spans) = all_json?;
         let manifest = FixedBody::new(manifest(assets)?, "application/manifest+json", REVALIDATE);
         let bodies = [
@@ -180,6 +182,7 @@ impl Site {
             all_json,
             shelf_page,
             ingredients_json,
+            shelf_groups,
             json_spans,
             service_worker,
             manifest,
@@ -245,6 +248,22 @@ impl Site {
     /// `/shelf`: units, the ingredients to tick, export and import.
     pub(crate) fn shelf_page(&self) -> &FixedBody {
         &self.shelf_page
+    }
+
+    /// `/shelf` for a known person: the household's shelf (`names`, as stored) ticked in
+    /// the page, so that it shows without JavaScript; rendered per request.
+    pub(crate) fn shelf_page_ticked(
+        &self,
+        names: &std::collections::BTreeSet<String>,
+    ) -> Result<String, SiteError> {
+        let ticked =
+            crate::view::picker::Ticked::of(crate::vocabulary::Vocabulary::built_in(), names);
+        let page = crate::view::templates::ShelfPage::new(
+            self.chrome(""),
+            &self.shelf_groups,
+            Some(ticked),
+        );
+        render("shelf page", &page)
     }
 
     /// `/api/ingredients`: every distinct ingredient (see [`crate::ingredients`]).

@@ -69,29 +69,21 @@ pub(super) fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
     }
 }
 
-/// `/shelf` and `/api/ingredients`. Staples are not offered on the page: they never block
-/// a recipe.
+/// `/shelf` and `/api/ingredients`, and the picker kept for a known person's page (see
+/// [`super::Site::shelf_page_ticked`]). Staples are not offered on the page: they never
+/// block a recipe.
 pub(super) fn shelf(
     recipes: &Recipes,
     chrome: Chrome<'_>,
-) -> Result<(FixedBody, FixedBody), SiteError> {
+) -> Result<(FixedBody, FixedBody, Vec<picker::Group>), SiteError> {
     let all: Vec<ShelfIngredient> = ingredients::distinct(recipes);
     let offered: Vec<&ShelfIngredient> = all.iter().filter(|i| !i.staple).collect();
     let groups = picker::groups(Vocabulary::built_in(), &offered);
-    let bottles = groups
-        .iter()
-        .flat_map(|g| &g.rows)
-        .filter(|r| r.key.is_some())
-        .count();
-    let page = ShelfPage {
-        chrome: chrome.at("shelf"),
-        groups,
-        bottles,
-    };
-    let page = render("shelf page", &page)?;
+    let page = render("shelf page", &ShelfPage::new(chrome, &groups, None))?;
     Ok((
         FixedBody::new(page, "text/html; charset=utf-8", REVALIDATE),
         FixedBody::new(serde_json::to_vec(&all)?, "application/json", REVALIDATE),
+        groups,
     ))
 }
 

@@ -46,6 +46,50 @@ pub(crate) struct Row {
     pub(crate) recipes: usize,
 }
 
+/// What a household's shelf ticks in the picker, as `picker.js` shows it: a box whose key
+/// the shelf holds, or whose bottle a name on the shelf reads as (an older spelling, or
+/// each bottle of "X or Y"). Rendered into a known person's page, so that My bar shows the
+/// shelf before, and without, JavaScript.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Ticked {
+    keys: HashSet<String>,
+    entries: HashSet<String>,
+}
+
+impl Ticked {
+    /// The boxes `names` (a shelf as stored) tick.
+    pub(crate) fn of<'a>(
+        vocabulary: &Vocabulary,
+        names: impl IntoIterator<Item = &'a String>,
+    ) -> Ticked {
+        let mut ticked = Ticked::default();
+        for name in names {
+            let ats = match vocabulary.read(name) {
+                Reading::Entry(at) => vec![at],
+                Reading::Either(ats) => ats,
+                Reading::Unknown(_) => Vec::new(),
+            };
+            let ids = ats.into_iter().map(|at| vocabulary.entry(at).id.clone());
+            ticked.entries.extend(ids);
+            ticked.keys.insert(key(name));
+        }
+        ticked
+    }
+
+    /// Whether `row`'s box is ticked.
+    pub(crate) fn has(&self, row: &Row) -> bool {
+        row.key.as_ref().is_some_and(|k| self.keys.contains(k))
+            || row.entry.as_ref().is_some_and(|e| self.entries.contains(e))
+    }
+
+    /// How many of `rows` are ticked (a group's "3 ticked").
+    pub(crate) fn count(&self, rows: &[Row]) -> usize {
+        rows.iter()
+            .filter(|r| r.key.is_some() && self.has(r))
+            .count()
+    }
+}
+
 /// What the collection names, by entry: spellings and recipe counts.
 #[derive(Default)]
 struct Named {

@@ -243,9 +243,33 @@ impl<'a> Amounts<'a> {
 pub(crate) struct ShelfPage<'a> {
     pub(crate) chrome: Chrome<'a>,
     /// The bottles to tick, grouped by kind ([`super::picker`]).
-    pub(crate) groups: Vec<super::picker::Group>,
+    pub(crate) groups: &'a [super::picker::Group],
     /// How many rows can be ticked.
     pub(crate) bottles: usize,
+    /// The household's shelf, for a known person's page; `None` on the page everyone
+    /// shares, where the browser ticks the boxes.
+    pub(crate) ticked: Option<super::picker::Ticked>,
+}
+
+impl<'a> ShelfPage<'a> {
+    pub(crate) fn new(
+        chrome: Chrome<'a>,
+        groups: &'a [super::picker::Group],
+        ticked: Option<super::picker::Ticked>,
+    ) -> ShelfPage<'a> {
+        let rows = groups.iter().flat_map(|g| &g.rows);
+        ShelfPage {
+            chrome: chrome.at("shelf"),
+            bottles: rows.filter(|r| r.key.is_some()).count(),
+            groups,
+            ticked,
+        }
+    }
+
+    /// How many boxes the household's shelf ticks, all groups together.
+    pub(crate) fn ticked_n(&self, ticked: &super::picker::Ticked) -> usize {
+        self.groups.iter().map(|g| ticked.count(&g.rows)).sum()
+    }
 }
 
 /// The guests' page (`/menu`): the menu that is on, big type for a tablet or a phone;
