@@ -116,6 +116,16 @@ test("keyboard only: search, open, close", async () => {
   assert.equal(await open.locator(".name").textContent(), want[1]);
   const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
   assert.notEqual(outline, "none", "focus is visible");
+  // The ring is drawn inside the opened row (not under the search bar above it, nor
+  // across the recipe's first line below it).
+  await page.waitForTimeout(400); // the row scrolls under the search bar
+  const ring = await page.evaluate(() => {
+    const a = document.activeElement, s = getComputedStyle(a);
+    return { offset: parseFloat(s.outlineOffset), width: parseFloat(s.outlineWidth),
+      top: a.getBoundingClientRect().top, bar: document.querySelector("header.bar").getBoundingClientRect().bottom };
+  });
+  assert.ok(ring.offset + ring.width <= 0, `the ring is inside its row: ${JSON.stringify(ring)}`);
+  assert.ok(ring.top >= ring.bar - 0.5, `the row is below the search bar: ${JSON.stringify(ring)}`);
   assert.deepEqual(await watcher.problems(), []);
   await context.close();
 });
