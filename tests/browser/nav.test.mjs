@@ -2,7 +2,7 @@
 // link a thumb's size on a phone, the page's own link marked; and a recipe opened from the
 // list, in its row on a phone or in the pane on a tablet or laptop, carries Edit, Delete,
 // Share and Print and has an address: Back closes it inside the app, Forward reopens it,
-// reload shows it. Without JavaScript the navigation is plain links.
+// reload shows it. Without JavaScript the navigation is plain links, Menus and New too.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
@@ -95,6 +95,19 @@ test("without JavaScript the navigation is links that work", async () => {
     await page.locator("nav.top a", { hasText: "Recipes" }).click();
     await page.waitForURL((url) => url.pathname === "/");
     assert.ok(await page.locator("#recipes > li").count() > 10, "the list");
+    // Menus and New: the page can't ask who this is, so they are offered, and lead there.
+    const shown = () => page.locator("nav.top a:visible").allTextContents();
+    assert.deepEqual(await shown(), ["Recipes", "My bar", "Menus", "New"]);
+    for (const l of (await readNav(page)).links) assert.ok(l.width >= 44 && l.height >= 44, `${l.text} is ${l.width}×${l.height}`);
+    assert.ok(await fitsWidth(page), "no sideways scrolling");
+    await page.locator("nav.top a:visible", { hasText: "Menus" }).click();
+    await page.waitForURL(/\/menus$/);
+    assert.deepEqual(await shown(), ["Recipes", "My bar", "Menus", "New"], "Menus once, marked");
+    assert.equal(await page.locator("nav.top a[aria-current=page]").textContent(), "Menus");
+    await page.locator("nav.top a:visible", { hasText: "New" }).click();
+    await page.waitForURL(/\/recipes\/new$/);
+    assert.equal(await page.locator("nav.top a[aria-current=page]").textContent(), "New");
+    assert.equal(await page.locator("form input[name=name]").count(), 1, "the recipe form");
   } finally {
     await context.close();
     await app.stop();
