@@ -248,6 +248,27 @@ fn rows() -> Vec<Row> {
         ),
         row(
             post.clone(),
+            "/api/recipes/{id}/photos",
+            "/api/recipes/1/photos",
+            Body::None,
+            own(415),
+        ),
+        row(
+            delete.clone(),
+            "/api/recipes/{id}/photos/{photo}",
+            "/api/recipes/1/photos/999",
+            Body::None,
+            own(404),
+        ),
+        row(
+            put.clone(),
+            "/api/recipes/{id}/photos/{photo}/cover",
+            "/api/recipes/1/photos/999/cover",
+            Body::None,
+            edit(404),
+        ),
+        row(
+            post.clone(),
             "/api/household/upload",
             "/api/household/upload",
             Json("{}"),

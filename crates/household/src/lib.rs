@@ -18,6 +18,7 @@
 //! - [`rules`]: the household's own rules, "Dry curaçao for Triple sec", for "can make".
 //! - [`menus`]: menus for guests, at most one of them on.
 //! - [`strengths`]: the household's own ingredient strengths ("our overproof rum is 63%").
+//! - [`photos`]: which photo belongs to which recipe, who added it, each recipe's cover.
 //! - [`backup`]: the whole database as a versioned JSON file, and merging one back.
 //! - [`limits`]: caps, times, names: what every write is checked against first.
 //! - [`budget`]: the household-wide budget, the most its backup file may take, checked
@@ -44,6 +45,9 @@ mod menus;
 #[cfg(test)]
 mod menus_tests;
 mod mine;
+mod photos;
+#[cfg(test)]
+mod photos_tests;
 mod rules;
 #[cfg(test)]
 mod rules_tests;
@@ -66,6 +70,7 @@ pub use menus::{DESCRIPTION_CHARS, MENU_RECIPES, MENUS, Menu, MenuDraft, MenuRec
 pub use mine::{
     Asking, NoteChange, NoteState, PersonData, REPLACED_SHOWN, RatingState, Replaced, Toggle,
 };
+pub use photos::{PHOTO_ROWS, PHOTOS_PER_RECIPE, Photo};
 pub use rules::{RULE_ROWS, RULES, RuleChange, RuleRow};
 pub use schema::check_file;
 pub use shelf::{Rater, RecipeRatings};
@@ -96,6 +101,10 @@ pub enum HouseholdError {
     /// not): nothing was written.
     #[error("{0}")]
     Nothing(String),
+    /// Not this person's to change (another person's photo), and no grant lets them: the
+    /// message says who may. Nothing was written.
+    #[error("{0}")]
+    NotYours(String),
     /// Another writer (`libations import-household` while the app runs) held the database
     /// longer than a write waits: nothing was saved; trying again shortly works.
     #[error("the household database is busy with another change")]

@@ -105,7 +105,7 @@ fn a_file_from_before_menus_is_migrated_keeping_everything() {
     // As a version-1 file was: no menu tables.
     h.writer()
         .execute_batch(
-            "DROP TABLE rules; DROP TABLE shopping; DROP TABLE strengths; DROP TABLE menu_recipes; DROP TABLE menus; PRAGMA user_version = 1;",
+            "DROP TABLE photos; DROP TABLE rules; DROP TABLE shopping; DROP TABLE strengths; DROP TABLE menu_recipes; DROP TABLE menus; PRAGMA user_version = 1;",
         )
         .unwrap();
     drop(h);
@@ -117,7 +117,7 @@ fn a_file_from_before_menus_is_migrated_keeping_everything() {
         .db()
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 5);
+    assert_eq!(version, 6);
 }
 
 #[test]

@@ -99,6 +99,19 @@ const MIGRATIONS: &[&str] = &[
         at INTEGER NOT NULL, by TEXT NOT NULL,
         PRIMARY KEY (have, wanted)
      ) STRICT, WITHOUT ROWID;",
+    // 6: photos of recipes (issue #44): the files are `hash` in the photo store
+    // (`libations-photos`), written before the row; `by` added it, at `at`; at most one
+    // `cover` per recipe (the photo shown first).
+    "CREATE TABLE photos (
+        id INTEGER PRIMARY KEY,
+        recipe INTEGER NOT NULL,
+        hash TEXT NOT NULL,
+        width INTEGER NOT NULL, height INTEGER NOT NULL,
+        by TEXT NOT NULL, at INTEGER NOT NULL,
+        cover INTEGER NOT NULL CHECK (cover IN (0, 1))
+     ) STRICT;
+     CREATE INDEX photos_by_recipe ON photos (recipe);
+     CREATE UNIQUE INDEX one_cover ON photos (recipe) WHERE cover = 1;",
 ];
 
 /// The schema version this build writes.

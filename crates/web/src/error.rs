@@ -125,6 +125,28 @@ pub(crate) enum WebError {
     Household(String),
 }
 
+/// A photo not taken: what is wrong with the file, said as the rule it breaks.
+impl From<libations_photos::PhotoError> for WebError {
+    fn from(e: libations_photos::PhotoError) -> WebError {
+        use libations_photos::PhotoError as P;
+        let refused = |e: P| {
+            let message = e.to_string();
+            WebError::Refused(FieldError {
+                field: "photo".into(),
+                message,
+            })
+        };
+        match e {
+            P::NotAnImage | P::Unsupported(_) | P::Empty => {
+                WebError::UnsupportedMediaType(e.to_string())
+            }
+            P::TooLarge(_) | P::TooManyPixels { .. } | P::Unreadable { .. } => refused(e),
+            P::Io(e) => WebError::HouseholdDisk(e.to_string()),
+            P::Encode(why) => WebError::Household(why),
+        }
+    }
+}
+
 impl From<crate::site::PublishError> for WebError {
     fn from(e: crate::site::PublishError) -> WebError {
         match e {
@@ -141,6 +163,7 @@ impl From<crate::household::HouseholdError> for WebError {
             H::Refused { field, message } => WebError::Refused(FieldError { field, message }),
             H::Nothing(message) => WebError::NotFound(message),
             H::Busy => WebError::HouseholdBusy,
+            H::NotYours(why) => WebError::Forbidden(why),
             H::Disk(e) => {
                 tracing::error!(error = %e, "a household change failed on the disk");
                 WebError::HouseholdDisk(e.to_string())

@@ -42,6 +42,7 @@ mod guard;
 mod guest_port;
 mod handlers;
 mod http;
+mod photo_room;
 mod router;
 mod site;
 mod state;

@@ -14,7 +14,7 @@ use super::guard::host::{self, AllowedHosts};
 use super::guard::limits;
 use super::handlers::{
     api, bar, edit_api, edit_pages, files, guest, household, import, import_pages, menu,
-    menus_page, pages, shelf, shopping, whoami,
+    menus_page, pages, photos, shelf, shopping, whoami,
 };
 use super::state::AppState;
 use super::who::access_log::access_log;
@@ -51,7 +51,7 @@ pub fn for_hosts(router: Router, allowed: AllowedHosts) -> Router {
 pub fn app(state: AppState) -> Router {
     let table = table();
     let allows = Arc::new(Allows::of(&table, state.editing.writable().is_ok()));
-    let (mut small, mut large) = (Router::new(), Router::new());
+    let (mut small, mut large, mut photo) = (Router::new(), Router::new(), Router::new());
     for route in table {
         if let Some(methods) = route.small {
             small = small.route(route.path, methods);
@@ -59,13 +59,17 @@ pub fn app(state: AppState) -> Router {
         if let Some(methods) = route.large {
             large = large.route(route.path, methods);
         }
+        if let Some(methods) = route.photo {
+            photo = photo.route(route.path, methods);
+        }
     }
     let router = small
         .route_layer(axum::middleware::from_fn_with_state(
             state.limits.clone(),
             limits::small_body,
         ))
-        .merge(large_bodies(large))
+        .merge(large_bodies(large, limits::LARGE_BODY_BYTES))
+        .merge(large_bodies(photo, limits::PHOTO_BODY_BYTES))
         .fallback(pages::not_found)
         .method_not_allowed_fallback(pages::method_not_allowed)
         // After the fallback above, so that it wraps it too: every 405 of a route.
@@ -106,6 +110,12 @@ fn table() -> Vec<Route> {
             .get(api::recipe)
             .write(Put, Edits, edit_api::update)
             .write(Delete, Edits, edit_api::delete),
+        Route::at("/api/recipes/{id}/photos")
+            .get(photos::list)
+            .photo(Post, Always, photos::add),
+        Route::at("/api/recipes/{id}/photos/{photo}").write(Delete, Always, photos::delete),
+        Route::at("/api/recipes/{id}/photos/{photo}/cover").write(Put, Always, photos::cover),
+        Route::at("/photos/{name}").get(photos::file),
         Route::at("/api/import").large(Post, Edits, import::api_import),
         Route::at("/api/changes").get(edit_api::changes),
         Route::at("/api/changes/{n}/undo").write(Post, Edits, edit_api::undo),
@@ -169,16 +179,17 @@ pub fn registered() -> Vec<Registered> {
         .collect()
 }
 
-/// The large-body group, [`limits::LARGE_BODY_BYTES`] (a household backup, a bulk save, an
-/// import): their handlers read the body themselves, once the write is admitted
-/// ([`limits::read`]); no other body is read before its handler runs.
-fn large_bodies(routes: Router<AppState>) -> Router<AppState> {
+/// A large-body group, up to `limit` bytes: [`limits::LARGE_BODY_BYTES`] (a household
+/// backup, a bulk save, an import) or [`limits::PHOTO_BODY_BYTES`] (a photo). Their
+/// handlers read the body themselves, once the write is admitted ([`limits::read`]); no
+/// other body is read before its handler runs.
+fn large_bodies(routes: Router<AppState>, limit: usize) -> Router<AppState> {
     routes
         .route_layer(axum::middleware::from_fn_with_state(
-            limits::LARGE_BODY_BYTES,
+            limit,
             limits::large_body,
         ))
-        .layer(DefaultBodyLimit::max(limits::LARGE_BODY_BYTES))
+        .layer(DefaultBodyLimit::max(limit))
 }
 
 /// What guests outside the household reach (issue #27, docs/MENU.md): `/menu`, its

@@ -26,6 +26,9 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 /// so that every backup the app lets in can be loaded back.
 pub(crate) const LARGE_BODY_BYTES: usize = crate::household::BACKUP_BYTES;
 
+/// A photo's body: as large as a photo may be (`libations_photos::MAX_BYTES`).
+pub(crate) const PHOTO_BODY_BYTES: usize = libations_photos::MAX_BYTES;
+
 /// Bytes of request bodies held at once, all connections together, unless
 /// `--max-buffered-body-bytes` says otherwise: eight of the largest bodies.
 pub const BUFFERED_BODY_BYTES: usize = 8 * LARGE_BODY_BYTES;
@@ -246,7 +249,9 @@ fn refusal(request: &Request, limits: &RequestLimits) -> Option<(StatusCode, Str
         let reason = "A GET or HEAD request carries no body.".to_owned();
         return Some((StatusCode::PAYLOAD_TOO_LARGE, reason));
     }
-    let most = LARGE_BODY_BYTES.max(limits.max_write_bytes);
+    let most = PHOTO_BODY_BYTES
+        .max(LARGE_BODY_BYTES)
+        .max(limits.max_write_bytes);
     if declared.is_some_and(|n| n > most as u64) {
         return Some((StatusCode::PAYLOAD_TOO_LARGE, too_large(most)));
     }

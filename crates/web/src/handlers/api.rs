@@ -81,7 +81,10 @@ pub(crate) async fn recipe(
             Some(version),
         ));
     };
-    body["ratings"] = serde_json::to_value(household_call(db, move |db| db.ratings_of(id)).await?)?;
+    let (ratings, photos) =
+        household_call(db, move |db| Ok((db.ratings_of(id)?, db.photos(id)?))).await?;
+    body["ratings"] = serde_json::to_value(ratings)?;
+    body["photos"] = photos.iter().map(super::photos::shown).collect();
     let mut response = axum::Json(body).into_response();
     let etag = HeaderValue::from_str(&format!("\"{version}\""))
         .map_err(|_| WebError::BadRequest("no ETag".into()))?;

@@ -39,6 +39,7 @@ pub(crate) mod menu;
 pub(crate) mod menus_page;
 pub(crate) mod pages;
 pub(crate) mod params;
+pub(crate) mod photos;
 pub(crate) mod shelf;
 pub(crate) mod shopping;
 pub(crate) mod whoami;

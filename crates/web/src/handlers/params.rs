@@ -111,6 +111,26 @@ pub(crate) fn find_recipe(site: &Site, id: u64) -> Result<&Recipe, WebError> {
 /// API's JSON.
 pub(crate) struct RecipeId(pub(crate) u64);
 
+/// A photo of a recipe (`/api/recipes/{id}/photos/{photo}`): both whole numbers, or a 404
+/// saying which is not.
+pub(crate) struct PhotoPath(pub(crate) u64, pub(crate) i64);
+
+impl<S: Send + Sync> FromRequestParts<S> for PhotoPath {
+    type Rejection = WebError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<PhotoPath, WebError> {
+        let not = |what: &str| {
+            WebError::NotFound(format!("This address has no {what} where one belongs."))
+        };
+        let Path((recipe, photo)) = Path::<(String, String)>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| not("recipe id or photo id"))?;
+        let recipe = recipe.parse().map_err(|_| not("recipe id"))?;
+        let photo = photo.parse().map_err(|_| not("photo id"))?;
+        Ok(PhotoPath(recipe, photo))
+    }
+}
+
 /// The number of a change in the history (`/changes/{n}/undo`), read as [`RecipeId`] is.
 pub(crate) struct ChangeNumber(pub(crate) u64);
 

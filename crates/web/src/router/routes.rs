@@ -40,6 +40,14 @@ impl Verb {
     }
 }
 
+/// Which body limit a method's route layer holds it to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Group {
+    Small,
+    Large,
+    Photo,
+}
+
 /// One method of one route, as the router registers it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Registered {
@@ -49,7 +57,7 @@ pub struct Registered {
     pub method: Method,
     /// Answered only with `--allow-edits` (a recipe edit).
     pub needs_edits: bool,
-    /// Takes a large body, which its handler reads once the write is admitted.
+    /// Takes a large body (or a photo), which its handler reads once the write is admitted.
     pub large: bool,
 }
 
@@ -60,6 +68,9 @@ pub(crate) struct Route {
     pub(crate) small: Option<MethodRouter<AppState>>,
     /// The methods whose large bodies their handlers read.
     pub(crate) large: Option<MethodRouter<AppState>>,
+    /// The methods that take a photo (up to `libations_photos::MAX_BYTES`), which their
+    /// handlers read as the large ones.
+    pub(crate) photo: Option<MethodRouter<AppState>>,
     pub(crate) methods: Vec<Registered>,
 }
 
@@ -69,6 +80,7 @@ impl Route {
             path,
             small: None,
             large: None,
+            photo: None,
             methods: Vec::new(),
         }
     }
@@ -79,7 +91,7 @@ impl Route {
             Method::GET,
             MethodFilter::GET,
             Switch::Always,
-            false,
+            Group::Small,
             handler,
         )
     }
@@ -92,7 +104,7 @@ impl Route {
         handler: H,
     ) -> Route {
         let (method, filter) = verb.method();
-        self.add(method, filter, switch, false, handler)
+        self.add(method, filter, switch, Group::Small, handler)
     }
 
     /// A write with a large body, which its handler reads once the write is admitted.
@@ -103,7 +115,18 @@ impl Route {
         handler: H,
     ) -> Route {
         let (method, filter) = verb.method();
-        self.add(method, filter, switch, true, handler)
+        self.add(method, filter, switch, Group::Large, handler)
+    }
+
+    /// A write that takes a photo: a large body of its own size, read by its handler.
+    pub(crate) fn photo<H: Handler<T, AppState>, T: 'static>(
+        self,
+        verb: Verb,
+        switch: Switch,
+        handler: H,
+    ) -> Route {
+        let (method, filter) = verb.method();
+        self.add(method, filter, switch, Group::Photo, handler)
     }
 
     fn add<H: Handler<T, AppState>, T: 'static>(
@@ -111,20 +134,20 @@ impl Route {
         method: Method,
         filter: MethodFilter,
         switch: Switch,
-        large: bool,
+        group: Group,
         handler: H,
     ) -> Route {
-        let group = if large {
-            &mut self.large
-        } else {
-            &mut self.small
+        let methods = match group {
+            Group::Small => &mut self.small,
+            Group::Large => &mut self.large,
+            Group::Photo => &mut self.photo,
         };
-        *group = Some(group.take().unwrap_or_default().on(filter, handler));
+        *methods = Some(methods.take().unwrap_or_default().on(filter, handler));
         self.methods.push(Registered {
             path: self.path,
             method,
             needs_edits: switch == Switch::Edits,
-            large,
+            large: group != Group::Small,
         });
         self
     }

@@ -27,6 +27,8 @@ pub(crate) const WRITES_PER_MINUTE: u32 = 240;
 /// The household, or why there is none; one per process.
 pub struct HouseholdDoor {
     db: Option<Arc<Household>>,
+    /// The photos' files, beside the database; `None` without a household.
+    photos: Option<Arc<crate::photo_room::PhotoRoom>>,
     off: String,
     /// The database is there but cannot be used (damaged, a future schema, not writable):
     /// what is wrong and how to repair it. Household routes answer 503 with it; the
@@ -40,7 +42,9 @@ pub struct HouseholdDoor {
 impl HouseholdDoor {
     /// The household kept in `db`; `Err` when there is no randomness for form tokens.
     pub fn on(db: Household) -> std::io::Result<HouseholdDoor> {
+        let photos = crate::photo_room::PhotoRoom::open(&db)?;
         Ok(HouseholdDoor {
+            photos: Some(Arc::new(photos)),
             db: Some(Arc::new(db)),
             off: String::new(),
             broken: None,
@@ -53,6 +57,7 @@ impl HouseholdDoor {
     pub fn off(why: impl Into<String>) -> HouseholdDoor {
         HouseholdDoor {
             db: None,
+            photos: None,
             off: why.into(),
             broken: None,
             limiter: Limiter::new(1),
@@ -79,6 +84,14 @@ impl HouseholdDoor {
     /// The database, if the app keeps a household (backups and recipe ratings).
     pub fn db(&self) -> Option<&Arc<Household>> {
         self.db.as_ref()
+    }
+
+    /// Where photos are kept, or why there are none (no household).
+    pub(crate) fn photos(&self) -> Result<Arc<crate::photo_room::PhotoRoom>, WebError> {
+        self.required()?;
+        self.photos
+            .clone()
+            .ok_or_else(|| WebError::Forbidden(self.off.clone()))
     }
 
     /// The database, or why the app keeps no household.

@@ -1,5 +1,6 @@
 //! The one guard every write passes: [`Write`], an extractor per kind of write (a recipe
-//! change, a person's own data, the household's shelf and strengths, its backup, a menu),
+//! change, a person's own data, the household's shelf and strengths, its backup, a cover
+//! photo, a menu),
 //! all admitted by one function, [`admit`]: identity, grant, same origin, rate, in that
 //! order.
 //!
@@ -60,6 +61,9 @@ pub(crate) struct Shelf;
 /// The household's backup loaded back (`/api/household/upload`): editors only.
 pub(crate) struct Restore;
 
+/// A recipe's cover photo (`/api/recipes/{id}/photos/{photo}/cover`): editors only.
+pub(crate) struct Covers;
+
 /// The guests' menus (`/api/menus…`, `/menus`' forms): the menu grant.
 pub(crate) struct Menus;
 
@@ -113,6 +117,16 @@ impl Kind for Shelf {
 }
 
 impl Kind for Restore {
+    type Who = Resident;
+    fn who(doors: &Doors, visitor: &Visitor) -> Result<Resident, WebError> {
+        resident(visitor, doors.home.keeper(visitor, &doors.editing))
+    }
+    fn take(doors: &Doors, who: &Resident) -> Result<(), WebError> {
+        household_rate(doors, who)
+    }
+}
+
+impl Kind for Covers {
     type Who = Resident;
     fn who(doors: &Doors, visitor: &Visitor) -> Result<Resident, WebError> {
         resident(visitor, doors.home.keeper(visitor, &doors.editing))

@@ -1,0 +1,173 @@
+//! Photos of the household's recipes: which photo (its files named by `hash` in the photo
+//! store, `libations-photos`) belongs to which recipe, who added it, and each recipe's
+//! cover, the one shown first.
+//!
+//! Who may do what (issue #44): any person may add a photo to any recipe and take away
+//! their own; an editor (`any`, the web layer's grant) chooses the cover and may take any
+//! away. The files are written before the row, and taken away after it: a crash leaves at
+//! worst files no row names, which the store sweeps at start.
+
+use super::limits::{self, Person};
+use super::{Household, HouseholdError, Result};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+use std::collections::HashSet;
+
+/// The most photos one recipe keeps.
+pub const PHOTOS_PER_RECIPE: usize = 24;
+/// The most photos the household keeps, all recipes together.
+pub const PHOTO_ROWS: usize = 5_000;
+
+/// A photo of a recipe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Photo {
+    pub id: i64,
+    pub recipe: u64,
+    /// Names its files in the photo store.
+    #[serde(skip)]
+    pub hash: String,
+    /// The large variant's size, in pixels.
+    pub width: u32,
+    pub height: u32,
+    /// The login of whoever added it.
+    pub by: String,
+    pub at: i64,
+    pub cover: bool,
+}
+
+const COLUMNS: &str = "id, recipe, hash, width, height, by, at, cover";
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Photo> {
+    let recipe: i64 = r.get(1)?;
+    Ok(Photo {
+        id: r.get(0)?,
+        recipe: recipe.unsigned_abs(),
+        hash: r.get(2)?,
+        width: r.get(3)?,
+        height: r.get(4)?,
+        by: r.get(5)?,
+        at: r.get(6)?,
+        cover: r.get(7)?,
+    })
+}
+
+fn count(tx: &Connection, sql: &str, args: impl rusqlite::Params) -> Result<i64> {
+    Ok(tx.prepare_cached(sql)?.query_row(args, |r| r.get(0))?)
+}
+
+fn one(db: &Connection, recipe: u64, id: i64) -> Result<Photo> {
+    let key = limits::recipe(recipe, "recipe")?;
+    let sql = format!("SELECT {COLUMNS} FROM photos WHERE id = ?1 AND recipe = ?2");
+    db.prepare_cached(&sql)?
+        .query_row(params![id, key], row)
+        .optional()?
+        .ok_or_else(|| HouseholdError::Nothing(format!("recipe {recipe} has no photo {id}")))
+}
+
+impl Household {
+    /// Adds the photo whose files are `hash` to `recipe`, by `who`; the recipe's first
+    /// photo becomes its cover.
+    pub fn add_photo(
+        &self,
+        who: &Person,
+        recipe: u64,
+        hash: &str,
+        (width, height): (u32, u32),
+    ) -> Result<Photo> {
+        let at = limits::when(None, "at")?;
+        let key = limits::recipe(recipe, "recipe")?;
+        self.write(|tx| {
+            super::mine::seen(tx, who)?;
+            let here = count(tx, "SELECT count(*) FROM photos WHERE recipe = ?1", [key])?;
+            limits::room(here, PHOTOS_PER_RECIPE, "photos of this recipe", "photo")?;
+            let all = count(tx, "SELECT count(*) FROM photos", [])?;
+            limits::room(all, PHOTO_ROWS, "photos", "photo")?;
+            tx.prepare_cached(
+                "INSERT INTO photos (recipe, hash, width, height, by, at, cover)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![key, hash, width, height, who.login, at, here == 0])?;
+            one(tx, recipe, tx.last_insert_rowid())
+        })
+    }
+
+    /// The photos of `recipe`, the cover first, then oldest first.
+    pub fn photos(&self, recipe: u64) -> Result<Vec<Photo>> {
+        let key = limits::recipe(recipe, "recipe")?;
+        let db = self.db();
+        let sql =
+            format!("SELECT {COLUMNS} FROM photos WHERE recipe = ?1 ORDER BY cover DESC, at, id");
+        let mut stmt = db.prepare_cached(&sql)?;
+        let rows = stmt.query_map([key], row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Every recipe's cover, by recipe id (for the list and the guests' menu).
+    pub fn covers(&self) -> Result<Vec<Photo>> {
+        let db = self.db();
+        let sql = format!("SELECT {COLUMNS} FROM photos WHERE cover = 1 ORDER BY recipe");
+        let mut stmt = db.prepare_cached(&sql)?;
+        let rows = stmt.query_map([], row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Takes photo `id` of `recipe` away: `who`'s own, or any with `any` (an editor). If it
+    /// was the cover, the oldest photo left becomes the cover. Returns the photo, and
+    /// whether its files are now unused (the caller removes them).
+    pub fn delete_photo(
+        &self,
+        who: &Person,
+        any: bool,
+        recipe: u64,
+        id: i64,
+    ) -> Result<(Photo, bool)> {
+        let key = limits::recipe(recipe, "recipe")?;
+        self.write(|tx| {
+            super::mine::seen(tx, who)?;
+            let photo = one(tx, recipe, id)?;
+            if photo.by != who.login && !any {
+                return Err(HouseholdError::NotYours(
+                    "Only who added a photo, or someone who may edit recipes, can take it away."
+                        .to_owned(),
+                ));
+            }
+            tx.prepare_cached("DELETE FROM photos WHERE id = ?1")?
+                .execute([id])?;
+            if photo.cover {
+                tx.prepare_cached(
+                    "UPDATE photos SET cover = 1 WHERE id =
+                     (SELECT id FROM photos WHERE recipe = ?1 ORDER BY at, id LIMIT 1)",
+                )?
+                .execute([key])?;
+            }
+            let left = count(
+                tx,
+                "SELECT count(*) FROM photos WHERE hash = ?1",
+                [&photo.hash],
+            )?;
+            Ok((photo, left == 0))
+        })
+    }
+
+    /// Makes photo `id` the cover of `recipe` (the web layer lets editors only).
+    pub fn set_cover(&self, who: &Person, recipe: u64, id: i64) -> Result<Photo> {
+        let key = limits::recipe(recipe, "recipe")?;
+        self.write(|tx| {
+            super::mine::seen(tx, who)?;
+            one(tx, recipe, id)?;
+            tx.prepare_cached("UPDATE photos SET cover = 0 WHERE recipe = ?1 AND cover = 1")?
+                .execute([key])?;
+            tx.prepare_cached("UPDATE photos SET cover = 1 WHERE id = ?1")?
+                .execute([id])?;
+            one(tx, recipe, id)
+        })
+    }
+
+    /// The hashes some photo row names: the files the store keeps when it sweeps.
+    pub fn photo_hashes(&self) -> Result<HashSet<String>> {
+        let db = self.db();
+        let mut stmt = db.prepare_cached("SELECT DISTINCT hash FROM photos")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}

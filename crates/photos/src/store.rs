@@ -1,0 +1,150 @@
+//! Step 4: the variants on disk, named by what they hold, written before anything refers
+//! to them.
+//!
+//! A photo is `{hash}.jpg` (large) and `{hash}.thumb.jpg`, the hash being SHA-256 of the
+//! large file (its first 32 hex digits): the same photo sent twice is one pair of files,
+//! and a name never changes meaning, so a browser may cache it for good. Each file is
+//! written to a temporary name, fsynced, renamed into place, and the directory fsynced:
+//! once [`PhotoStore::keep`] returns, the files survive power loss. The household's row is
+//! written after them, so a crash leaves at worst files nobody refers to, which
+//! [`PhotoStore::sweep`] removes at start; never a row without its files.
+
+use crate::PhotoError;
+use crate::variants::Prepared;
+use sha2::{Digest, Sha256};
+use std::collections::HashSet;
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Makes each temporary file's name its own, so two uploads of one photo never share one.
+static TEMPS: AtomicU64 = AtomicU64::new(0);
+
+/// The directory photos live in.
+#[derive(Debug, Clone)]
+pub struct PhotoStore {
+    dir: PathBuf,
+}
+
+/// A photo kept: the name of its files and the large one's size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    pub hash: String,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// Which file of a photo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    Large,
+    Thumb,
+}
+
+const LARGE_SUFFIX: &str = ".jpg";
+const THUMB_SUFFIX: &str = ".thumb.jpg";
+const TEMP_PREFIX: &str = ".tmp-";
+
+impl PhotoStore {
+    /// The store in `dir`, made (mode 0700 through the state directory's) if missing.
+    pub fn open(dir: &Path) -> io::Result<PhotoStore> {
+        fs::create_dir_all(dir)?;
+        Ok(PhotoStore {
+            dir: dir.to_owned(),
+        })
+    }
+
+    /// Writes both variants durably; returns once they would survive a power cut.
+    pub fn keep(&self, photo: &Prepared) -> Result<Stored, PhotoError> {
+        let digest = Sha256::digest(&photo.large);
+        let hash: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        self.write(&self.path(&hash, Variant::Thumb), &photo.thumb)?;
+        self.write(&self.path(&hash, Variant::Large), &photo.large)?;
+        sync_dir(&self.dir)?;
+        Ok(Stored {
+            hash,
+            width: photo.width,
+            height: photo.height,
+        })
+    }
+
+    /// Where a variant of `hash` is (whether or not it exists).
+    pub fn path(&self, hash: &str, variant: Variant) -> PathBuf {
+        let suffix = match variant {
+            Variant::Large => LARGE_SUFFIX,
+            Variant::Thumb => THUMB_SUFFIX,
+        };
+        self.dir.join(format!("{hash}{suffix}"))
+    }
+
+    /// A file name as a URL gives it (`{hash}.jpg`, `{hash}.thumb.jpg`) read as a hash and
+    /// variant, or `None` for anything else (no path can be made from it).
+    pub fn parse_name(name: &str) -> Option<(String, Variant)> {
+        let (hash, variant) = match name.strip_suffix(THUMB_SUFFIX) {
+            Some(hash) => (hash, Variant::Thumb),
+            None => (name.strip_suffix(LARGE_SUFFIX)?, Variant::Large),
+        };
+        let hex = hash.len() == 32 && hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        hex.then(|| (hash.to_owned(), variant))
+    }
+
+    /// Removes the files of photos not in `keep` (and temporary files a crash left):
+    /// how many files went.
+    pub fn sweep(&self, keep: &HashSet<String>) -> io::Result<usize> {
+        let mut gone = 0;
+        for entry in fs::read_dir(&self.dir)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let stray = match PhotoStore::parse_name(name) {
+                Some((hash, _)) => !keep.contains(&hash),
+                None => name.starts_with(TEMP_PREFIX),
+            };
+            if stray {
+                fs::remove_file(entry.path())?;
+                gone += 1;
+            }
+        }
+        if gone > 0 {
+            sync_dir(&self.dir)?;
+        }
+        Ok(gone)
+    }
+
+    /// Removes the files of `hash` (once no row refers to it).
+    pub fn remove(&self, hash: &str) -> io::Result<()> {
+        for variant in [Variant::Large, Variant::Thumb] {
+            match fs::remove_file(self.path(hash, variant)) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        sync_dir(&self.dir)
+    }
+
+    fn write(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        if fs::metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64) {
+            return Ok(()); // the same photo again: its name says it holds these bytes
+        }
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("photo");
+        let n = TEMPS.fetch_add(1, Ordering::Relaxed);
+        let temp = self
+            .dir
+            .join(format!("{TEMP_PREFIX}{}-{n}-{name}", std::process::id()));
+        let written = (|| {
+            let mut file = File::create(&temp)?;
+            file.write_all(bytes)?;
+            file.sync_all()?;
+            fs::rename(&temp, path)
+        })();
+        if written.is_err() {
+            let _ = fs::remove_file(&temp);
+        }
+        written
+    }
+}
+
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}

@@ -1,0 +1,159 @@
+//! Photos of recipes (issue #44): `POST /api/recipes/{id}/photos` (the image itself as the
+//! body, whatever its `Content-Type` says: the bytes are sniffed), `GET` of the same (the
+//! recipe's photos, cover first), `DELETE /api/recipes/{id}/photos/{photo}`, `PUT
+//! /api/recipes/{id}/photos/{photo}/cover`, and the files, `GET /photos/{hash}.jpg` and
+//! `{hash}.thumb.jpg`, named by their content and so cached for good.
+//!
+//! Who may: a known person adds photos to any recipe and takes away their own ([`Own`]);
+//! an editor takes away any and chooses the cover ([`Covers`]). Unknown visitors see them.
+
+use super::household::personal;
+use super::params::{PhotoPath, RecipeId, find_recipe};
+use crate::error::{Api, WebError};
+use crate::guard::limits::{self, RequestLimits};
+use crate::household::Photo;
+use crate::http::cache_control::IMMUTABLE;
+use crate::site::Site;
+use crate::who::editing::Editing;
+use crate::who::household_door::{HouseholdDoor, household_call};
+use crate::who::write::{Covers, Own, Resident, Write};
+use axum::extract::{Path, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use libations_photos::PhotoStore;
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+type ApiResult = Result<Response, Api<WebError>>;
+
+/// A photo as the API shows it: its files' addresses, not their hash alone.
+pub(crate) fn shown(photo: &Photo) -> Value {
+    json!({
+        "id": photo.id,
+        "url": format!("/photos/{}.jpg", photo.hash),
+        "thumb_url": format!("/photos/{}.thumb.jpg", photo.hash),
+        "width": photo.width,
+        "height": photo.height,
+        "by": photo.by,
+        "cover": photo.cover,
+    })
+}
+
+/// `GET /api/recipes/{id}/photos`: the recipe's photos, the cover first.
+pub(crate) async fn list(
+    State(site): State<Arc<Site>>,
+    State(home): State<Arc<HouseholdDoor>>,
+    Api(RecipeId(id)): Api<RecipeId>,
+) -> ApiResult {
+    find_recipe(&site, id)?;
+    let photos = household_call(home.required()?, move |db| db.photos(id)).await?;
+    Ok(personal(Value::Array(photos.iter().map(shown).collect())))
+}
+
+/// `POST /api/recipes/{id}/photos`: the body made into a photo (step by step in
+/// `libations_photos`), its files written durably, then its row; 201 with the photo.
+pub(crate) async fn add(
+    State(site): State<Arc<Site>>,
+    State(home): State<Arc<HouseholdDoor>>,
+    State(limits): State<RequestLimits>,
+    Api(RecipeId(id)): Api<RecipeId>,
+    Write(Resident { db, person, .. }, _): Write<Own>,
+    request: Request,
+) -> ApiResult {
+    find_recipe(&site, id)?;
+    let room = home.photos()?;
+    let body = limits::read(&limits, request)
+        .await
+        .map_err(WebError::from)?;
+    let stored = room
+        .make(body.bytes.clone())
+        .await
+        .map_err(WebError::from)?;
+    drop(body);
+    let hash = stored.hash.clone();
+    let added = household_call(db.clone(), move |db| {
+        db.add_photo(&person, id, &stored.hash, (stored.width, stored.height))
+    })
+    .await;
+    let photo = match added {
+        Ok(photo) => photo,
+        Err(e) => {
+            // Refused (the cap) or not saved: files no row names go now, not at the next start.
+            forget_unnamed(&db, room.store(), hash).await;
+            return Err(e.into());
+        }
+    };
+    let mut response = personal(shown(&photo));
+    *response.status_mut() = StatusCode::CREATED;
+    Ok(response)
+}
+
+/// Removes the files of `hash` if no photo row names them.
+async fn forget_unnamed(db: &Arc<crate::household::Household>, store: &PhotoStore, hash: String) {
+    let db = db.clone();
+    let store = store.clone();
+    let _ = household_call(db, move |db| {
+        if !db.photo_hashes()?.contains(&hash)
+            && let Err(e) = store.remove(&hash)
+        {
+            tracing::warn!("photo files {hash} could not be removed: {e}");
+        }
+        Ok(())
+    })
+    .await;
+}
+
+/// `DELETE /api/recipes/{id}/photos/{photo}`: the person's own, or any for an editor; its
+/// files go when no other row names them.
+pub(crate) async fn delete(
+    State(home): State<Arc<HouseholdDoor>>,
+    State(editing): State<Arc<Editing>>,
+    Api(PhotoPath(id, photo)): Api<PhotoPath>,
+    Write(
+        Resident {
+            db,
+            person,
+            visitor,
+        },
+        _,
+    ): Write<Own>,
+) -> ApiResult {
+    let room = home.photos()?;
+    let any = home.keeper(&visitor, &editing).is_ok();
+    let (gone, unused) =
+        household_call(db, move |db| db.delete_photo(&person, any, id, photo)).await?;
+    if unused && let Err(e) = room.store().remove(&gone.hash) {
+        // The row is gone; the files are swept at the next start.
+        tracing::warn!("photo files {} could not be removed: {e}", gone.hash);
+    }
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// `PUT /api/recipes/{id}/photos/{photo}/cover`: an editor chooses the cover.
+pub(crate) async fn cover(
+    Api(PhotoPath(id, photo)): Api<PhotoPath>,
+    Write(Resident { db, person, .. }, _): Write<Covers>,
+) -> ApiResult {
+    let photo = household_call(db, move |db| db.set_cover(&person, id, photo)).await?;
+    Ok(personal(shown(&photo)))
+}
+
+/// `GET /photos/{name}`: a photo's file; its name is its content's, so it never changes.
+pub(crate) async fn file(
+    State(home): State<Arc<HouseholdDoor>>,
+    Path(name): Path<String>,
+) -> Result<Response, WebError> {
+    let missing = || WebError::NotFound("There is no photo at this address.".into());
+    let (hash, variant) = PhotoStore::parse_name(&name).ok_or_else(missing)?;
+    let room = home.photos().map_err(|_| missing())?;
+    let bytes = match tokio::fs::read(room.store().path(&hash, variant)).await {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(missing()),
+        Err(e) => return Err(WebError::Household(format!("photo {name}: {e}"))),
+    };
+    let mut response = bytes.into_response();
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/jpeg"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(IMMUTABLE));
+    Ok(response)
+}

@@ -1,0 +1,336 @@
+//! Photos of recipes (issue #44) against the real binary: a phone's JPEG goes in with its
+//! location and a turn recorded, and comes out upright with neither; files are served
+//! content-addressed; not-images and bombs are refused saying why, leaving nothing; who may
+//! take a photo away or choose the cover; no household, no photos.
+
+use crate::common;
+
+use common::household::person;
+use common::{Server, client, same_origin};
+use image::ImageFormat;
+use libations_photos::fixtures::{encoded, halves, phone_jpeg, png_bomb};
+use reqwest::StatusCode;
+use serde_json::Value;
+use std::path::Path;
+
+/// `POST /api/recipes/{recipe}/photos` with `bytes` (sent as `content_type`, which the
+/// server does not trust): the status and the JSON answer.
+async fn upload(
+    server: &Server,
+    recipe: u64,
+    bytes: Vec<u8>,
+    content_type: &str,
+) -> (StatusCode, Value) {
+    let response = client()
+        .post(server.url(&format!("/api/recipes/{recipe}/photos")))
+        .headers(same_origin(server))
+        .header("content-type", content_type)
+        .body(bytes)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap())
+}
+
+async fn send(server: &Server, method: reqwest::Method, path: &str) -> (StatusCode, String) {
+    let response = client()
+        .request(method, server.url(path))
+        .headers(same_origin(server))
+        .send()
+        .await
+        .unwrap();
+    (response.status(), response.text().await.unwrap())
+}
+
+async fn photos_of(server: &Server, recipe: u64) -> Vec<Value> {
+    let url = server.url(&format!("/api/recipes/{recipe}"));
+    let body: Value = client()
+        .get(url)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    body["photos"].as_array().cloned().unwrap_or_default()
+}
+
+/// The photo files in the state directory.
+fn files(state: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(state.join("photos"))
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+#[tokio::test]
+async fn a_phone_photo_comes_out_upright_without_its_location() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &[]);
+    // 400 × 200, turned 90° clockwise to view (EXIF orientation 6), with a GPS position.
+    let phone = phone_jpeg(&halves(400, 200), 6);
+    assert!(contains(&phone, b"Exif") && contains(&phone, b"my kitchen"));
+    let (status, photo) = upload(&alice, 1, phone, "application/octet-stream").await;
+    assert_eq!(status, StatusCode::CREATED, "{photo}");
+    assert_eq!(
+        (photo["width"].as_u64(), photo["height"].as_u64()),
+        (Some(200), Some(400))
+    );
+    assert_eq!(photo["by"], "alice@example.com");
+    assert_eq!(photo["cover"], true, "a recipe's first photo is its cover");
+
+    for key in ["url", "thumb_url"] {
+        let response = client()
+            .get(alice.url(photo[key].as_str().unwrap()))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let headers = response.headers().clone();
+        assert_eq!(headers["content-type"], "image/jpeg");
+        assert_eq!(headers["x-content-type-options"], "nosniff");
+        assert!(
+            headers["cache-control"]
+                .to_str()
+                .unwrap()
+                .contains("immutable")
+        );
+        let bytes = response.bytes().await.unwrap();
+        assert!(
+            !contains(&bytes, b"Exif") && !contains(&bytes, b"my kitchen"),
+            "{key}: nothing private"
+        );
+        let image = image::load_from_memory_with_format(&bytes, ImageFormat::Jpeg).unwrap();
+        assert_eq!(
+            (image.width(), image.height()),
+            (200, 400),
+            "{key}: upright"
+        );
+        let top = image.to_rgb8().get_pixel(100, 40).0;
+        assert!(
+            top[0] > 150 && top[2] < 80,
+            "{key}: the red half on top: {top:?}"
+        );
+    }
+    let listed = photos_of(&alice, 1).await;
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["id"], photo["id"]);
+    assert_eq!(files(state.path()).len(), 2, "a large file and a thumbnail");
+
+    // A PNG is taken too, whatever it is sent as, and made to fit 1600 px.
+    let png = encoded(&halves(3000, 2000), ImageFormat::Png);
+    let (status, big) = upload(&alice, 1, png, "image/jpeg").await;
+    assert_eq!(status, StatusCode::CREATED, "{big}");
+    assert_eq!(
+        (big["width"].as_u64(), big["height"].as_u64()),
+        (Some(1600), Some(1067))
+    );
+    assert_eq!(big["cover"], false);
+}
+
+#[tokio::test]
+async fn not_images_and_bombs_are_refused_leaving_nothing() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &[]);
+    let svg = b"<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>".to_vec();
+    let heic = b"\0\0\0\x18ftypheic\0\0\0\0mif1heic".to_vec();
+    let cases = [
+        (
+            svg,
+            "image/svg+xml",
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "JPEG, PNG, WebP or GIF",
+        ),
+        (
+            heic,
+            "image/heic",
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "HEIC",
+        ),
+        (
+            png_bomb(30_000),
+            "image/png",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "50 MP",
+        ),
+        (
+            b"\xFF\xD8\xFF\xE0 cut off".to_vec(),
+            "image/jpeg",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "could not be read",
+        ),
+    ];
+    for (bytes, sent_as, want, says) in cases {
+        let (status, answer) = upload(&alice, 1, bytes, sent_as).await;
+        assert_eq!(status, want, "{sent_as}: {answer}");
+        let error = answer["error"].as_str().unwrap();
+        assert!(error.contains(says), "{sent_as}: {error}");
+    }
+    assert!(photos_of(&alice, 1).await.is_empty());
+    assert!(
+        files(state.path()).is_empty(),
+        "no file left: {:?}",
+        files(state.path())
+    );
+    // Too many bytes: refused from the announced length.
+    let (status, _) = upload(
+        &alice,
+        1,
+        vec![0xFF; libations_photos::MAX_BYTES + 1],
+        "image/jpeg",
+    )
+    .await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    let (status, answer) = upload(
+        &alice,
+        999_999,
+        phone_jpeg(&halves(40, 20), 1),
+        "image/jpeg",
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{answer}");
+}
+
+#[tokio::test]
+async fn who_may_take_a_photo_away_and_choose_the_cover() {
+    let state = tempfile::tempdir().unwrap();
+    let jpeg = |w| encoded(&halves(w, 100), ImageFormat::Jpeg);
+    let alice = person(state.path(), "alice@example.com", &[]);
+    let (_, first) = upload(&alice, 2, jpeg(300), "image/jpeg").await;
+    let first_id = first["id"].as_i64().unwrap();
+    drop(alice);
+
+    // Bob, a person without grants: adds his own, may not take Alice's or choose a cover.
+    let bob = person(state.path(), "bob@example.com", &[]);
+    let (status, mine) = upload(&bob, 2, jpeg(310), "image/jpeg").await;
+    assert_eq!(status, StatusCode::CREATED);
+    let mine_id = mine["id"].as_i64().unwrap();
+    let (status, body) = send(
+        &bob,
+        reqwest::Method::DELETE,
+        &format!("/api/recipes/2/photos/{first_id}"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert!(body.contains("Only who added a photo"), "{body}");
+    let (status, _) = send(
+        &bob,
+        reqwest::Method::PUT,
+        &format!("/api/recipes/2/photos/{mine_id}/cover"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _) = send(
+        &bob,
+        reqwest::Method::DELETE,
+        &format!("/api/recipes/2/photos/{mine_id}"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "his own");
+    assert_eq!(photos_of(&bob, 2).await.len(), 1);
+    assert_eq!(
+        files(state.path()).len(),
+        2,
+        "his photo's files went with it"
+    );
+    drop(bob);
+
+    // Carol, an editor: chooses the cover and takes any photo away.
+    let carol = person(state.path(), "carol@example.com", &["--local-edit"]);
+    let (_, second) = upload(&carol, 2, jpeg(320), "image/jpeg").await;
+    let second_id = second["id"].as_i64().unwrap();
+    let (status, body) = send(
+        &carol,
+        reqwest::Method::PUT,
+        &format!("/api/recipes/2/photos/{second_id}/cover"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let listed = photos_of(&carol, 2).await;
+    assert_eq!(listed[0]["id"].as_i64(), Some(second_id), "the cover first");
+    assert_eq!(listed[0]["cover"], true);
+    let (status, _) = send(
+        &carol,
+        reqwest::Method::DELETE,
+        &format!("/api/recipes/2/photos/{first_id}"),
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::NO_CONTENT,
+        "an editor takes anyone's away"
+    );
+    assert_eq!(photos_of(&carol, 2).await.len(), 1);
+    drop(carol);
+
+    // A visitor the tailnet does not name sees the photos, and cannot add one.
+    let nobody = person(state.path(), "x", &["--local-nobody"]);
+    let url = second["thumb_url"].as_str().unwrap();
+    assert_eq!(
+        client().get(nobody.url(url)).send().await.unwrap().status(),
+        StatusCode::OK
+    );
+    let (status, _) = upload(&nobody, 2, jpeg(330), "image/jpeg").await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn files_no_photo_names_are_swept_at_start() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &[]);
+    let (_, kept) = upload(
+        &alice,
+        3,
+        encoded(&halves(200, 100), ImageFormat::Png),
+        "image/png",
+    )
+    .await;
+    drop(alice);
+    // As a crash between the files and the row would leave them.
+    let stray = "0123456789abcdef0123456789abcdef";
+    std::fs::write(state.path().join(format!("photos/{stray}.jpg")), b"x").unwrap();
+    std::fs::write(state.path().join(format!("photos/{stray}.thumb.jpg")), b"x").unwrap();
+    std::fs::write(state.path().join("photos/.tmp-1-0-half.jpg"), b"x").unwrap();
+    let alice = person(state.path(), "alice@example.com", &[]);
+    let url = kept["url"].as_str().unwrap();
+    assert_eq!(
+        client().get(alice.url(url)).send().await.unwrap().status(),
+        StatusCode::OK
+    );
+    assert_eq!(files(state.path()).len(), 2, "{:?}", files(state.path()));
+    let gone = client()
+        .get(alice.url(&format!("/photos/{stray}.jpg")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gone.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn without_a_household_there_are_no_photos() {
+    let server = Server::start(&["--local-identity", "alice@example.com"]);
+    let (status, answer) = upload(
+        &server,
+        1,
+        encoded(&halves(40, 20), ImageFormat::Png),
+        "image/png",
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("keeps no household"),
+        "{answer}"
+    );
+}
