@@ -44,9 +44,11 @@ export function fillForm(form, recipe) {
   renumber(form);
 }
 
-/** Row buttons carry their row's index (`up:2`) for the server; keep them true. */
+/** Row buttons carry their row's index (`up:2`) for the server, rows their id (`ing-3`,
+ * where the page comes back to without JavaScript); keep them true. */
 function renumber(form) {
   form.querySelectorAll(".ing-row").forEach((row, i) => {
+    row.id = `ing-${i + 1}`;
     for (const button of row.querySelectorAll("button[name=op]")) {
       button.value = button.value.replace(/:\d+$/, `:${i}`);
     }

@@ -481,10 +481,29 @@ impl Suggestions {
         let lines = || recipes.iter().flat_map(|r| r.ingredients.iter());
         Suggestions {
             lists,
-            units: most_used(lines().map(|i: &IngredientLine| i.unit.as_str()), 30),
+            units: with_common_units(most_used(
+                lines().map(|i: &IngredientLine| i.unit.as_str()),
+                30,
+            )),
             ingredients: most_used(lines().map(|i| i.name.as_str()), 400),
         }
     }
+}
+
+/// The units a bar measures in, offered after the collection's own (which come first,
+/// most used first): a collection in ml still offers oz and cl to type a recipe read
+/// elsewhere.
+const COMMON_UNITS: [&str; 10] = [
+    "ml", "oz", "cl", "dash", "barspoon", "tsp", "tbsp", "drop", "splash", "top up",
+];
+
+fn with_common_units(mut units: Vec<String>) -> Vec<String> {
+    for unit in COMMON_UNITS {
+        if !units.iter().any(|u| u.eq_ignore_ascii_case(unit)) {
+            units.push(unit.to_owned());
+        }
+    }
+    units
 }
 
 fn most_used<'a>(values: impl Iterator<Item = &'a str>, keep: usize) -> Vec<String> {

@@ -278,6 +278,30 @@ impl FormRecipe {
         }
     }
 
+    /// Where the page comes back to after row button `op` on row `i` (0-based), so that
+    /// without JavaScript the browser scrolls to the row, not to the top of the page: the
+    /// id of the row the button's row ends up as (`ing-1` is the first), or the
+    /// ingredients' box when no row can be added. Askama hands `i` by reference.
+    pub(crate) fn row_target(&self, op: &str, i: &usize) -> String {
+        let i = *i;
+        let rows = self.rows.len();
+        let n = match op {
+            "up" => i.max(1),
+            "down" => (i + 2).min(rows),
+            _ => (i + 1).min(rows.saturating_sub(1)).max(1),
+        };
+        format!("ing-{n}")
+    }
+
+    /// Where "Add ingredient" comes back to: the row it adds, or the ingredients' box
+    /// (with the reason) when the recipe has as many as it may.
+    pub(crate) fn add_target(&self) -> String {
+        match self.rows.len() {
+            rows if rows >= caps::INGREDIENT_ROWS => "ingredients".to_owned(),
+            rows => format!("ing-{}", rows + 1),
+        }
+    }
+
     /// At least three rows, and one blank one to type into unless that would pass
     /// [`FORM_ROWS`] (a page of ours must be one its own form can post back).
     pub(crate) fn pad_rows(&mut self) {
