@@ -67,7 +67,8 @@ function mostUsed(field) {
 
 async function saveAndWait(page) {
   await page.click("button.save");
-  await page.waitForURL(/\/recipes\/\d+\?saved=\d+$/, { timeout: 10_000 });
+  // An unchanged recipe is saved as no change: no number to undo.
+  await page.waitForURL(/\/recipes\/\d+\?saved=\d*$/, { timeout: 10_000 });
 }
 
 for (const js of [true, false]) {
@@ -90,6 +91,101 @@ for (const js of [true, false]) {
     });
   });
 }
+
+test("with JavaScript: glass and method are single fields with the collection's values, most used first; two glasses stay two", async () => {
+  await onPhone(true, async (page, app) => {
+    const margarita = byName("Margarita");
+    assert.deepEqual(margarita.glass, ["Coupe", "Rocks"], "the sample has two glasses");
+    await page.goto(app.server.url(`/recipes/${margarita.id}/edit`));
+    for (const field of LISTS) {
+      const input = page.locator(`#${field}`);
+      assert.equal(await input.evaluate((el) => el.tagName), "INPUT", `${field} is one text field`);
+      const list = await input.getAttribute("list");
+      const options = await page.locator(`datalist#${list} option`).evaluateAll((os) => os.map((o) => o.value));
+      assert.deepEqual(options, mostUsed(field).slice(0, options.length), `${field}: the collection's values, most used first`);
+      assert.ok(options.length >= Math.min(5, mostUsed(field).length), `${field}: suggestions ${options}`);
+    }
+    assert.deepEqual(await values(page, "glass"), ["Coupe", "Rocks"], "both glasses, in order, no blank one");
+    assert.deepEqual(await values(page, "method"), margarita.method);
+    await saveAndWait(page);
+    assert.deepEqual(lists(await app.recipe(margarita.id)), lists(margarita), "saved as it was: nothing lost or reordered");
+
+    // One glass: saving keeps one; "Add another glass" makes room for a second.
+    const daiquiri = byName("Daiquiri");
+    await page.goto(app.server.url(`/recipes/${daiquiri.id}/edit`));
+    assert.deepEqual(await values(page, "glass"), ["Coupe"]);
+    const add = page.locator(".list-field[data-list=glass] button.add-value");
+    assert.equal(await add.textContent(), "Add another glass");
+    const box = await add.boundingBox();
+    assert.ok(box.height >= 44 && box.width >= 44, `a tap target: ${box.width}×${box.height}`);
+    await add.tap();
+    const second = page.locator(".list-field[data-list=glass] input").nth(1);
+    assert.ok(await second.evaluate((el) => el === document.activeElement), "the new field has the focus");
+    await second.fill("Rocks");
+    assert.deepEqual(await axe(page), [], "axe with a second glass");
+    await saveAndWait(page);
+    assert.deepEqual((await app.recipe(daiquiri.id)).glass, ["Coupe", "Rocks"]);
+
+    const negroni = byName("Negroni");
+    await page.goto(app.server.url(`/recipes/${negroni.id}/edit`));
+    await saveAndWait(page);
+    assert.deepEqual(lists(await app.recipe(negroni.id)), lists(negroni), "one glass stays one");
+  });
+});
+
+test("without JavaScript: a second, empty glass field when the recipe has one; two stay two", async () => {
+  await onPhone(false, async (page, app) => {
+    const daiquiri = byName("Daiquiri");
+    await page.goto(app.server.url(`/recipes/${daiquiri.id}/edit`));
+    assert.equal(await page.locator("#glass").evaluate((el) => el.tagName), "INPUT");
+    assert.deepEqual(await values(page, "glass"), ["Coupe", ""], "one glass and a blank one to add a second");
+    assert.equal(await page.locator("button.add-value").count(), await page.locator("button.add-value[hidden]").count(),
+      "no button that needs JavaScript shows");
+    await page.locator(".list-field[data-list=glass] input").nth(1).fill("Rocks");
+    await saveAndWait(page);
+    assert.deepEqual((await app.recipe(daiquiri.id)).glass, ["Coupe", "Rocks"]);
+
+    const margarita = byName("Margarita");
+    await page.goto(app.server.url(`/recipes/${margarita.id}/edit`));
+    assert.deepEqual(await values(page, "glass"), ["Coupe", "Rocks", ""]);
+    await saveAndWait(page);
+    assert.deepEqual(lists(await app.recipe(margarita.id)), lists(margarita), "nothing lost or reordered");
+    const negroni = byName("Negroni");
+    await page.goto(app.server.url(`/recipes/${negroni.id}/edit`));
+    await saveAndWait(page);
+    assert.deepEqual(lists(await app.recipe(negroni.id)), lists(negroni), "one glass stays one");
+
+    // "Used here:" stays words: the datalist offers the values.
+    const hint = page.locator(".list-field[data-list=glass] .used-here");
+    await page.goto(app.server.url("/recipes/new"));
+    assert.match(await hint.textContent(), /^Used here: /);
+    assert.equal(await hint.locator("button").count(), 0, "no buttons that would do nothing");
+  });
+});
+
+test("with JavaScript: a \"Used here\" value is a 44 px button that fills its field", async () => {
+  await onPhone(true, async (page, app) => {
+    await page.goto(app.server.url("/recipes/new"));
+    const chips = (field) => page.locator(`.list-field[data-list=${field}] .used-here button`);
+    for (const field of ["base", "glass", "method", "ice", "garnish"]) {
+      assert.ok(await chips(field).count() > 0, `${field} has values to tap`);
+      for (const box of await chips(field).evaluateAll((bs) => bs.map((b) => b.getBoundingClientRect().toJSON()))) {
+        assert.ok(box.width >= 44 && box.height >= 44, `${field}: ${box.width}×${box.height}`);
+      }
+    }
+    const [first, other] = mostUsed("glass");
+    await chips("glass").filter({ hasText: first }).tap();
+    assert.deepEqual(await values(page, "glass"), [first], "the glass is filled");
+    await chips("glass").filter({ hasText: other }).tap();
+    assert.deepEqual(await values(page, "glass"), [other], "a single choice: another tap replaces it");
+    const [g1, g2] = mostUsed("garnish");
+    await chips("garnish").filter({ hasText: g1 }).first().tap();
+    await chips("garnish").filter({ hasText: g2 }).first().tap();
+    assert.deepEqual(await values(page, "garnish"), [g1, g2], "a list: a second tap adds a second");
+    assert.ok(await fitsWidth(page));
+    assert.deepEqual(await axe(page), [], "axe with the buttons");
+  });
+});
 
 test("the measure takes \"1 1/2\" and \"½\" as typed on a phone, and the units offered include oz and cl", async () => {
   await onPhone(true, async (page, app) => {
