@@ -1,18 +1,23 @@
 // The recipe form, made better with JavaScript: ingredient rows added, removed and moved
-// in place, problems shown next to their fields without a reload, a draft kept on the phone
-// (so that a lost connection or a closed tab never loses typing), and a conflict shown as
-// both versions to choose from. Without JavaScript the same form posts and the server
-// renders all of this itself.
+// in place, list fields (glass, method...) one input per entry with "Add another" and
+// their "Used here" values as buttons that fill them, problems shown next to their fields
+// without a reload, a draft kept on the phone (so that a lost connection or a closed tab
+// never loses typing), and a conflict shown as both versions to choose from. Without
+// JavaScript the same form posts and the server renders all of this itself.
 
 const DRAFTS = "libations:draft:";
 const LISTS = ["base", "glass", "method", "ice", "garnish"];
 
+/** A list field's box (`glass`), holding an input per entry. */
+const listBox = (form, list) => form.querySelector(`.list-field[data-list="${list}"]`);
+const listInputs = (form, list) => [...(listBox(form, list)?.querySelectorAll(".values input") ?? [])];
+
 /** The recipe the form holds, in the API's shape. */
 export function readForm(form) {
-  const lines = (name) =>
-    (form.elements[name]?.value ?? "").split("\n").map((s) => s.trim()).filter(Boolean);
+  const entries = (list) =>
+    listInputs(form, list).flatMap((input) => input.value.split("\n")).map((s) => s.trim()).filter(Boolean);
   const recipe = { name: form.elements.name.value.trim() };
-  for (const list of LISTS) recipe[list] = lines(list);
+  for (const list of LISTS) recipe[list] = entries(list);
   recipe.ingredients = [...form.querySelectorAll(".ing-row")]
     .map((row) => ({
       name: row.querySelector("[name=ing-name]").value.trim(),
@@ -24,10 +29,80 @@ export function readForm(form) {
   return recipe;
 }
 
+/** Another input for list `list` after its last, named `list-more`; null at the cap. */
+function addInput(form, list, value) {
+  const box = listBox(form, list);
+  const inputs = listInputs(form, list);
+  if (inputs.length >= Number(box.dataset.max || 12)) return null;
+  const input = inputs[0].cloneNode(false);
+  for (const attr of ["id", "aria-invalid", "aria-describedby"]) input.removeAttribute(attr);
+  input.name = `${list}-more`;
+  input.value = value;
+  input.setAttribute("aria-label", `${box.querySelector("label").textContent.trim()} ${inputs.length + 1}`);
+  box.querySelector(".values").append(input);
+  showAdd(form, list);
+  return input;
+}
+
+/** "Add another glass" shows while the last input is filled and the recipe may hold more. */
+function showAdd(form, list) {
+  const inputs = listInputs(form, list);
+  const button = listBox(form, list).querySelector(".add-value");
+  button.hidden = inputs.length >= Number(listBox(form, list).dataset.max || 12) || !inputs.at(-1).value.trim();
+}
+
+/** Exactly `values` in list `list`'s inputs (one blank input when there are none). */
+function setList(form, list, values) {
+  const [first, ...rest] = listInputs(form, list);
+  for (const input of rest) input.remove();
+  first.value = values[0] ?? "";
+  for (const value of values.slice(1)) addInput(form, list, value);
+  showAdd(form, list);
+}
+
+/** A tapped "Used here" value: into the first blank input; else a single choice (glass)
+ * is replaced, a list (garnish) gets another input. */
+function pick(form, list, value) {
+  const inputs = listInputs(form, list);
+  if (inputs.some((input) => input.value.trim() === value)) return;
+  const one = listBox(form, list).dataset.one;
+  const target = inputs.find((input) => !input.value.trim())
+    ?? (one ? inputs.at(-1) : addInput(form, list, "")) ?? inputs.at(-1);
+  target.value = value;
+  showAdd(form, list);
+  keepDraft(form);
+}
+
+/** With JavaScript: no blank inputs waiting (the button adds one), and the "Used here"
+ * values become buttons that fill the field. Without it, the blank input and the
+ * datalist do the same. */
+function enhanceLists(form) {
+  for (const list of LISTS) {
+    const box = listBox(form, list);
+    if (!box) continue;
+    for (const input of listInputs(form, list).slice(1)) if (!input.value.trim()) input.remove();
+    const add = box.querySelector(".add-value");
+    add.addEventListener("click", () => addInput(form, list, "")?.focus());
+    box.addEventListener("input", () => showAdd(form, list));
+    showAdd(form, list);
+    const hint = box.querySelector(".used-here");
+    if (!hint) continue;
+    for (const node of [...hint.childNodes]) if (node.nodeType === Node.TEXT_NODE && node.textContent.trim() === ",") node.remove();
+    for (const span of hint.querySelectorAll("span.used")) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "used";
+      button.textContent = span.textContent;
+      button.addEventListener("click", () => pick(form, list, span.textContent));
+      span.replaceWith(button);
+    }
+  }
+}
+
 /** Puts a recipe (API shape) into the form. */
 export function fillForm(form, recipe) {
   form.elements.name.value = recipe.name ?? "";
-  for (const list of LISTS) form.elements[list].value = (recipe[list] ?? []).join("\n");
+  for (const list of LISTS) setList(form, list, recipe[list] ?? []);
   form.elements.notes.value = recipe.notes ?? "";
   const rows = form.querySelector(".ing-rows");
   const template = rows.querySelector(".ing-row");
@@ -44,9 +119,11 @@ export function fillForm(form, recipe) {
   renumber(form);
 }
 
-/** Row buttons carry their row's index (`up:2`) for the server; keep them true. */
+/** Row buttons carry their row's index (`up:2`) for the server, rows their id (`ing-3`,
+ * where the page comes back to without JavaScript); keep them true. */
 function renumber(form) {
   form.querySelectorAll(".ing-row").forEach((row, i) => {
+    row.id = `ing-${i + 1}`;
     for (const button of row.querySelectorAll("button[name=op]")) {
       button.value = button.value.replace(/:\d+$/, `:${i}`);
     }
@@ -102,6 +179,11 @@ function fieldInput(form, field) {
       [...row.querySelectorAll("input")].some((input) => input.value.trim()));
     const row = filled[Number(ing[1])];
     return row?.querySelector(`[name=ing-${ing[2]}]`) ?? null;
+  }
+  const entry = /^(\w+)\[(\d+)\]$/.exec(field);
+  if (entry && LISTS.includes(entry[1])) {
+    const inputs = listInputs(form, entry[1]);
+    return inputs[Number(entry[2])] ?? inputs[0] ?? null;
   }
   const base = field.replace(/\[\d+\]$/, "");
   return form.elements[base] instanceof Element ? form.elements[base] : form.querySelector(".ing-rows");
@@ -303,6 +385,7 @@ async function save(form) {
 
 export function enhance(form) {
   if (!form) return;
+  enhanceLists(form);
   // A form an import filled is what was just read: an older draft must not cover it.
   if (!form.dataset.imported) restoreDraft(form);
   form.addEventListener("input", () => keepDraft(form));

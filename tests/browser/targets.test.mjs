@@ -73,6 +73,7 @@ const PAGES = [
   { path: "/menu" },
   { path: "/changes" },
   { path: "/recipes/new" },
+  { path: "/recipes/3/edit", label: "/recipes/3/edit (two glasses, values to tap)" },
   { path: "/recipes/import" },
   { path: "/shopping" },
   { path: "/no-such-page", label: "the error page" },

@@ -799,3 +799,76 @@ async fn a_recipe_pages_etag_changes_when_the_list_or_the_recipe_is_saved() {
         assert_ne!(&etag(&r), tag, "{coding}");
     }
 }
+
+#[tokio::test]
+async fn the_form_takes_a_list_as_an_input_per_entry_and_refuses_too_many() {
+    let (_dir, path) = collection();
+    let server = editor(&path, &[]);
+    let html = get(&server, "/recipes/new").await.text().await.unwrap();
+    let hidden = common::hidden_inputs(&html);
+    let with = |more: &[(&str, &str)]| {
+        let mut fields = hidden.clone();
+        fields.extend(more.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        fields
+    };
+    // The glass, a second one, and the blank one the form shows to add another.
+    let fields = with(&[
+        ("name", "Two Glass Sour"),
+        ("glass", "Coupe"),
+        ("glass-more", "Rocks"),
+        ("glass-more", ""),
+        ("method", "Shake"),
+        ("method-more", ""),
+        ("ing-name", "Gin"),
+        ("ing-measure", "1 1/2"),
+        ("ing-unit", "oz"),
+    ]);
+    let r = post_form(&server, "/recipes/new", &fields).await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    let location = r.headers()["location"].to_str().unwrap().to_owned();
+    let id = location
+        .trim_start_matches("/recipes/")
+        .split('?')
+        .next()
+        .unwrap()
+        .to_owned();
+    let recipe: Value = get(&server, &format!("/api/recipes/{id}"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(recipe["glass"], json!(["Coupe", "Rocks"]), "both, in order");
+    assert_eq!(recipe["method"], json!(["Shake"]), "one stays one");
+    assert_eq!(recipe["ingredients"][0]["measure"], "1 1/2");
+    let page = get(&server, &format!("/recipes/{id}/edit"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    for input in [
+        r#"name="glass" value="Coupe""#,
+        r#"name="glass-more" value="Rocks""#,
+        r#"name="glass-more" value="""#,
+        r#"name="method" value="Shake""#,
+    ] {
+        assert!(page.contains(input), "{input} missing from the form");
+    }
+
+    // More inputs for a list than a recipe has entries: refused, naming field and limit.
+    let before = std::fs::read(&path).unwrap();
+    let mut many = vec![("name", "Many Glasses"), ("glass", "Coupe")];
+    let names: Vec<String> = (0..13).map(|i| format!("Glass {i}")).collect();
+    many.extend(names.iter().map(|n| ("glass-more", n.as_str())));
+    let r = post_form(&server, "/recipes/new", &with(&many)).await;
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let text = r.text().await.unwrap();
+    assert!(
+        text.contains("14 glass fields") && text.contains("at most 12 glass entries"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "a refused form wrote"
+    );
+}

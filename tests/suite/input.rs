@@ -162,8 +162,8 @@ async fn row_buttons_with_any_index_answer_the_form_with_everything_typed() {
             assert_eq!(&rows(&html), want, "{form} op={op}");
             assert_eq!(inputs(&html, "name"), ["Typed Sour"], "{form} op={op}");
             for kept in [
-                ">Gin</textarea>",
-                ">Coupe</textarea>",
+                r#"name="base" value="Gin""#,
+                r#"name="glass" value="Coupe""#,
                 ">Typed notes</textarea>",
             ] {
                 assert!(html.contains(kept), "{form} op={op}: {kept} lost");

@@ -244,7 +244,9 @@ async fn submit(
     id: Option<u64>,
 ) -> Result<Response, WebError> {
     let fields = checked_form(editor, form)?;
-    if let Some(why) = form::too_many_rows(form::rows_sent(&fields)) {
+    if let Some(why) =
+        form::too_many_rows(form::rows_sent(&fields)).or_else(|| form::too_many_values(&fields))
+    {
         return Err(WebError::FormRefused(why));
     }
     let mut state = FormState::posted(editor, &fields, id);
@@ -389,20 +391,18 @@ pub(crate) fn render(
 ) -> Result<Response, WebError> {
     state.draft.pad_rows();
     let values = Suggestions::from(site);
-    let lists = ["base", "glass", "method", "ice", "garnish"]
+    let lists = form::LISTS
         .into_iter()
-        .map(|f| ListField {
-            field: f,
-            label: label(f),
-            rows: if f == "garnish" { 3 } else { 2 },
-            value: state
-                .draft
-                .lists
-                .get(f)
-                .cloned()
-                .unwrap_or_default()
-                .join("\n"),
-            suggestions: values.lists.get(f).cloned().unwrap_or_default(),
+        .map(|(f, _)| {
+            let suggestions = values.lists.get(f).cloned().unwrap_or_default();
+            ListField {
+                field: f,
+                label: label(f),
+                one: matches!(f, "glass" | "method" | "ice"),
+                inputs: state.draft.inputs(f),
+                hints: suggestions.iter().take(HINTS).cloned().collect(),
+                suggestions,
+            }
         })
         .collect();
     let title = match (state.id, &state.draft.name) {
@@ -438,6 +438,10 @@ pub(crate) fn render(
     Ok(personal_page(html, status))
 }
 
+/// How many of a list's most used values are shown under it as "Used here:" (buttons to
+/// tap, with JavaScript); its datalist offers more.
+const HINTS: usize = 6;
+
 fn label(field: &str) -> &'static str {
     match field {
         "base" => "Base",
@@ -467,6 +471,7 @@ impl Suggestions {
             ("glass", |r| &r.glass),
             ("method", |r| &r.method),
             ("ice", |r| &r.ice),
+            ("garnish", |r| &r.garnish),
         ] {
             lists.insert(
                 field,
@@ -481,10 +486,29 @@ impl Suggestions {
         let lines = || recipes.iter().flat_map(|r| r.ingredients.iter());
         Suggestions {
             lists,
-            units: most_used(lines().map(|i: &IngredientLine| i.unit.as_str()), 30),
+            units: with_common_units(most_used(
+                lines().map(|i: &IngredientLine| i.unit.as_str()),
+                30,
+            )),
             ingredients: most_used(lines().map(|i| i.name.as_str()), 400),
         }
     }
+}
+
+/// The units a bar measures in, offered after the collection's own (which come first,
+/// most used first): a collection in ml still offers oz and cl to type a recipe read
+/// elsewhere.
+const COMMON_UNITS: [&str; 10] = [
+    "ml", "oz", "cl", "dash", "barspoon", "tsp", "tbsp", "drop", "splash", "top up",
+];
+
+fn with_common_units(mut units: Vec<String>) -> Vec<String> {
+    for unit in COMMON_UNITS {
+        if !units.iter().any(|u| u.eq_ignore_ascii_case(unit)) {
+            units.push(unit.to_owned());
+        }
+    }
+    units
 }
 
 fn most_used<'a>(values: impl Iterator<Item = &'a str>, keep: usize) -> Vec<String> {

@@ -23,6 +23,18 @@ const SINGLE: [&str; 10] = [
     "name", "notes", "base", "glass", "method", "ice", "garnish", "version", "csrf", "op",
 ];
 
+/// The list fields, each with the name of its further inputs: the form shows one input
+/// per value (`glass`, then `glass-more` for a second glass), so that a single choice is a
+/// single field. `glass` is still sent once; a value with several lines (a form made by
+/// hand, or before this one) is one entry per line, as it always was.
+pub(crate) const LISTS: [(&str, &str); 5] = [
+    ("base", "base-more"),
+    ("glass", "glass-more"),
+    ("method", "method-more"),
+    ("ice", "ice-more"),
+    ("garnish", "garnish-more"),
+];
+
 /// The value of the first field called `name` ("" when there is none).
 pub(crate) fn field<'f>(fields: &'f Fields, name: &str) -> &'f str {
     fields
@@ -58,11 +70,44 @@ pub(crate) fn too_many_rows(rows: usize) -> Option<String> {
     })
 }
 
+/// Why a form is not taken when it sent more inputs for one list than a recipe may hold
+/// entries, with the blank one to type into: rendered back, thousands of them would make a
+/// page of megabytes.
+pub(crate) fn too_many_values(fields: &Fields) -> Option<String> {
+    LISTS.into_iter().find_map(|(name, more)| {
+        let sent = fields
+            .iter()
+            .filter(|(k, _)| k == name || k == more)
+            .count();
+        (sent > caps::LIST_ENTRIES + 1).then(|| {
+            format!(
+                "The form sent {sent} {name} fields; a recipe has at most {} {name} entries \
+                 (the form {} fields, with the blank one to type into). Nothing was saved.",
+                caps::LIST_ENTRIES,
+                caps::LIST_ENTRIES + 1
+            )
+        })
+    })
+}
+
+/// The entries of list `name` as posted: its field, then each further input, one entry
+/// per non-blank line, in the order sent.
+fn list_values(fields: &Fields, name: &str, more: &str) -> Vec<String> {
+    fields
+        .iter()
+        .filter(|(k, _)| k == name || k == more)
+        .flat_map(|(_, v)| v.lines())
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
 /// What the form holds: typed text, before it is a recipe.
 #[derive(Debug, Default)]
 pub(crate) struct FormRecipe {
     pub(crate) name: String,
-    /// base, glass, method, ice, garnish: one entry per line in the form.
+    /// base, glass, method, ice, garnish: one entry per input in the form.
     pub(crate) lists: std::collections::BTreeMap<&'static str, Vec<String>>,
     pub(crate) rows: Vec<FormRow>,
     pub(crate) notes: String,
@@ -90,6 +135,8 @@ pub(crate) struct Caps {
     pub(crate) unit: usize,
     pub(crate) ingredient_name: usize,
     pub(crate) notes: usize,
+    pub(crate) list_entry: usize,
+    pub(crate) list_entries: usize,
 }
 
 pub(crate) const CAPS: Caps = Caps {
@@ -98,6 +145,8 @@ pub(crate) const CAPS: Caps = Caps {
     unit: caps::UNIT_CHARS,
     ingredient_name: caps::INGREDIENT_NAME_CHARS,
     notes: caps::NOTES_CHARS,
+    list_entry: caps::LIST_ENTRY_CHARS,
+    list_entries: caps::LIST_ENTRIES,
 };
 
 impl FormRecipe {
@@ -166,7 +215,8 @@ impl FormRecipe {
         }
     }
 
-    /// The form as posted: list fields one entry per line, ingredient rows by position.
+    /// The form as posted: list fields one entry per input (and line), ingredient rows
+    /// by position.
     pub(crate) fn posted(fields: &Fields) -> FormRecipe {
         fn all<'f>(fields: &'f Fields, name: &'static str) -> impl Iterator<Item = String> + 'f {
             fields
@@ -175,14 +225,8 @@ impl FormRecipe {
                 .map(|(_, v)| v.trim().to_owned())
         }
         let mut lists = BTreeMap::new();
-        for f in ["base", "glass", "method", "ice", "garnish"] {
-            let lines = field(fields, f)
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(str::to_owned)
-                .collect();
-            lists.insert(f, lines);
+        for (f, more) in LISTS {
+            lists.insert(f, list_values(fields, f, more));
         }
         // Every row has the three inputs; a hand-made form with fewer of one kind still
         // keeps every value it sent, in rows padded with blanks.
@@ -278,6 +322,41 @@ impl FormRecipe {
         }
     }
 
+    /// The inputs list field `f` shows: one per entry, and a blank one to add another
+    /// (without JavaScript, the way to a second glass) while the recipe may hold more;
+    /// one blank input when it has none.
+    pub(crate) fn inputs(&self, f: &str) -> Vec<String> {
+        let mut values = self.lists.get(f).cloned().unwrap_or_default();
+        if values.len() < caps::LIST_ENTRIES {
+            values.push(String::new());
+        }
+        values
+    }
+
+    /// Where the page comes back to after row button `op` on row `i` (0-based), so that
+    /// without JavaScript the browser scrolls to the row, not to the top of the page: the
+    /// id of the row the button's row ends up as (`ing-1` is the first), or the
+    /// ingredients' box when no row can be added. Askama hands `i` by reference.
+    pub(crate) fn row_target(&self, op: &str, i: &usize) -> String {
+        let i = *i;
+        let rows = self.rows.len();
+        let n = match op {
+            "up" => i.max(1),
+            "down" => (i + 2).min(rows),
+            _ => (i + 1).min(rows.saturating_sub(1)).max(1),
+        };
+        format!("ing-{n}")
+    }
+
+    /// Where "Add ingredient" comes back to: the row it adds, or the ingredients' box
+    /// (with the reason) when the recipe has as many as it may.
+    pub(crate) fn add_target(&self) -> String {
+        match self.rows.len() {
+            rows if rows >= caps::INGREDIENT_ROWS => "ingredients".to_owned(),
+            rows => format!("ing-{}", rows + 1),
+        }
+    }
+
     /// At least three rows, and one blank one to type into unless that would pass
     /// [`FORM_ROWS`] (a page of ours must be one its own form can post back).
     pub(crate) fn pad_rows(&mut self) {
@@ -287,5 +366,74 @@ impl FormRecipe {
         while self.rows.len() < 3 {
             self.rows.push(FormRow::default());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form(pairs: &[(&str, &str)]) -> Fields {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn a_list_is_its_field_then_each_further_input_in_the_order_sent() {
+        let posted = FormRecipe::posted(&form(&[
+            ("glass", "Coupe"),
+            ("method", "Dry Shake\r\nShake"),
+            ("glass-more", ""),
+            ("glass-more", " Rocks "),
+            ("method-more", "Strain"),
+        ]));
+        assert_eq!(posted.lists["glass"], ["Coupe", "Rocks"]);
+        assert_eq!(posted.lists["method"], ["Dry Shake", "Shake", "Strain"]);
+        assert!(posted.lists["ice"].is_empty());
+        assert_eq!(posted.inputs("glass"), ["Coupe", "Rocks", ""]);
+        assert_eq!(posted.inputs("ice"), [""]);
+        let full: Vec<(&str, &str)> = (0..caps::LIST_ENTRIES)
+            .map(|_| ("garnish-more", "Olive"))
+            .collect();
+        let full = FormRecipe::posted(&form(&full));
+        assert_eq!(
+            full.inputs("garnish").len(),
+            caps::LIST_ENTRIES,
+            "no blank past the cap"
+        );
+    }
+
+    #[test]
+    fn too_many_inputs_for_a_list_name_the_list_and_the_cap() {
+        let mut fields = form(&[("name", "x"), ("ice", "Cubed")]);
+        fields.extend((0..caps::LIST_ENTRIES).map(|_| ("ice-more".to_owned(), String::new())));
+        assert_eq!(too_many_values(&fields), None, "the cap and the blank one");
+        fields.push(("ice".to_owned(), String::new()));
+        let why = too_many_values(&fields).unwrap_or_default();
+        assert!(
+            why.contains("14 ice fields") && why.contains("at most 12"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_row_button_comes_back_to_the_row_it_moved_or_left() {
+        let mut draft = FormRecipe::default();
+        draft.pad_rows();
+        draft.rows.push(FormRow::default());
+        assert_eq!(draft.rows.len(), 4);
+        assert_eq!(draft.add_target(), "ing-5");
+        assert_eq!(draft.row_target("up", &0), "ing-1");
+        assert_eq!(draft.row_target("up", &2), "ing-2");
+        assert_eq!(draft.row_target("down", &1), "ing-3");
+        assert_eq!(draft.row_target("down", &3), "ing-4");
+        assert_eq!(draft.row_target("remove", &1), "ing-2");
+        assert_eq!(draft.row_target("remove", &3), "ing-3");
+        draft
+            .rows
+            .resize_with(caps::INGREDIENT_ROWS, FormRow::default);
+        assert_eq!(draft.add_target(), "ingredients");
     }
 }

@@ -397,12 +397,18 @@ impl EditPage<'_> {
     }
 }
 
-/// One list field of the form (a textarea, one entry per line).
+/// One list field of the form: an input per entry (the first named as the field, the
+/// others `field-more`), a blank one to add another, and the values to choose from.
 pub(crate) struct ListField {
     pub(crate) field: &'static str,
     pub(crate) label: &'static str,
-    pub(crate) rows: usize,
-    pub(crate) value: String,
+    /// A single choice (glass, method, ice): a tapped value replaces, not adds.
+    pub(crate) one: bool,
+    /// One input per entry, the blank one last.
+    pub(crate) inputs: Vec<String>,
+    /// The most used values, shown as "Used here:".
+    pub(crate) hints: Vec<String>,
+    /// The values the collection uses, most used first: the field's datalist.
     pub(crate) suggestions: Vec<String>,
 }
 
