@@ -914,6 +914,9 @@ async fn allow_lists_what_each_address_takes_with_editing_on_and_off() {
             ("/shopping", "GET, HEAD, POST"),
             ("/api/bar/strengths", "GET, HEAD, PUT"),
             ("/api/household/upload", "POST"),
+            ("/api/recipes/1/photos", "GET, HEAD, POST"),
+            ("/api/recipes/1/photos/1", "DELETE"),
+            ("/api/recipes/1/photos/1/cover", "PUT"),
             ("/api/menus", "GET, HEAD, POST"),
             ("/api/menus/1", "PUT, DELETE"),
             ("/api/menus/1/on", "POST"),
@@ -932,7 +935,11 @@ async fn allow_lists_what_each_address_takes_with_editing_on_and_off() {
         // row above (a route added without one fails here).
         for route in libations::web::registered() {
             if route.method != Method::GET {
-                let at = route.path.replace("{id}", "1").replace("{n}", "1");
+                let at = route
+                    .path
+                    .replace("{id}", "1")
+                    .replace("{n}", "1")
+                    .replace("{photo}", "1");
                 assert!(
                     routes.iter().any(|(listed, _)| *listed == at),
                     "{} {} has no row here",
