@@ -25,6 +25,7 @@ mod common;
 mod server;
 
 use common::http::{self, Readers};
+use common::status_kib;
 use common::timing::{Runs, timed};
 use serde_json::{Value, json};
 use server::{BIN, Server};
@@ -152,15 +153,6 @@ async fn put_favourite(client: &reqwest::Client, app: &Server, id: u64) -> Durat
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
-}
-
-/// A line of `/proc/PID/status` (`VmHWM`, `VmRSS`), in KiB.
-fn status_kib(pid: u32, key: &str) -> u64 {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    text.lines()
-        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or_else(|| panic!("no {key} in /proc/{pid}/status"))
 }
 
 /// The type of the filesystem holding `path` (the longest mount point above it).

@@ -96,3 +96,13 @@ fn record_skip(reason: &str) {
         eprintln!("cannot add to {}: {e}", log.to_string_lossy());
     }
 }
+
+/// A line of `/proc/PID/status` (`VmHWM`, `VmRSS`), in KiB.
+#[allow(dead_code)] // the benches that read memory
+pub fn status_kib(pid: u32, key: &str) -> u64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no {key} in /proc/{pid}/status"))
+}
