@@ -85,6 +85,16 @@ async fn send(server: &Server, method: reqwest::Method, path: &str) -> (StatusCo
     (response.status(), response.text().await.unwrap())
 }
 
+async fn take_away(server: &Server, recipe: u64, photo: i64) -> (StatusCode, String) {
+    let path = format!("/api/recipes/{recipe}/photos/{photo}");
+    send(server, reqwest::Method::DELETE, &path).await
+}
+
+async fn make_cover(server: &Server, recipe: u64, photo: i64) -> (StatusCode, String) {
+    let path = format!("/api/recipes/{recipe}/photos/{photo}/cover");
+    send(server, reqwest::Method::PUT, &path).await
+}
+
 async fn photos_of(server: &Server, recipe: u64) -> Vec<Value> {
     let url = server.url(&format!("/api/recipes/{recipe}"));
     let body: Value = client()
@@ -252,27 +262,12 @@ async fn who_may_take_a_photo_away_and_choose_the_cover() {
     let (status, mine) = upload(&bob, 2, jpeg(310), "image/jpeg").await;
     assert_eq!(status, StatusCode::CREATED);
     let mine_id = mine["id"].as_i64().unwrap();
-    let (status, body) = send(
-        &bob,
-        reqwest::Method::DELETE,
-        &format!("/api/recipes/2/photos/{first_id}"),
-    )
-    .await;
+    let (status, body) = take_away(&bob, 2, first_id).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     assert!(body.contains("Only who added a photo"), "{body}");
-    let (status, _) = send(
-        &bob,
-        reqwest::Method::PUT,
-        &format!("/api/recipes/2/photos/{mine_id}/cover"),
-    )
-    .await;
+    let (status, _) = make_cover(&bob, 2, mine_id).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    let (status, _) = send(
-        &bob,
-        reqwest::Method::DELETE,
-        &format!("/api/recipes/2/photos/{mine_id}"),
-    )
-    .await;
+    let (status, _) = take_away(&bob, 2, mine_id).await;
     assert_eq!(status, StatusCode::NO_CONTENT, "his own");
     assert_eq!(photos_of(&bob, 2).await.len(), 1);
     assert_eq!(
@@ -286,22 +281,12 @@ async fn who_may_take_a_photo_away_and_choose_the_cover() {
     let carol = person(state.path(), "carol@example.com", &["--local-edit"]);
     let (_, second) = upload(&carol, 2, jpeg(320), "image/jpeg").await;
     let second_id = second["id"].as_i64().unwrap();
-    let (status, body) = send(
-        &carol,
-        reqwest::Method::PUT,
-        &format!("/api/recipes/2/photos/{second_id}/cover"),
-    )
-    .await;
+    let (status, body) = make_cover(&carol, 2, second_id).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let listed = photos_of(&carol, 2).await;
     assert_eq!(listed[0]["id"].as_i64(), Some(second_id), "the cover first");
     assert_eq!(listed[0]["cover"], true);
-    let (status, _) = send(
-        &carol,
-        reqwest::Method::DELETE,
-        &format!("/api/recipes/2/photos/{first_id}"),
-    )
-    .await;
+    let (status, _) = take_away(&carol, 2, first_id).await;
     assert_eq!(
         status,
         StatusCode::NO_CONTENT,
