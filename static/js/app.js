@@ -30,6 +30,7 @@
 //   menus.js    /menus: composing the guests' menus (menu.js is the guests' page's own)
 //   times.js    moments shown in the phone's own zone
 //   intro.js    a first visit's line saying what this is
+//   photos.js   a recipe's photos: the cover beside its name, taking one
 import { startPage } from "./page.js";
 import { startWake } from "./wake.js";
 import { startStorage } from "./storage.js";

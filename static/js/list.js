@@ -16,6 +16,7 @@ import { Pane } from "./pane.js";
 import { showOffline } from "./page.js";
 import { addressWithSearch, recipePanel } from "./recipe.js";
 import { addEditControls } from "./actions.js";
+import { addPhotos } from "./photos.js";
 import { shareRow } from "./view.js";
 import { toDOM } from "./markup.js";
 import { releaseWithin, wakeToggle } from "./wake.js";
@@ -316,6 +317,7 @@ function open(li, { push = true } = {}) {
   acts.append(...toDOM(shareRow()).childNodes);
   addEditControls(panel, li.dataset.id, recipe.name);
   li.append(panel);
+  addPhotos(li, panel, li.dataset.id, recipe.name);
   li.classList.add("open");
   li.firstElementChild.setAttribute("aria-expanded", "true");
   li.firstElementChild.setAttribute("aria-controls", panel.id);

@@ -3,6 +3,7 @@
 import { el } from "./markup.js";
 import { addressWithSearch, recipeArticle } from "./recipe.js";
 import { addEditControls } from "./actions.js";
+import { addPhotos } from "./photos.js";
 import { releaseWithin, wakeToggle } from "./wake.js";
 
 const titleFor = (name) => (name ? name + " · " : "") + "Libations";
@@ -41,6 +42,7 @@ export class Pane {
     this.panes.classList.add("has-recipe");
     wakeToggle(article.querySelector(".recipe"));
     addEditControls(article, li.dataset.id, recipe.name);
+    addPhotos(article.querySelector("h1"), article, li.dataset.id, recipe.name);
     this.id = li.dataset.id;
     this.markCurrent(this.id);
     this.pane.scrollTop = 0;

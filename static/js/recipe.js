@@ -11,6 +11,7 @@ import { paintMine, startMine } from "./mine.js";
 import { toDOM } from "./markup.js";
 import { caption, recipeArticle as recipeArticleOf, recipeBody, recipeHref, serveLink, strengthLine, unitLink } from "./view.js";
 import { wakeToggle } from "./wake.js";
+import { addPhotos } from "./photos.js";
 
 let servings = 1;
 let pageUnits; // undefined: the phone's choice
@@ -117,6 +118,8 @@ export function startRecipes() {
     wakeToggle(single);
     const recipe = single.querySelector(".recipe");
     if (recipe) paint(recipe);
+    const name = single.querySelector("h1 .name")?.textContent ?? "";
+    if (recipe) addPhotos(single.querySelector("h1"), single, recipe.dataset.id, name);
   }
 }
 
