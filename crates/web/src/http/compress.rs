@@ -45,8 +45,7 @@ pub(crate) fn brotli(data: &[u8], effort: Effort) -> Option<Vec<u8>> {
         Effort::Best => 11,
         Effort::Fast => FAST_BROTLI_QUALITY,
     };
-    let mut out = Vec::new();
-    let mut params = brotli::enc::BrotliEncoderParams {
+    let mut params = libations_compress::Params {
         quality,
         lgwin: window_bits(data.len(), effort),
         size_hint: data.len(),
@@ -57,8 +56,7 @@ pub(crate) fn brotli(data: &[u8], effort: Effort) -> Option<Vec<u8>> {
         // megabytes less for its buffers and cost a few bytes (docs/bench/notes-web.md).
         params.lgblock = 16;
     }
-    brotli::BrotliCompress(&mut &data[..], &mut out, &params).ok()?;
-    Some(out)
+    libations_compress::brotli(data, &params, 0).ok()
 }
 
 /// The largest brotli window for quality 11: 256 KiB. Its match finder keeps 8 bytes per

@@ -64,7 +64,7 @@ pub(crate) struct Compressing {
 
 enum Sink {
     Whole(Vec<u8>),
-    Brotli(Box<brotli::CompressorWriter<Vec<u8>>>),
+    Brotli(Box<libations_compress::Writer>),
     Gzip(flate2::write::GzEncoder<Vec<u8>>),
 }
 
@@ -77,17 +77,13 @@ impl Compressing {
             _ if size_hint < STREAM_FROM => Sink::Whole(Vec::with_capacity(size_hint)),
             Encoding::Identity => Sink::Whole(Vec::with_capacity(size_hint)),
             Encoding::Brotli => {
-                let params = brotli::enc::BrotliEncoderParams {
+                let params = libations_compress::Params {
                     quality: FAST_BROTLI_QUALITY,
                     lgwin: window_bits(size_hint, Effort::Fast),
                     size_hint,
                     ..Default::default()
                 };
-                Sink::Brotli(Box::new(brotli::CompressorWriter::with_params(
-                    Vec::new(),
-                    SLICE,
-                    &params,
-                )))
+                Sink::Brotli(Box::new(libations_compress::Writer::new(SLICE, &params)))
             }
             Encoding::Gzip => Sink::Gzip(flate2::write::GzEncoder::new(
                 Vec::new(),

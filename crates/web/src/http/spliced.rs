@@ -130,7 +130,7 @@ fn catable(text: &[u8], quality: i32) -> Option<Vec<u8>> {
     if text.is_empty() {
         return None;
     }
-    let params = brotli::enc::BrotliEncoderParams {
+    let params = libations_compress::Params {
         quality,
         lgwin: window_bits(text.len(), Effort::Best),
         // Quality 11's buffers for 64 KiB blocks, as in `compress::brotli`.
@@ -142,8 +142,7 @@ fn catable(text: &[u8], quality: i32) -> Option<Vec<u8>> {
         byte_align: true,
         ..Default::default()
     };
-    let mut out = Vec::with_capacity(text.len() / 8 + 64);
-    brotli::BrotliCompress(&mut &text[..], &mut out, &params).ok()?;
+    let out = libations_compress::brotli(text, &params, text.len() / 8 + 64).ok()?;
     (out.len() >= 3 && out.last() == Some(&END)).then_some(out)
 }
 
