@@ -357,7 +357,11 @@ async fn without_a_household_there_are_no_photos() {
         "{answer}"
     );
     // Reading is answered all the same: no photos.
-    let listed = client().get(server.url("/api/recipes/1/photos")).send().await.unwrap();
+    let listed = client()
+        .get(server.url("/api/recipes/1/photos"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(listed.status(), StatusCode::OK);
     assert_eq!(listed.json::<Value>().await.unwrap(), serde_json::json!([]));
 }
