@@ -114,7 +114,8 @@ test("a visitor the household does not know sees the photo and no camera button"
     await page.waitForSelector(`${OPEN} .photo-thumb img[src^="/photos/"]`);
     await page.locator("#recipes > li > a.row", { hasText: "Daiquiri" }).tap();
     await page.waitForSelector(`${OPEN} td.amount`);
-    await page.waitForTimeout(300); // the photos' answer: none for Daiquiri
+    // Once the photos' answer is painted (none for Daiquiri), there is no camera button.
+    await page.waitForSelector(`${OPEN} .photo-spot .photo-status`, { state: "attached" });
     assert.equal(await page.locator(`${OPEN} .photo-add`).count(), 0, "no camera button for a stranger");
     await page.locator("#recipes > li > a.row", { hasText: "Negroni" }).tap();
     await page.locator(`${OPEN} .photo-thumb`).tap();

@@ -24,16 +24,10 @@ async fn upload(
     bytes: Vec<u8>,
     content_type: &str,
 ) -> (StatusCode, Value) {
-    let response = client()
-        .post(server.url(&format!("/api/recipes/{recipe}/photos")))
-        .headers(same_origin(server))
-        .header("content-type", content_type)
-        .body(bytes)
-        .send()
+    let (base, origin) = (server.base.clone(), same_origin(server));
+    try_upload(base, origin, recipe, bytes, content_type)
         .await
-        .unwrap();
-    let status = response.status();
-    (status, response.json().await.unwrap())
+        .expect("an answer with a JSON body")
 }
 
 /// As [`upload`], `None` when the connection fails (the server killed meanwhile).
@@ -42,11 +36,12 @@ async fn try_upload(
     origin: reqwest::header::HeaderMap,
     recipe: u64,
     bytes: Vec<u8>,
+    content_type: &str,
 ) -> Option<(StatusCode, Value)> {
     let response = client()
         .post(format!("{base}/api/recipes/{recipe}/photos"))
         .headers(origin)
-        .header("content-type", "image/png")
+        .header("content-type", content_type)
         .body(bytes)
         .send()
         .await
@@ -433,7 +428,15 @@ async fn killed_while_uploading_keeps_every_acknowledged_photo_and_leaves_no_str
                 tokio::spawn(async move {
                     let mut done = Vec::new();
                     for (n, bytes) in (0u64..).zip(chunk) {
-                        match try_upload(base.clone(), origin.clone(), n % 3 + 1, bytes).await {
+                        match try_upload(
+                            base.clone(),
+                            origin.clone(),
+                            n % 3 + 1,
+                            bytes,
+                            "image/png",
+                        )
+                        .await
+                        {
                             Some((StatusCode::CREATED, photo)) => done.push(photo),
                             _ => break,
                         }

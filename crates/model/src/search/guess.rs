@@ -21,12 +21,13 @@ pub fn allowed(chars: usize) -> usize {
     }
 }
 
-/// What a term that reads as a number's field but holds no number (`abv:abc`,
-/// `rating:9`) needed, in words: said when the query finds nothing, where "No recipe
+/// What a plain term (no field) that reads as a number's field but holds no number
+/// (`abv:abc`, `rating:9`) needed, in words: said when the query finds nothing, where "No recipe
 /// matches" alone would leave a person guessing. `guess.js`'s `misread` says the same;
 /// the `misread` cases of `tests/search-cases.json` hold both to it.
-pub fn misread<'a>(texts: impl IntoIterator<Item = &'a str>) -> Option<String> {
-    texts.into_iter().find_map(|text| {
+pub fn misread(query: &super::SearchQuery) -> Option<String> {
+    let plain = query.terms.iter().filter(|t| t.field.is_none());
+    plain.map(|t| t.text.as_str()).find_map(|text| {
         let (field, rest) = text.split_once(':')?;
         let needs = match field {
             "abv" => "a number, as in abv:<=10, abv:>20 or abv:15",

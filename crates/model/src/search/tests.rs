@@ -506,9 +506,7 @@ fn misread_table() {
         .expect("tests/search-cases.json parses");
     assert!(file.misread.cases.len() >= 8);
     for case in &file.misread.cases {
-        let query = SearchQuery::parse(&case.query);
-        let plain = query.terms.iter().filter(|t| t.field.is_none());
-        let got = super::misread(plain.map(|t| t.text.as_str()));
+        let got = super::misread(&SearchQuery::parse(&case.query));
         assert_eq!(got, case.say, "query {:?}", case.query);
     }
 }

@@ -144,13 +144,7 @@ impl Site {
         let (guesses, misread) = match hits.is_empty() {
             true => (
                 self.index.guesses_for(&query, mine),
-                search::misread(
-                    query
-                        .terms
-                        .iter()
-                        .filter(|t| t.field.is_none())
-                        .map(|t| t.text.as_str()),
-                ),
+                search::misread(&query),
             ),
             false => (Vec::new(), None),
         };
