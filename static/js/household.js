@@ -8,7 +8,8 @@
 // stars), notes: Map(id → text), conflicts: Map(id → [text…]), made: [{id, at}…] newest
 // first, shelf: Set(key) | null (the household's, from GET /api/bar; null until known),
 // rules: [{ have, wanted }] (the household's own rules, from GET /api/bar) }.
-// `ready` is false until /api/me has answered once (or could not be asked).
+// `ready` is false until /api/me has answered once (or could not be asked); `firstAnswer`
+// resolves then, so the list keeps the server's answer until it can answer as well.
 import { ingredientKey } from "./model.js";
 import { onPending, pendingChanges, queue as send, setWho, unqueue } from "./pending.js";
 
@@ -20,6 +21,8 @@ export const household = {
 // What the server said last (the answers to sent changes folded in); `household` is this
 // with the waiting changes on top.
 let base = empty();
+let markAnswered;
+export const firstAnswer = new Promise((resolve) => { markAnswered = resolve; });
 let bar = null; // the last GET /api/bar answer (or PUT /api/bar/shelf's)
 const listeners = [];
 
@@ -181,6 +184,7 @@ export async function refresh() {
   }
   household.ready = true;
   recompute();
+  markAnswered();
   if (me) { askAgain = 0; setWho(base.login); } else if (navigator.onLine) askLater();
 }
 

@@ -9,7 +9,7 @@ import { doc, fold, needs, parse, personalPasses, personalTerm, rank, refusal, s
 import { vocabulary } from "./vocabulary.js";
 import { guesses, misread } from "./guess.js";
 import { bar, onChange } from "./storage.js";
-import { household, onHousehold } from "./household.js";
+import { household, onHousehold, firstAnswer } from "./household.js";
 import { el } from "./markup.js";
 import { Showing } from "./showing.js";
 import { Pane } from "./pane.js";
@@ -58,6 +58,9 @@ async function load() {
   if (!response.ok) throw new Error("recipes: HTTP " + response.status);
   if (response.headers.get("X-Libations-Offline")) showOffline(true);
   const recipes = await response.json();
+  // The server answered can:make and is:fav from the household's shelf and marks; before
+  // this page knows them too, its own answer would flash the device's (often "none").
+  await firstAnswer;
   if ("filtered" in list.dataset) {
     // The server sent only the matches; fetch the whole list once to filter locally.
     const page = await fetch("/");
