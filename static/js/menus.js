@@ -45,6 +45,7 @@ function facts(m) {
   const parts = [`${n} drink${n === 1 ? "" : "s"}`];
   if (m.can_make_now) parts.push("and everything the shelf can make now");
   if (!m.show_ingredients) parts.push("ingredients hidden");
+  if (m.show_photos) parts.push("with photos");
   return parts.join(" · ");
 }
 
@@ -96,6 +97,7 @@ function openEditor(menu) {
   f.elements.title.value = menu ? menu.title : "";
   f.elements.can_make_now.checked = menu ? menu.can_make_now : false;
   f.elements.show_ingredients.checked = menu ? menu.show_ingredients : true;
+  f.elements.show_photos.checked = menu ? menu.show_photos : false;
   ui.remove.hidden = !menu;
   ui.find.value = "";
   ui.found.replaceChildren();
@@ -195,6 +197,7 @@ async function save(event) {
     recipes: editing.drinks.map((d) => ({ id: d.id, description: d.description.trim() || null })),
     can_make_now: f.can_make_now.checked,
     show_ingredients: f.show_ingredients.checked,
+    show_photos: f.show_photos.checked,
   };
   const id = editing.id;
   const saved = await act(() => (id === null ? send("POST", "/api/menus", body) : send("PUT", `/api/menus/${id}`, body)),

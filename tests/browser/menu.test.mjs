@@ -7,7 +7,7 @@
 // no CSP violation, and axe on the pages people use.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { ROOT, SIZES, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
 import { axe } from "./lib/checks.mjs";
@@ -205,6 +205,64 @@ test("the printed card is one page of A5, A4 and Letter, in one and two columns"
   assert.deepEqual(await axe(page), [], "axe: the card's page");
   assert.deepEqual(await watcher.problems(), []);
   await context.close();
+});
+
+// A photo for a recipe, sent as a script of the host's would (one of our screenshots).
+async function addPhoto(recipe) {
+  const response = await fetch(server.url(`/api/recipes/${recipe}/photos`), {
+    method: "POST", headers: { "Content-Type": "image/png" }, body: readFileSync(SHOTS + "list-light.png"),
+  });
+  assert.equal(response.status, 201, await response.text());
+}
+
+// Where each drink's photo is, against its name: drawn (loaded), beside the text (right
+// of the name, its top within the drink's row), never above it.
+const photoPlaces = (page) => page.locator(".menu-drinks > li").evaluateAll((lis) => lis.map((li) => {
+  const img = li.querySelector("img.menu-photo");
+  const name = li.querySelector("h2 span").getBoundingClientRect();
+  if (!img) return { name: li.querySelector("h2 span").textContent, photo: false };
+  const box = img.getBoundingClientRect(), row = li.getBoundingClientRect();
+  return {
+    name: li.querySelector("h2 span").textContent, photo: img.complete && img.naturalWidth > 0,
+    beside: box.left >= name.right && box.right <= row.right + 0.5 && box.top >= row.top - 0.5 && box.top <= name.bottom,
+  };
+}));
+
+test("with covers on, each drink's photo sits beside it on the tablet and the phone, and the card still fits", async () => {
+  await clear();
+  await addPhoto(1);
+  await addPhoto(6);
+  const { id } = await api("POST", "/api/menus", { title: "Pictured", recipes: [{ id: 1 }, { id: 6, description: "very cold" }, { id: 2 }], show_photos: true });
+  await api("POST", `/api/menus/${id}/on`);
+  const want = [
+    { name: "Negroni", photo: true, beside: true },
+    { name: "Martini", photo: true, beside: true },
+    { name: "Daiquiri", photo: false },
+  ];
+  for (const open of [(b) => wideContext(b, TABLET), (b) => phone(b)]) {
+    const context = await open(browser);
+    const watcher = await watch(context);
+    const page = await context.newPage();
+    await page.goto(server.url("/menu"));
+    await page.waitForFunction(() => [...document.images].every((i) => i.complete));
+    assert.deepEqual(await photoPlaces(page), want);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, "no sideways scroll");
+    assert.deepEqual(await axe(page), [], "axe: the guests' page with photos");
+    assert.deepEqual(await watcher.problems(), []);
+    await context.close();
+  }
+  // The card, one page of A5 with every drink and its photo.
+  const context = await wideContext(browser, SIZES.find((s) => s.name === "laptop"));
+  const page = await context.newPage();
+  await page.goto(server.url("/menu/print?size=a5&columns=1"));
+  await page.waitForFunction(() => [...document.images].every((i) => i.complete));
+  assert.deepEqual(await photoPlaces(page), want);
+  const pdf = await readPdf(await page.pdf({ preferCSSPageSize: true, printBackground: true }));
+  assert.equal(pdf.pages, 1);
+  for (const { name } of want) assert.ok(pdf.text.includes(name), `${name} is on the card`);
+  assert.deepEqual(await axe(page), [], "axe: the card with photos");
+  await context.close();
+  await api("DELETE", `/api/menus/${id}`);
 });
 
 test("offline, the tablet keeps showing the last menu (the service worker's copy), never the app", async () => {

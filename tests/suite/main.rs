@@ -31,6 +31,7 @@ mod import_formats;
 mod import_hostile;
 mod input;
 mod menu;
+mod menu_photos;
 mod photos;
 mod profile;
 mod rules;

@@ -93,7 +93,7 @@ const KINDS: [Kind; 12] = [
         sql: "SELECT count(*), coalesce(sum(length(recipe) + length(at)), 0) FROM made",
     },
     Kind {
-        skeleton: r#"{"title":,"recipes":[],"can_make_now":false,"show_ingredients":false,"on":false,"at":,"by":},"#,
+        skeleton: r#"{"title":,"recipes":[],"can_make_now":false,"show_ingredients":false,"show_photos":false,"on":false,"at":,"by":},"#,
         sql: "SELECT count(*), coalesce(sum(octet_length(json_quote(title))
               + octet_length(json_quote(by)) + length(at)), 0) FROM menus",
     },

@@ -84,6 +84,7 @@ fn varied(h: &Household) {
         recipes: Vec::new(),
         can_make_now: true,
         show_ingredients: false,
+        show_photos: true,
     };
     for (i, t) in AWKWARD.iter().enumerate() {
         let description = t.replace(['\n', '\t'], " ");

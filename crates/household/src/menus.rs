@@ -1,6 +1,7 @@
 //! Menus for guests (issue #27, docs/MENU.md): a title, recipes in a chosen order each
 //! with an optional one-line description, whether the menu is "everything the shelf can
-//! make now", and whether guests see the ingredients. Several are kept; at most one is
+//! make now", whether guests see the ingredients and whether they see each drink's cover
+//! photo (issue #44). Several are kept; at most one is
 //! on, and `/menu` shows that one. A menu is the household's, like the shelf: whoever may
 //! compose menus may change any of them.
 //!
@@ -42,6 +43,9 @@ pub struct MenuDraft {
     pub can_make_now: bool,
     #[serde(default = "shown")]
     pub show_ingredients: bool,
+    /// Guests see each drink's cover photo (off unless asked for).
+    #[serde(default)]
+    pub show_photos: bool,
 }
 
 fn shown() -> bool {
@@ -56,6 +60,7 @@ pub struct Menu {
     pub recipes: Vec<MenuRecipe>,
     pub can_make_now: bool,
     pub show_ingredients: bool,
+    pub show_photos: bool,
     pub on: bool,
 }
 
@@ -112,6 +117,7 @@ impl MenuDraft {
             recipes,
             can_make_now: self.can_make_now,
             show_ingredients: self.show_ingredients,
+            show_photos: self.show_photos,
         })
     }
 }
@@ -184,13 +190,14 @@ impl Household {
                 ));
             }
             tx.prepare_cached(
-                "INSERT INTO menus (title, can_make_now, show_ingredients, at, by)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO menus (title, can_make_now, show_ingredients, show_photos, at, by)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?
             .execute(params![
                 draft.title,
                 draft.can_make_now,
                 draft.show_ingredients,
+                draft.show_photos,
                 limits::now_ms(),
                 who.login
             ])?;
@@ -208,13 +215,14 @@ impl Household {
             let changed = tx
                 .prepare_cached(
                     "UPDATE menus SET title = ?2, can_make_now = ?3, show_ingredients = ?4,
-                     at = ?5, by = ?6 WHERE id = ?1",
+                     show_photos = ?5, at = ?6, by = ?7 WHERE id = ?1",
                 )?
                 .execute(params![
                     id,
                     draft.title,
                     draft.can_make_now,
                     draft.show_ingredients,
+                    draft.show_photos,
                     limits::now_ms(),
                     who.login
                 ])?;
@@ -283,18 +291,17 @@ fn put_recipes(db: &Connection, menu: i64, recipes: &[MenuRecipe]) -> Result<()>
 fn read(db: &Connection, id: i64) -> Result<Option<Menu>> {
     let head = db
         .prepare_cached(
-            "SELECT title, can_make_now, show_ingredients, on_ FROM menus WHERE id = ?1",
+            "SELECT title, can_make_now, show_ingredients, show_photos, on_ FROM menus
+             WHERE id = ?1",
         )?
         .query_row([id], |r| {
             Ok((
                 r.get::<_, String>(0)?,
-                r.get::<_, bool>(1)?,
-                r.get::<_, bool>(2)?,
-                r.get::<_, bool>(3)?,
+                [r.get::<_, bool>(1)?, r.get(2)?, r.get(3)?, r.get(4)?],
             ))
         })
         .optional()?;
-    let Some((title, can_make_now, show_ingredients, on)) = head else {
+    let Some((title, [can_make_now, show_ingredients, show_photos, on])) = head else {
         return Ok(None);
     };
     let recipes = db
@@ -314,6 +321,7 @@ fn read(db: &Connection, id: i64) -> Result<Option<Menu>> {
         recipes,
         can_make_now,
         show_ingredients,
+        show_photos,
         on,
     }))
 }
@@ -329,6 +337,9 @@ pub struct MenuRow {
     pub can_make_now: bool,
     #[serde(default = "shown")]
     pub show_ingredients: bool,
+    /// Older files have none: off.
+    #[serde(default)]
+    pub show_photos: bool,
     #[serde(default)]
     pub on: bool,
     pub at: i64,
@@ -342,6 +353,7 @@ impl MenuRow {
             recipes: self.recipes.clone(),
             can_make_now: self.can_make_now,
             show_ingredients: self.show_ingredients,
+            show_photos: self.show_photos,
         }
     }
 
@@ -372,6 +384,7 @@ pub fn export(db: &Connection) -> Result<Vec<MenuRow>> {
                 recipes: menu.recipes,
                 can_make_now: menu.can_make_now,
                 show_ingredients: menu.show_ingredients,
+                show_photos: menu.show_photos,
                 on: menu.on,
                 at,
                 by,
@@ -412,13 +425,14 @@ pub(super) fn merge(tx: &Connection, rows: &[MenuRow]) -> Result<usize> {
                     ));
                 }
                 tx.prepare_cached(
-                    "INSERT INTO menus (title, can_make_now, show_ingredients, at, by)
-                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                    "INSERT INTO menus (title, can_make_now, show_ingredients, show_photos, at, by)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 )?
                 .execute(params![
                     draft.title,
                     draft.can_make_now,
                     draft.show_ingredients,
+                    draft.show_photos,
                     row.at.min(limits::now_ms()),
                     row.by
                 ])?;

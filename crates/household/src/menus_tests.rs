@@ -15,6 +15,7 @@ fn draft(title: &str, ids: &[u64]) -> MenuDraft {
             .collect(),
         can_make_now: false,
         show_ingredients: true,
+        show_photos: false,
     }
 }
 
@@ -35,7 +36,7 @@ fn menus_keep_their_order_and_descriptions_and_only_one_is_on() {
         Some("bitter, strong")
     );
     assert_eq!(menu.recipes[2].description, None);
-    assert!(!menu.on && menu.show_ingredients && !menu.can_make_now);
+    assert!(!menu.on && menu.show_ingredients && !menu.can_make_now && !menu.show_photos);
     assert_eq!(h.menu_on().unwrap(), None);
 
     assert!(h.switch_menu_on(a).unwrap());
@@ -49,13 +50,14 @@ fn menus_keep_their_order_and_descriptions_and_only_one_is_on() {
     let mut again = draft("Brunch", &[4, 2]);
     again.can_make_now = true;
     again.show_ingredients = false;
+    again.show_photos = true;
     assert!(h.put_menu(&alice(), b, &again).unwrap());
     let menu = h.menu_on().unwrap().unwrap();
     assert_eq!(
         menu.recipes.iter().map(|r| r.id).collect::<Vec<_>>(),
         [4, 2]
     );
-    assert!(menu.on && menu.can_make_now && !menu.show_ingredients);
+    assert!(menu.on && menu.can_make_now && !menu.show_ingredients && menu.show_photos);
     assert!(!h.put_menu(&alice(), 999, &again).unwrap());
 
     h.switch_menus_off().unwrap();
@@ -117,7 +119,7 @@ fn a_file_from_before_menus_is_migrated_keeping_everything() {
         .db()
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 6);
+    assert_eq!(version, crate::schema::VERSION);
 }
 
 #[test]
@@ -125,6 +127,7 @@ fn a_backup_keeps_the_menus_and_merging_it_never_drops_one() {
     let (_dir, h) = open();
     let mut friday = draft("Friday", &[6, 1]);
     friday.recipes[0].description = Some("very cold".into());
+    friday.show_photos = true;
     let friday_id = h.add_menu(&alice(), &friday).unwrap();
     h.add_menu(&alice(), &draft("Brunch", &[9])).unwrap();
     h.switch_menu_on(friday_id).unwrap();
@@ -150,6 +153,7 @@ fn a_backup_keeps_the_menus_and_merging_it_never_drops_one() {
         menus[1].recipes[0].description.as_deref(),
         Some("very cold")
     );
+    assert!(menus[1].show_photos && !menus[2].show_photos);
     assert_eq!(other.menu_on().unwrap().unwrap().id, theirs);
     // Loading it again adds nothing: the same menus are there.
     other.import(&backup, 1_000).unwrap();

@@ -112,6 +112,10 @@ const MIGRATIONS: &[&str] = &[
      ) STRICT;
      CREATE INDEX photos_by_recipe ON photos (recipe);
      CREATE UNIQUE INDEX one_cover ON photos (recipe) WHERE cover = 1;",
+    // 7: whether a guests' menu shows each drink's cover photo (issue #44); off for the
+    // menus kept before.
+    "ALTER TABLE menus ADD COLUMN show_photos INTEGER NOT NULL DEFAULT 0
+        CHECK (show_photos IN (0, 1));",
 ];
 
 /// The schema version this build writes.

@@ -32,7 +32,7 @@ mod variants;
 
 pub use decode::MAX_PIXELS;
 pub use sniff::Format;
-pub use store::{PhotoStore, Stored};
+pub use store::{PhotoStore, Stored, Variant};
 pub use variants::{LARGE_SIDE, Prepared, THUMB_SIDE};
 
 /// The most bytes an upload may have: a 12 MP phone JPEG is 3–8 MB, a 48 MP one ~20.

@@ -193,7 +193,8 @@ fn large_bodies(routes: Router<AppState>, limit: usize) -> Router<AppState> {
 }
 
 /// What guests outside the household reach (issue #27, docs/MENU.md): `/menu`, its
-/// change feed `/menu/feed` and the files it needs under `/menu/assets/`, and nothing
+/// change feed `/menu/feed`, the files it needs under `/menu/assets/` and the covers of
+/// its drinks under `/menu/photos/` (when the menu shows them), and nothing
 /// else: no API, no other page, no write. [`app`] merges it; the Funnel's listener
 /// serves it alone. The app's layers (request limits, metrics, security headers) but not
 /// its error pages: an error here is a short plain page, never the app's header and
@@ -203,7 +204,8 @@ pub fn guests(state: AppState) -> Router {
     let router = Router::new()
         .route("/menu", get(guest::page))
         .route("/menu/feed", get(guest::feed))
-        .route("/menu/assets/{*file}", get(guest::asset));
+        .route("/menu/assets/{*file}", get(guest::asset))
+        .route("/menu/photos/{name}", get(guest::photo));
     guarded(router, &state).with_state(state)
 }
 

@@ -1,6 +1,7 @@
 //! The guests' side of the menu (issue #27, docs/MENU.md): `/menu`, the page of the menu
 //! that is on; `/menu/feed`, the change feed its script polls; `/menu/assets/…`, the few
-//! files it needs. [`crate::router::guests`] serves exactly these, on the app and
+//! files it needs; `/menu/photos/…`, the cover photos of the drinks it shows, when the
+//! menu shows photos. [`crate::router::guests`] serves exactly these, on the app and
 //! alone on the Funnel's listener. And `/menu/print`, the printed card with a QR code of
 //! the guests' address, on the app only.
 //!
@@ -11,6 +12,7 @@
 //! the connection layer's progress deadlines would have to make an exception for it; a
 //! poll is an ordinary short request, answered within every deadline and budget.
 
+use super::photos;
 use crate::error::WebError;
 use crate::household::Menu;
 use crate::http::negotiate::Encoding;
@@ -28,15 +30,36 @@ use axum::extract::{FromRef, FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Uri, header};
 use axum::response::Response;
+use libations_photos::Variant;
 use serde::Deserialize;
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::Arc;
 
-/// What guests are shown: a menu (the one on, or one asked for by id) and, for a "can
-/// make now" menu, what the household's shelf makes.
+/// What guests are shown: a menu (the one on, or one asked for by id), for a "can make
+/// now" menu what the household's shelf makes, and for a menu that shows photos each
+/// recipe's cover (recipe id → the photo's hash).
 struct Shown {
     menu: Option<Menu>,
     makes: Option<Vec<u64>>,
+    covers: HashMap<u64, String>,
+}
+
+/// Where a drink's cover is: the guests' own address on `/menu` (the Funnel's listener
+/// serves no other), the app's on the printed card (which may show a menu that is off).
+#[derive(Clone, Copy)]
+enum PhotoAt {
+    Guests,
+    App,
+}
+
+impl PhotoAt {
+    fn url(self, hash: &str) -> String {
+        match self {
+            PhotoAt::Guests => format!("/menu/photos/{hash}.jpg"),
+            PhotoAt::App => format!("/photos/{hash}.thumb.jpg"),
+        }
+    }
 }
 
 impl Shown {
@@ -46,29 +69,40 @@ impl Shown {
             return Ok(Shown {
                 menu: None,
                 makes: None,
+                covers: HashMap::new(),
             });
         };
-        let (menu, shelf) = household_call(db.clone(), move |db| {
+        let (menu, shelf, covers) = household_call(db.clone(), move |db| {
             let menu = match id {
                 Some(id) => db.menu(id)?,
                 None => db.menu_on()?,
             };
             let Some(menu) = menu else {
-                return Ok((None, None));
+                return Ok((None, None, Vec::new()));
             };
             let shelf = if menu.can_make_now {
                 Some((db.shelf()?, db.rules()?))
             } else {
                 None
             };
-            Ok((Some(menu), shelf))
+            let covers = if menu.show_photos {
+                db.covers()?
+            } else {
+                Vec::new()
+            };
+            Ok((Some(menu), shelf, covers))
         })
         .await?;
         let makes = shelf.map(|(shelf, rules)| {
             let shelf = shelf.into_iter().collect();
             crate::makes::analyse(site.needs(), &shelf, &rules).can_make
         });
-        Ok(Shown { menu, makes })
+        let covers = covers.into_iter().map(|p| (p.recipe, p.hash)).collect();
+        Ok(Shown {
+            menu,
+            makes,
+            covers,
+        })
     }
 
     fn title(&self) -> &str {
@@ -81,11 +115,25 @@ impl Shown {
         self.menu.is_some()
     }
 
-    fn drinks<'a>(&'a self, site: &'a Site) -> Vec<MenuDrink<'a>> {
+    fn drinks<'a>(&'a self, site: &'a Site, photos: PhotoAt) -> Vec<MenuDrink<'a>> {
         match &self.menu {
             None => Vec::new(),
-            Some(menu) => drinks(site, menu, self.makes.as_deref()),
+            Some(menu) => drinks(site, menu, self.makes.as_deref())
+                .into_iter()
+                .map(|(id, mut drink)| {
+                    drink.photo = self.covers.get(&id).map(|hash| photos.url(hash));
+                    drink
+                })
+                .collect(),
         }
+    }
+
+    /// Whether guests are shown the photo `hash`: a cover of a drink on the menu.
+    fn shows_photo(&self, site: &Site, hash: &str) -> bool {
+        let url = PhotoAt::Guests.url(hash);
+        self.drinks(site, PhotoAt::Guests)
+            .iter()
+            .any(|d| d.photo.as_deref() == Some(url.as_str()))
     }
 }
 
@@ -102,6 +150,8 @@ fn version(title: &str, on: bool, drinks: &[MenuDrink<'_>]) -> String {
         text.push_str(&d.ingredients.join("\u{1d}"));
         text.push('\u{1f}');
         text.push_str(d.strength.as_deref().unwrap_or("\u{1}"));
+        text.push('\u{1f}');
+        text.push_str(d.photo.as_deref().unwrap_or("\u{1}"));
     }
     content_hash(text.as_bytes())
 }
@@ -128,7 +178,7 @@ pub(crate) async fn page(
     request: HeaderMap,
 ) -> Result<Response, WebError> {
     let shown = Shown::read(&home, &site, None).await?;
-    let drinks = shown.drinks(&site);
+    let drinks = shown.drinks(&site, PhotoAt::Guests);
     let version = version(shown.title(), shown.on(), &drinks);
     let page = MenuPage {
         urls: site.urls(),
@@ -151,9 +201,28 @@ pub(crate) async fn feed(
     request: HeaderMap,
 ) -> Result<Response, WebError> {
     let shown = Shown::read(&home, &site, None).await?;
-    let version = version(shown.title(), shown.on(), &shown.drinks(&site));
+    let version = version(
+        shown.title(),
+        shown.on(),
+        &shown.drinks(&site, PhotoAt::Guests),
+    );
     let body = serde_json::json!({ "version": version, "on": shown.on() }).to_string();
     Ok(respond(body, &version, "application/json", &request))
+}
+
+/// `GET /menu/photos/<hash>.jpg`: the thumbnail of a cover photo the menu that is on
+/// shows, and of no other photo: the Funnel's listener serves this to the internet.
+pub(crate) async fn photo(
+    State(home): State<Arc<HouseholdDoor>>,
+    State(site): State<Arc<Site>>,
+    Path(name): Path<String>,
+) -> Result<Response, WebError> {
+    let hash = name.strip_suffix(".jpg").ok_or_else(photos::no_photo)?;
+    let shown = Shown::read(&home, &site, None).await?;
+    if !shown.shows_photo(&site, hash) {
+        return Err(photos::no_photo());
+    }
+    photos::jpeg(&home, hash, Variant::Thumb).await
 }
 
 /// `GET /menu/assets/<file>`: the guests' page's own files, and no other.
@@ -229,7 +298,7 @@ pub(crate) async fn print(
         .and_then(|m| m.parse::<i64>().ok())
         .filter(|_| composer);
     let shown = Shown::read(&home, &site, menu_id).await?;
-    let drinks = shown.drinks(&site);
+    let drinks = shown.drinks(&site, PhotoAt::App);
     let (fit, crowded) = fit(size, columns, &drinks);
     let guest_url = guest_address(&guests, &request, &uri).unwrap_or_default();
     let card = MenuCard {
@@ -301,16 +370,25 @@ fn fit(size: &str, columns: u8, drinks: &[MenuDrink<'_>]) -> (u8, bool) {
         area / (1.35 * em) * columns * 0.9
     };
     let need = |scale: f64| -> f64 {
-        let per_line = column_width / (0.5 * EM_MM * scale);
         drinks
             .iter()
             .map(|d| {
+                // A photo (3.2 em square, 0.6 em from the text) narrows the text beside it
+                // and makes the drink at least as tall as itself.
+                let (beside, least) = if d.photo.is_some() {
+                    (3.8 * EM_MM * scale, 3.2 / 1.35 + 0.65)
+                } else {
+                    (0.0, 0.0)
+                };
+                let per_line = (column_width - beside) / (0.5 * EM_MM * scale);
                 let description = d
                     .description
                     .map_or(0.0, |t| (t.chars().count() as f64 / per_line).ceil());
                 let ingredients: usize = d.ingredients.iter().map(|i| i.chars().count() + 3).sum();
                 // The name (1.35 em), the ingredients (0.9 em: more a line), the padding.
-                1.4 + description + (ingredients as f64 * 0.9 / per_line).ceil() * 0.9 + 0.65
+                let text =
+                    1.4 + description + (ingredients as f64 * 0.9 / per_line).ceil() * 0.9 + 0.65;
+                text.max(least)
             })
             .sum()
     };
@@ -322,26 +400,22 @@ fn fit(size: &str, columns: u8, drinks: &[MenuDrink<'_>]) -> (u8, bool) {
     (4, true)
 }
 
-/// The menu's drinks as guests see them: recipes since deleted are left out; with
-/// `makes` (a "can make now" menu), only what the shelf makes, the rest of it after the
-/// menu's own in the collection's order.
-fn drinks<'a>(site: &'a Site, menu: &'a Menu, makes: Option<&[u64]>) -> Vec<MenuDrink<'a>> {
+/// The menu's drinks as guests see them, each with its recipe's id: recipes since deleted
+/// are left out; with `makes` (a "can make now" menu), only what the shelf makes, the rest
+/// of it after the menu's own in the collection's order.
+fn drinks<'a>(site: &'a Site, menu: &'a Menu, makes: Option<&[u64]>) -> Vec<(u64, MenuDrink<'a>)> {
     let recipes = site.recipes();
     let show = menu.show_ingredients;
     let listed = menu
         .recipes
         .iter()
         .filter(|r| makes.is_none_or(|m| m.contains(&r.id)));
-    let mut drinks: Vec<MenuDrink<'a>> = listed
+    let mut drinks: Vec<(u64, MenuDrink<'a>)> = listed
         .filter_map(|r| {
             let recipe = recipes.get(r.id)?;
             let strength = site.strengths().of_id(recipe.id);
-            Some(MenuDrink::new(
-                recipe,
-                r.description.as_deref(),
-                show,
-                strength,
-            ))
+            let drink = MenuDrink::new(recipe, r.description.as_deref(), show, strength);
+            Some((r.id, drink))
         })
         .collect();
     if let Some(makes) = makes {
@@ -349,11 +423,10 @@ fn drinks<'a>(site: &'a Site, menu: &'a Menu, makes: Option<&[u64]>) -> Vec<Menu
             .iter()
             .filter(|id| !menu.recipes.iter().any(|r| r.id == **id))
             .filter_map(|&id| recipes.get(id));
-        drinks.extend(
-            rest.map(|recipe| {
-                MenuDrink::new(recipe, None, show, site.strengths().of_id(recipe.id))
-            }),
-        );
+        drinks.extend(rest.map(|recipe| {
+            let strength = site.strengths().of_id(recipe.id);
+            (recipe.id, MenuDrink::new(recipe, None, show, strength))
+        }));
     }
     drinks
 }
@@ -418,6 +491,7 @@ mod tests {
             description,
             ingredients: vec!["Gin", "Campari", "Sweet Vermouth"],
             strength: None,
+            photo: None,
         }
     }
 
@@ -437,5 +511,24 @@ mod tests {
             last = size;
         }
         assert_eq!(fit("a3", 1, &few), fit("a5", 1, &few), "unknown paper: A5");
+        // Photos take room: the same drinks with one each are never set larger, and some
+        // menus are set smaller.
+        let pictured = |n| {
+            let mut all = drinks(n, line);
+            for d in &mut all {
+                d.photo = Some("/photos/x.thumb.jpg".into());
+            }
+            all
+        };
+        let sizes: Vec<(u8, u8)> = (1..40)
+            .map(|n| {
+                (
+                    fit("a5", 1, &drinks(n, None)).0,
+                    fit("a5", 1, &pictured(n)).0,
+                )
+            })
+            .collect();
+        assert!(sizes.iter().all(|(plain, with)| with >= plain), "{sizes:?}");
+        assert!(sizes.iter().any(|(plain, with)| with > plain), "{sizes:?}");
     }
 }

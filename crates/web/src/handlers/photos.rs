@@ -20,7 +20,7 @@ use crate::who::write::{Covers, Own, Resident, Write};
 use axum::extract::{Path, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use libations_photos::PhotoStore;
+use libations_photos::{PhotoStore, Variant};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -150,13 +150,26 @@ pub(crate) async fn file(
     State(home): State<Arc<HouseholdDoor>>,
     Path(name): Path<String>,
 ) -> Result<Response, WebError> {
-    let missing = || WebError::NotFound("There is no photo at this address.".into());
-    let (hash, variant) = PhotoStore::parse_name(&name).ok_or_else(missing)?;
-    let room = home.photos().map_err(|_| missing())?;
-    let bytes = match tokio::fs::read(room.store().path(&hash, variant)).await {
+    let (hash, variant) = PhotoStore::parse_name(&name).ok_or_else(no_photo)?;
+    jpeg(&home, &hash, variant).await
+}
+
+/// The 404 of an address that names no photo.
+pub(crate) fn no_photo() -> WebError {
+    WebError::NotFound("There is no photo at this address.".into())
+}
+
+/// The file `variant` of photo `hash`, as an answer cached for good.
+pub(crate) async fn jpeg(
+    home: &HouseholdDoor,
+    hash: &str,
+    variant: Variant,
+) -> Result<Response, WebError> {
+    let room = home.photos().map_err(|_| no_photo())?;
+    let bytes = match tokio::fs::read(room.store().path(hash, variant)).await {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(missing()),
-        Err(e) => return Err(WebError::Household(format!("photo {name}: {e}"))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(no_photo()),
+        Err(e) => return Err(WebError::Household(format!("photo {hash}: {e}"))),
     };
     let mut response = bytes.into_response();
     let h = response.headers_mut();

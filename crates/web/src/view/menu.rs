@@ -1,5 +1,6 @@
 //! One drink as the guests' menu shows it (`/menu` and the printed card), made from a
-//! recipe: the name, glass icon, description, ingredient names and strength.
+//! recipe: the name, glass icon, description, ingredient names, strength and, where the
+//! menu shows photos, the cover's address.
 
 use super::glass;
 use crate::recipes::Recipe;
@@ -12,6 +13,8 @@ pub(crate) struct MenuDrink<'a> {
     pub(crate) description: Option<&'a str>,
     pub(crate) ingredients: Vec<&'a str>,
     pub(crate) strength: Option<String>,
+    /// The address of the recipe's cover photo (its thumbnail), on a menu that shows them.
+    pub(crate) photo: Option<String>,
 }
 
 impl<'a> MenuDrink<'a> {
@@ -33,6 +36,7 @@ impl<'a> MenuDrink<'a> {
             strength: strength
                 .and_then(|s| s.abv)
                 .map(|abv| format!("≈ {}% ABV", super::strength::percent(abv))),
+            photo: None,
         }
     }
 }
