@@ -31,6 +31,7 @@
 //   times.js    moments shown in the phone's own zone
 //   intro.js    a first visit's line saying what this is
 //   photos.js   a recipe's photos: the cover beside its name, taking one
+//   covers.js   the list's photos, when this device's choice shows them
 import { startPage } from "./page.js";
 import { startWake } from "./wake.js";
 import { startStorage } from "./storage.js";

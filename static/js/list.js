@@ -17,6 +17,7 @@ import { showOffline } from "./page.js";
 import { addressWithSearch, recipePanel } from "./recipe.js";
 import { addEditControls } from "./actions.js";
 import { addPhotos } from "./photos.js";
+import { startCovers } from "./covers.js";
 import { shareRow } from "./view.js";
 import { toDOM } from "./markup.js";
 import { releaseWithin, wakeToggle } from "./wake.js";
@@ -93,6 +94,7 @@ async function load() {
   onChange(() => { decorate(); apply(); });
   onHousehold(() => { decorate(); apply(); });
   apply();
+  startCovers(list);
   const path = /^\/recipes\/(\d+)$/.exec(location.pathname);
   if (single && pane.id) {
     pane.markCurrent(pane.id);

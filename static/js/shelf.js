@@ -159,6 +159,8 @@ function startTicks(root) {
   function show() {
     for (const radio of root.querySelectorAll("input[name=units]")) radio.checked = radio.value === (bar.units || "");
     for (const radio of root.querySelectorAll("input[name=drink]")) radio.checked = radio.value === String(bar.drink ?? 10);
+    const photos = root.querySelector("input[name=list-photos]");
+    if (photos) photos.checked = bar.photos;
     const shelf = shelfNow();
     fieldset.disabled = !household.ready || (person() && (!household.mayShelf || shelf === null));
     if (!household.ready) return;
@@ -171,6 +173,8 @@ function startTicks(root) {
       if (!changeBar((b) => { b.units = t.value || null; })) document.getElementById("bar-status").textContent = REFUSED;
     } else if (t.name === "drink") {
       if (!changeBar((b) => { b.drink = Number(t.value); })) document.getElementById("bar-status").textContent = REFUSED;
+    } else if (t.name === "list-photos") {
+      if (!changeBar((b) => { b.photos = t.checked; })) document.getElementById("bar-status").textContent = REFUSED;
     }
   });
   return { show };

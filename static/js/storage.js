@@ -1,10 +1,10 @@
-// This phone's choices: units, shelf, favourites, the standard drink, kept in localStorage and never sent
+// This phone's choices: units, shelf, favourites, the standard drink, photos in the list, kept in localStorage and never sent
 // anywhere. Every change is made on top of what is stored now (another tab or the
 // installed app may have changed it), and every page showing them is told (`onChange`).
 import { UNITS, ingredientKey } from "./model.js";
 
 const STORE = "libations"; // the localStorage key
-export const bar = { units: null, shelf: new Set(), favourites: new Set(), drink: null };
+export const bar = { units: null, shelf: new Set(), favourites: new Set(), drink: null, photos: false };
 
 // The grams of alcohol in a standard drink one may choose: 10 (WHO, Australia, most of
 // Europe), 8 (a UK unit), 14 (a US standard drink).
@@ -45,13 +45,15 @@ export function readBar(data) {
   if (drink !== null && !DRINK_GRAMS.includes(drink)) {
     throw new Error("\"drink\" must be 10, 8, 14 or null, not " + JSON.stringify(drink));
   }
-  return { units, shelf: new Set(shelf), favourites: new Set(favourites), drink };
+  const photos = data.photos ?? false;
+  if (typeof photos !== "boolean") throw new Error("\"photos\" must be true or false, not " + JSON.stringify(photos));
+  return { units, shelf: new Set(shelf), favourites: new Set(favourites), drink, photos };
 }
 export const barJSON = () => ({
-  version: 1, units: bar.units, drink: bar.drink,
+  version: 1, units: bar.units, drink: bar.drink, photos: bar.photos,
   shelf: Array.from(bar.shelf).sort(), favourites: Array.from(bar.favourites).sort((a, b) => a - b),
 });
-const nothing = () => ({ units: null, shelf: new Set(), favourites: new Set(), drink: null });
+const nothing = () => ({ units: null, shelf: new Set(), favourites: new Set(), drink: null, photos: false });
 const onBarChange = [];
 const barChanged = () => { for (const f of onBarChange) f(); };
 // Runs `f` whenever the choices change (here, in another tab, or coming back to the page).

@@ -113,6 +113,7 @@ fn table() -> Vec<Route> {
         Route::at("/api/recipes/{id}/photos")
             .get(photos::list)
             .photo(Post, Always, photos::add),
+        Route::at("/api/photos/covers").get(photos::covers),
         Route::at("/api/recipes/{id}/photos/{photo}").write(Delete, Always, photos::delete),
         Route::at("/api/recipes/{id}/photos/{photo}/cover").write(Put, Always, photos::cover),
         Route::at("/photos/{name}").get(photos::file),

@@ -1,7 +1,8 @@
 //! Photos of recipes (issue #44): `POST /api/recipes/{id}/photos` (the image itself as the
 //! body, whatever its `Content-Type` says: the bytes are sniffed), `GET` of the same (the
 //! recipe's photos, cover first), `DELETE /api/recipes/{id}/photos/{photo}`, `PUT
-//! /api/recipes/{id}/photos/{photo}/cover`, and the files, `GET /photos/{hash}.jpg` and
+//! /api/recipes/{id}/photos/{photo}/cover`, every recipe's cover (`GET
+//! /api/photos/covers`), and the files, `GET /photos/{hash}.jpg` and
 //! `{hash}.thumb.jpg`, named by their content and so cached for good.
 //!
 //! Who may: a known person adds photos to any recipe and takes away their own ([`Own`]);
@@ -55,6 +56,24 @@ pub(crate) async fn list(
     };
     let photos = household_call(db, move |db| db.photos(id)).await?;
     Ok(personal(Value::Array(photos.iter().map(shown).collect())))
+}
+
+/// `GET /api/photos/covers`: every recipe's cover, `{"<recipe id>": "<thumbnail's
+/// address>"}`, for the list's thumbnails (a setting of the device's): one request for
+/// the whole list, never one per row. `{}` where the app keeps no household.
+pub(crate) async fn covers(State(home): State<Arc<HouseholdDoor>>) -> ApiResult {
+    if let Some(why) = home.unavailable() {
+        return Err(WebError::HouseholdOff(why.to_owned()).into());
+    }
+    let Some(db) = home.db().cloned() else {
+        return Ok(personal(json!({})));
+    };
+    let covers = household_call(db, |db| db.covers()).await?;
+    let by_recipe: serde_json::Map<String, Value> = covers
+        .iter()
+        .map(|p| (p.recipe.to_string(), shown(p)["thumb_url"].clone()))
+        .collect();
+    Ok(personal(Value::Object(by_recipe)))
 }
 
 /// `POST /api/recipes/{id}/photos`: the body made into a photo (step by step in
