@@ -4,6 +4,10 @@
 //! says both variants are on disk, one after another; and the process's peak RSS (VmHWM)
 //! over its RSS when idle. The Go original has no photos, so there is no peer: each
 //! figure is printed beside its target from the issue, and nothing is asserted on it.
+//! Then pages with photos present: `/` and a recipe's page answered per second by the same
+//! binary with a photo on every recipe and with none, run side by side in turns (the
+//! machine is shared: only the ratio means anything; a page links its photo, never
+//! inlines it, so the target is a ratio of about 1).
 //!
 //! `cargo bench --bench photos` (the release binary). Under `cargo test --all-targets` it
 //! only checks, with a small JPEG, that an upload is answered 201 and its thumbnail
@@ -14,6 +18,7 @@ mod common;
 #[path = "../tests/common/mod.rs"]
 mod server;
 
+use common::http::{Readers, settled};
 use common::status_kib;
 use common::timing::Latencies;
 use image::{Rgb, RgbImage};
@@ -43,7 +48,73 @@ fn main() {
             return;
         }
         measure(&app).await;
+        pages().await;
     });
+}
+
+/// `GET` rounds of pages; each runs both servers for [`WINDOW`], in turns.
+const ROUNDS: usize = 6;
+const WINDOW: Duration = Duration::from_secs(2);
+const CONNECTIONS: usize = 4;
+/// What a phone's browser sends.
+const PHONE: &str = "gzip, deflate, br";
+
+/// Pages per second with a photo on every sample recipe against the same binary with none.
+async fn pages() {
+    let (with, without) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let start = |dir: &tempfile::TempDir| {
+        let dir = dir.path().to_str().unwrap().to_owned();
+        Server::start(&["--state-dir", &dir, "--local-identity", "bench@local"])
+    };
+    let (pictured, bare) = (start(&with), start(&without));
+    let recipes: Vec<Value> = client()
+        .get(pictured.url("/api/recipes"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    for (n, recipe) in recipes.iter().enumerate() {
+        let id = recipe["id"].as_u64().unwrap();
+        let photo = jpeg(1200, 900, 100 + n as u32);
+        let (status, answer) = upload_to(&pictured, id, &photo).await;
+        assert_eq!(status, 201, "{answer}");
+    }
+    let client = server::client();
+    for app in [&pictured, &bare] {
+        settled(&client, &[app.url("/"), app.url("/api/recipes")]).await;
+    }
+    println!(
+        "pages with a photo on each of {} recipes, against none ({CONNECTIONS} connections, \
+         {ROUNDS} rounds of {} s, median ratio):",
+        recipes.len(),
+        WINDOW.as_secs()
+    );
+    for path in ["/", "/recipes/1"] {
+        let mut ratios = Vec::new();
+        for round in 0..ROUNDS {
+            let order = if round % 2 == 0 {
+                [&pictured, &bare]
+            } else {
+                [&bare, &pictured]
+            };
+            let mut rates = [0.0; 2];
+            for app in order {
+                let rate =
+                    Readers::for_window(&app.url(path), CONNECTIONS, PHONE, server::client, WINDOW)
+                        .await;
+                rates[usize::from(std::ptr::eq(app, &bare))] = rate;
+            }
+            ratios.push(rates[0] / rates[1]);
+        }
+        ratios.sort_by(f64::total_cmp);
+        let median = ratios[ratios.len() / 2];
+        println!(
+            "  {path}: {median:.2} of the requests/s without photos (target about 1: {})",
+            met(median >= 0.9)
+        );
+    }
 }
 
 async fn measure(app: &Server) {
@@ -85,8 +156,12 @@ fn met(yes: bool) -> &'static str {
 }
 
 async fn upload(app: &Server, bytes: &[u8]) -> (u16, Value) {
+    upload_to(app, 1, bytes).await
+}
+
+async fn upload_to(app: &Server, recipe: u64, bytes: &[u8]) -> (u16, Value) {
     let response = client()
-        .post(app.url("/api/recipes/1/photos"))
+        .post(app.url(&format!("/api/recipes/{recipe}/photos")))
         .headers(same_origin(app))
         .header("content-type", "image/jpeg")
         .body(bytes.to_vec())
