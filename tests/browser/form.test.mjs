@@ -243,3 +243,23 @@ test("without JavaScript: a row button comes back to its row, not to the top of 
     assert.ok(await inView(rows.nth(6)), "the moved row is on the screen");
   });
 });
+
+// Enter in a field submits a form by its first submit button: once, that was the first
+// row's "Move up", so Enter in the name field moved an ingredient. It saves, with and
+// without JavaScript, and the ingredients stay in their order.
+for (const js of [true, false]) {
+  test(`${js ? "with" : "without"} JavaScript: Enter in the name field saves, moving nothing`, async () => {
+    await onPhone(js, async (page, app) => {
+      const before = await app.recipe(3);
+      await page.goto(app.server.url("/recipes/3/edit"));
+      await page.locator("#name").fill(before.name + " Royale");
+      await Promise.all([
+        page.waitForURL(/\/recipes\/3\?saved=\d*$/, { timeout: 10_000 }),
+        page.locator("#name").press("Enter"),
+      ]);
+      const after = await app.recipe(3);
+      assert.equal(after.name, before.name + " Royale");
+      assert.deepEqual(after.ingredients.map((i) => i.name), before.ingredients.map((i) => i.name));
+    });
+  });
+}
