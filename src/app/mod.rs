@@ -23,6 +23,7 @@ mod import;
 mod local;
 mod logging;
 mod monitoring;
+mod restore;
 mod routers;
 mod serving;
 mod shared;

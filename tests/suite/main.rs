@@ -32,6 +32,7 @@ mod import_hostile;
 mod input;
 mod menu;
 mod photos;
+mod photos_backup;
 mod profile;
 mod rules;
 mod search_bottle;
