@@ -2,6 +2,7 @@
 //! database) without serving it; `libations import-household FILE`: merge a backup in.
 
 use crate::household::{self, Backup, Household};
+use crate::photos::PhotoStore;
 use crate::recipes::Recipes;
 use crate::vocabulary::Vocabulary;
 use std::path::Path;
@@ -53,12 +54,15 @@ pub(super) fn import_household(
             return super::restore::archive(file, &dir, highest);
         }
         let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
-        let backup = Backup::from_slice(&bytes)
+        let mut backup = Backup::from_slice(&bytes)
             .map_err(|e| format!("{}: {e}; nothing was changed", file.display()))?;
         let db = Household::open_in(&dir).map_err(|e| e.to_string())?;
-        let taken = db
+        let store = PhotoStore::existing(&PhotoStore::dir_beside(db.path()));
+        let left_out = backup.keep_photos_with_files(|hash| store.has(hash));
+        let mut taken = db
             .import(&backup, highest)
             .map_err(|e| format!("{}: {e}; nothing was changed", file.display()))?;
+        taken.photos_without_files = left_out;
         Ok(super::restore::said_taken(file, db.path(), &taken))
     };
     said(run())

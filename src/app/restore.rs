@@ -121,7 +121,12 @@ pub(super) fn said_taken(file: &Path, db: &Path, taken: &Taken) -> String {
         taken.shopping,
         taken.rules,
         taken.photos
-    )
+    ) + &match taken.photos_without_files {
+        0 => String::new(),
+        n => format!(
+            "; {n} photo row(s) left out: their files are not in the photo store (the household archive, ?photos=1, brings them)"
+        ),
+    }
 }
 
 /// Each photo row of the database at `db` whose files are not in the photo store beside

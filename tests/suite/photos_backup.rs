@@ -175,6 +175,44 @@ async fn photos_come_back_from_the_archive_with_their_bytes_cover_and_owner() {
     assert_eq!(photos_of(&carol, 1).await.len(), 2);
     carol.stop();
     checks_find_stray_and_missing_photos(&dir);
+    the_json_file_alone_takes_no_row_without_its_files(&plain).await;
+}
+
+/// The plain backup (`plain`, two photo rows) loaded where their files are not: by the
+/// upload and the command line, the rows are left out and said so; no row without files.
+async fn the_json_file_alone_takes_no_row_without_its_files(plain: &Value) {
+    let fresh = tempfile::tempdir().unwrap();
+    let dave = person(fresh.path(), "dave@example.com", &["--local-edit"]);
+    let (status, taken) =
+        common::household::write(&dave, "POST", "/api/household/upload", Some(plain.clone())).await;
+    assert_eq!(status, StatusCode::OK, "{taken}");
+    assert_eq!(
+        (
+            taken["photos"].as_u64(),
+            taken["photos_without_files"].as_u64()
+        ),
+        (Some(0), Some(2)),
+        "{taken}"
+    );
+    assert!(photos_of(&dave, 1).await.is_empty());
+    dave.stop();
+
+    let file = fresh.path().join("plain.json");
+    std::fs::write(&file, serde_json::to_vec(plain).unwrap()).unwrap();
+    let dir = fresh.path().join("cli");
+    let imported = import(&file, &dir);
+    let out = String::from_utf8_lossy(&imported.stdout);
+    assert!(
+        imported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    assert!(out.contains("0 photos; 2 photo row(s) left out"), "{out}");
+    let c = rusqlite::Connection::open(dir.join("household.sqlite")).unwrap();
+    let rows: i64 = c
+        .query_row("SELECT count(*) FROM photos", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, 0);
 }
 
 /// `check --household` and `repair-household` on the household in `dir` (two photos of

@@ -122,6 +122,9 @@ pub struct Taken {
     pub shopping: usize,
     pub rules: usize,
     pub photos: usize,
+    /// Photo rows of a JSON file left out because their files are not in the photo store
+    /// (set by the caller, which knows the store: [`Backup::keep_photos_with_files`]).
+    pub photos_without_files: usize,
 }
 
 impl Backup {
@@ -242,6 +245,15 @@ impl Backup {
 }
 
 impl Backup {
+    /// Keeps only the photo rows whose files the photo store holds (`has`): loaded from
+    /// the JSON file alone, a row must not name files that are not there. How many rows
+    /// were left out (the household archive brings them with their files).
+    pub fn keep_photos_with_files(&mut self, has: impl Fn(&str) -> bool) -> usize {
+        let before = self.photos.len();
+        self.photos.retain(|row| has(&row.hash));
+        before - self.photos.len()
+    }
+
     /// Every recipe id the file names is one the collection has or had.
     fn check_ids(&self, highest: u64) -> Result<()> {
         for (p, person) in self.people.iter().enumerate() {

@@ -156,6 +156,26 @@ fn a_version_4_file_still_loads_and_a_version_6_one_does_not() {
 }
 
 #[test]
+fn rows_whose_files_are_not_kept_are_left_out_of_a_json_load() {
+    let text = file(
+        &[
+            row(7, A, "alice@example.com", 1_000, true),
+            row(7, B, "bob@example.com", 2_000, false),
+        ]
+        .join(","),
+    );
+    let mut backup = Backup::from_slice(&text).unwrap();
+    assert_eq!(backup.keep_photos_with_files(|hash| hash == B), 1);
+    let (_dir, h) = open();
+    h.import(&backup, 10).unwrap();
+    assert_eq!(
+        shown(&h, 7),
+        [(B.into(), "bob@example.com".into(), true)],
+        "the one left is the cover"
+    );
+}
+
+#[test]
 fn a_photo_of_a_recipe_never_had_is_a_stray_and_repair_drops_it() {
     let (_dir, h) = open();
     h.add_photo(&alice(), 7, A, (1600, 1200)).unwrap();

@@ -139,6 +139,7 @@ pub(crate) async fn download(
 pub(crate) async fn upload(
     State(publisher): State<Publisher>,
     State(limits): State<RequestLimits>,
+    State(home): State<Arc<HouseholdDoor>>,
     Write(Resident { db, .. }, _): Write<Restore>,
     request: Request,
 ) -> ApiResult {
@@ -150,11 +151,16 @@ pub(crate) async fn upload(
     if body.bytes.starts_with(b"PK\x03\x04") {
         return Err(archive_refused().into());
     }
-    let backup = Backup::from_slice(&body.bytes).map_err(WebError::from)?;
+    let mut backup = Backup::from_slice(&body.bytes).map_err(WebError::from)?;
     let recipes = publisher.site().load().recipes().clone();
+    let store = home.photos().ok().map(|room| room.store().clone());
     let (taken, table) = household_call(db, move |db| {
         let highest = highest_id_ever(&recipes)?;
-        let taken = db.import(&backup, highest)?;
+        // A row is taken only with its files: the JSON file carries none.
+        let left_out =
+            backup.keep_photos_with_files(|hash| store.as_ref().is_some_and(|s| s.has(hash)));
+        let mut taken = db.import(&backup, highest)?;
+        taken.photos_without_files = left_out;
         // The household's strengths may have changed: every figure is worked out again.
         let table = match taken.strengths > 0 {
             true => Some(db.strength_table()?),
