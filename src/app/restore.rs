@@ -29,8 +29,19 @@ pub(super) fn is_zip(file: &Path) -> Result<bool, String> {
     Ok(n == 4 && ZIP_MAGIC.iter().any(|m| **m == head))
 }
 
-/// Merges the archive `file` into the household in `dir` (see the module doc).
+/// Merges the archive `file` into the household in `dir` (see the module doc). A state
+/// directory this run made is removed again if the archive is refused: it holds only what
+/// the run made.
 pub(super) fn archive(file: &Path, dir: &Path, highest: u64) -> Result<String, String> {
+    let fresh = !dir.exists();
+    let outcome = load(file, dir, highest);
+    if outcome.is_err() && fresh {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    outcome
+}
+
+fn load(file: &Path, dir: &Path, highest: u64) -> Result<String, String> {
     let name = file.display();
     let db = Household::open_in(dir).map_err(|e| e.to_string())?;
     let store = PhotoStore::open(&PhotoStore::dir_beside(db.path()))

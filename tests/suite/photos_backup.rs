@@ -458,6 +458,18 @@ async fn a_hostile_archive_is_refused_naming_its_entry_and_leaves_no_trace() {
         );
     }
 
+    // Refused into a state directory that was not there: none is left.
+    let new = dir.path().join("new-state");
+    assert!(
+        !import(&dir.path().join("archive.zip"), &new)
+            .status
+            .success()
+    );
+    assert!(
+        !new.exists(),
+        "a state directory made for a refused archive stays"
+    );
+
     // A version 4 file (no photos) still loads, and takes no photo away.
     let v4 = dir.path().join("v4.json");
     std::fs::write(&v4, br#"{"format":"libations-household","version":4,"exported_at":0,"shelf":[],"people":[],"rules":[]}"#).unwrap();
