@@ -71,7 +71,7 @@ async fn photos_come_back_from_the_archive_with_their_bytes_cover_and_owner() {
 
     // The plain download stays JSON: version 5, the photos' rows, no image.
     let plain: Value = client()
-        .get(bob.url("/api/household/download"))
+        .get(bob.url("/api/household/download?t=1"))
         .send()
         .await
         .unwrap()
@@ -85,6 +85,13 @@ async fn photos_come_back_from_the_archive_with_their_bytes_cover_and_owner() {
         rows.iter()
             .any(|r| r["by"] == "bob@example.com" && r["cover"] == true)
     );
+
+    let bad = client()
+        .get(bob.url("/api/household/download?photos=yes"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
 
     // The archive.
     let response = client()

@@ -89,9 +89,9 @@ pub(crate) async fn change_rule(
     answer(db, site, true).await
 }
 
-/// What a download asks for: `?photos=1`, the archive with the photos' files.
+/// What a download asks for: `?photos=1`, the archive with the photos' files. Other keys
+/// are ignored, as they were before there was one (a cache-buster keeps working).
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct DownloadQuery {
     photos: Option<u8>,
 }
