@@ -31,7 +31,7 @@ Examples:
   libations import bar-assistant-export.zip --into ~/bar.json
       Add another app's recipes as one change (one undo), skipping ones you have.
   libations import-household libations-household.json --state-dir /var/lib/libations
-      Merge a household backup (shelf, favourites, ratings, notes) back in.";
+      Merge a household backup (shelf, favourites, ratings, notes, photos) back in.";
 
 #[derive(Debug, Parser)]
 #[command(name = "libations", version, about, after_help = EXAMPLES)]
@@ -83,8 +83,8 @@ pub(crate) fn go_style(args: impl IntoIterator<Item = OsString>) -> Vec<OsString
 pub(crate) enum Command {
     /// Validate a recipes file: print every problem and warning, and exit 1 on a problem.
     /// With --household, also check the household's database (SQLite's integrity check,
-    /// the schema version and the schema itself; given the recipes file too, rows for
-    /// recipe ids it never had).
+    /// the schema version and the schema itself, photo rows whose files are missing; given
+    /// the recipes file too, rows for recipe ids it never had).
     Check {
         /// The recipes file (a JSON array of recipes).
         #[arg(required_unless_present = "household")]
@@ -95,9 +95,12 @@ pub(crate) enum Command {
     },
     /// Merge a household backup (from GET /api/household/download) into the household's
     /// database: the change made last wins, and nothing stored is dropped. A file that is
-    /// not a backup is refused whole, naming the field at fault. Safe while the app runs.
+    /// not a backup is refused whole, naming the field at fault. The household archive
+    /// (?photos=1, a zip) brings the photos' files too, each checked. Safe while the app
+    /// runs.
     ImportHousehold {
-        /// The backup file (libations-household.json).
+        /// The backup file (libations-household.json) or archive (libations-household.zip),
+        /// told apart by their bytes.
         file: PathBuf,
         /// The state directory holding household.sqlite (default as the app's).
         #[arg(long, env = "LIBATIONS_STATE_DIR")]
@@ -108,8 +111,8 @@ pub(crate) enum Command {
         recipes_file: Option<PathBuf>,
     },
     /// Drop the household's rows for recipe ids the recipes file (and its journal) never
-    /// had, printing each: `libations check FILE --household DB` lists them. Safe while the
-    /// app runs.
+    /// had, printing each, and the files of the photos dropped: `libations check FILE
+    /// --household DB` lists them. Safe while the app runs.
     RepairHousehold {
         /// The recipes file the household's rows are for.
         #[arg(long, env = "LIBATIONS_RECIPES_FILE", value_name = "FILE")]

@@ -9,6 +9,7 @@
 //! - `libations-store`: [`store`], changing the recipes file safely.
 //! - `libations-household`: [`household`], the household's SQLite state.
 //! - `libations-import`: [`import`] and [`fetch`], recipes from elsewhere.
+//! - `libations-photos`: [`photos`], photos' files and the household archive.
 //! - `libations-web`: [`web`] (the router, pages, assets), [`connections`], [`metrics`],
 //!   [`tasks`].
 //! - `libations-tailnet`: [`tailnet`], the embedded Tailscale node (only with the
@@ -29,6 +30,7 @@ pub use libations_import::fetch;
 pub use libations_model::{
     digest, ingredients, makes, recipes, search, strength, strict_json, text, units, vocabulary,
 };
+pub use libations_photos as photos;
 pub use libations_store as store;
 pub use libations_tailnet as tailnet;
 pub use libations_web as web;

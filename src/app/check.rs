@@ -2,6 +2,7 @@
 //! database) without serving it; `libations import-household FILE`: merge a backup in.
 
 use crate::household::{self, Backup, Household};
+use crate::photos::PhotoStore;
 use crate::recipes::Recipes;
 use crate::vocabulary::Vocabulary;
 use std::path::Path;
@@ -22,7 +23,10 @@ pub(super) fn check(file: Option<&Path>, db: Option<&Path>) -> ExitCode {
             }
         };
         match household::check_file(db, highest) {
-            Ok(summary) => println!("{summary}"),
+            Ok(summary) => {
+                println!("{summary}");
+                failed |= photos_missing(db);
+            }
             Err(e) => {
                 eprintln!("{e}");
                 failed = true;
@@ -46,28 +50,20 @@ pub(super) fn import_household(
     let run = || -> Result<String, String> {
         let dir = super::wiring::state_dir(state_dir).map_err(|e| e.to_string())?;
         let highest = highest_id_ever(recipes_file)?;
+        if super::restore::is_zip(file)? {
+            return super::restore::archive(file, &dir, highest);
+        }
         let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
-        let backup = Backup::from_slice(&bytes)
+        let mut backup = Backup::from_slice(&bytes)
             .map_err(|e| format!("{}: {e}; nothing was changed", file.display()))?;
         let db = Household::open_in(&dir).map_err(|e| e.to_string())?;
-        let taken = db
+        let store = PhotoStore::existing(&PhotoStore::dir_beside(db.path()));
+        let left_out = backup.keep_photos_with_files(|hash| store.has(hash));
+        let mut taken = db
             .import(&backup, highest)
             .map_err(|e| format!("{}: {e}; nothing was changed", file.display()))?;
-        Ok(format!(
-            "{}: merged into {}: {} people, {} shelf rows, {} favourites, {} ratings, {} notes, {} made, {} menus, {} strengths, {} shopping rows, {} rules",
-            file.display(),
-            db.path().display(),
-            taken.people,
-            taken.shelf,
-            taken.favourites,
-            taken.ratings,
-            taken.notes,
-            taken.made,
-            taken.menus,
-            taken.strengths,
-            taken.shopping,
-            taken.rules
-        ))
+        taken.photos_without_files = left_out;
+        Ok(super::restore::said_taken(file, db.path(), &taken))
     };
     said(run())
 }
@@ -87,12 +83,38 @@ pub(super) fn repair_household(recipes_file: &Path, state_dir: Option<&Path>) ->
             dropped.len(),
             recipes_file.display()
         );
-        for stray in dropped {
+        for stray in &dropped {
             said.push_str(&format!("\n  {stray}"));
+        }
+        let swept = super::restore::sweep(&db)?;
+        if swept > 0 {
+            said.push_str(&format!(
+                "\n  {swept} photo file(s) no photo row names any more, removed"
+            ));
         }
         Ok(said)
     };
     said(run())
+}
+
+/// Says each photo row whose files are missing (stderr); whether there was one.
+fn photos_missing(db: &Path) -> bool {
+    match super::restore::missing_photos(db) {
+        Ok(missing) if missing.is_empty() => false,
+        Ok(missing) => {
+            eprintln!(
+                "{}: {} photo row(s) whose files are missing (restore them from a household archive with `libations import-household`):\n  {}",
+                db.display(),
+                missing.len(),
+                missing.join("\n  ")
+            );
+            true
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            true
+        }
+    }
 }
 
 /// A household command's outcome: what it did on stdout and exit 0, or why not on stderr

@@ -5,7 +5,9 @@
 //! and runs until SIGINT or SIGTERM asks it to drain and stop (exit code 0):
 //!
 //! - [`logging`]: tracing to stderr, as text or JSON.
-//! - [`check`]: the `check` command; [`import`]: `libations import`.
+//! - [`check`]: the `check` command and the household's (`import-household`,
+//!   `repair-household`); [`restore`]: the household archive loaded, and the photo side
+//!   of those checks; [`import`]: `libations import`.
 //! - [`startup`]: recipes and assets read in parallel, then the async runtime.
 //! - [`serving`]: signals, the site, the reloader, the listeners, and the orderly stop.
 //! - [`wiring`]: what the web layer gets from the flags (limits, who a request is from).
@@ -23,6 +25,7 @@ mod import;
 mod local;
 mod logging;
 mod monitoring;
+mod restore;
 mod routers;
 mod serving;
 mod shared;

@@ -431,7 +431,7 @@ async fn the_backup_downloads_is_refused_when_malformed_and_merges_back() {
     );
     let backup: Value = response.json().await.unwrap();
     assert_eq!(backup["format"], "libations-household");
-    assert_eq!(backup["version"], 4);
+    assert_eq!(backup["version"], 5);
     alice.stop();
 
     // Another household: a malformed file is refused whole, naming the field.

@@ -33,6 +33,7 @@ mod input;
 mod menu;
 mod menu_photos;
 mod photos;
+mod photos_backup;
 mod profile;
 mod rules;
 mod search_bottle;

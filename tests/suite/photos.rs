@@ -18,7 +18,7 @@ use std::path::Path;
 
 /// `POST /api/recipes/{recipe}/photos` with `bytes` (sent as `content_type`, which the
 /// server does not trust): the status and the JSON answer.
-async fn upload(
+pub(crate) async fn upload(
     server: &Server,
     recipe: u64,
     bytes: Vec<u8>,
@@ -85,12 +85,12 @@ async fn take_away(server: &Server, recipe: u64, photo: i64) -> (StatusCode, Str
     send(server, reqwest::Method::DELETE, &path).await
 }
 
-async fn make_cover(server: &Server, recipe: u64, photo: i64) -> (StatusCode, String) {
+pub(crate) async fn make_cover(server: &Server, recipe: u64, photo: i64) -> (StatusCode, String) {
     let path = format!("/api/recipes/{recipe}/photos/{photo}/cover");
     send(server, reqwest::Method::PUT, &path).await
 }
 
-async fn photos_of(server: &Server, recipe: u64) -> Vec<Value> {
+pub(crate) async fn photos_of(server: &Server, recipe: u64) -> Vec<Value> {
     let url = server.url(&format!("/api/recipes/{recipe}"));
     let body: Value = client()
         .get(url)
@@ -104,7 +104,7 @@ async fn photos_of(server: &Server, recipe: u64) -> Vec<Value> {
 }
 
 /// The photo files in the state directory.
-fn files(state: &Path) -> Vec<String> {
+pub(crate) fn files(state: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(state.join("photos"))
         .map(|d| {
             d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

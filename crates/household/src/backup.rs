@@ -1,7 +1,8 @@
-//! The whole household as one JSON file (`format: "libations-household"`, version 4:
-//! version 3 and the household's rules; version 3 added the shopping list; version 2 added the guests' menus and strengths;
-//! docs/HOUSEHOLD.md describes it), and merging such a file back. Version 1 and 2 files
-//! still load.
+//! The whole household as one JSON file (`format: "libations-household"`, version 5:
+//! version 4 and the photos' rows ([`super::backup_photos`]); version 4 added the
+//! household's rules; version 3 the shopping list; version 2 the guests' menus and
+//! strengths; docs/HOUSEHOLD.md describes it), and merging such a file back. Files of
+//! versions 1 to 4 still load.
 //!
 //! Loading never drops what is stored: it merges by the same rules as the app's own
 //! changes (the change made last wins; log entries are joined; a note that differs from
@@ -9,6 +10,7 @@
 //! problem named by its path (`people[2].ratings[0].stars`), and merged in one
 //! transaction: a refused or failed load changes nothing.
 
+use super::backup_photos::{self, PhotoRow};
 use super::limits::{self, Person};
 use super::menus::{self, MenuRow};
 use super::mine::{self, NoteChange};
@@ -20,7 +22,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 pub(crate) const FORMAT: &str = "libations-household";
-pub(crate) const VERSION: u32 = 4;
+pub(crate) const VERSION: u32 = 5;
 /// The oldest version this build still loads (version 1: before menus).
 pub(crate) const OLDEST: u32 = 1;
 
@@ -44,6 +46,9 @@ pub struct Backup {
     /// The household's own rules (version 4 on), taken-back ones too.
     #[serde(default)]
     pub rules: Vec<RuleRow>,
+    /// The photos' rows (version 5 on); their images travel in the household archive.
+    #[serde(default)]
+    pub photos: Vec<PhotoRow>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -116,6 +121,10 @@ pub struct Taken {
     pub strengths: usize,
     pub shopping: usize,
     pub rules: usize,
+    pub photos: usize,
+    /// Photo rows of a JSON file left out because their files are not in the photo store
+    /// (set by the caller, which knows the store: [`Backup::keep_photos_with_files`]).
+    pub photos_without_files: usize,
 }
 
 impl Backup {
@@ -222,6 +231,7 @@ impl Backup {
         for (i, row) in self.rules.iter().enumerate() {
             row.check(&format!("rules[{i}]"))?;
         }
+        backup_photos::check(&self.photos)?;
         for (i, row) in self.shelf.iter().enumerate() {
             limits::shelf_name(&row.name, &format!("shelf[{i}].name"))?;
             time(row.at, &format!("shelf[{i}].at"))?;
@@ -235,6 +245,15 @@ impl Backup {
 }
 
 impl Backup {
+    /// Keeps only the photo rows whose files the photo store holds (`has`): loaded from
+    /// the JSON file alone, a row must not name files that are not there. How many rows
+    /// were left out (the household archive brings them with their files).
+    pub fn keep_photos_with_files(&mut self, has: impl Fn(&str) -> bool) -> usize {
+        let before = self.photos.len();
+        self.photos.retain(|row| has(&row.hash));
+        before - self.photos.len()
+    }
+
     /// Every recipe id the file names is one the collection has or had.
     fn check_ids(&self, highest: u64) -> Result<()> {
         for (p, person) in self.people.iter().enumerate() {
@@ -259,7 +278,7 @@ impl Backup {
                 limits::known_recipe(r.id, highest, &format!("menus[{m}].recipes[{i}].id"))?;
             }
         }
-        Ok(())
+        backup_photos::check_ids(&self.photos, highest)
     }
 }
 
@@ -339,6 +358,7 @@ impl Household {
             strengths: Vec::new(),
             shopping: Vec::new(),
             rules: Vec::new(),
+            photos: Vec::new(),
         };
         let mut stmt = db.prepare("SELECT name, have, at, by FROM shelf ORDER BY name")?;
         for row in stmt.query_map([], |r| {
@@ -365,6 +385,7 @@ impl Household {
         backup.strengths = strengths::export(&db)?;
         backup.shopping = shopping::export(&db)?;
         backup.rules = rules::export(&db)?;
+        backup.photos = backup_photos::export(&db)?;
         Ok(backup)
     }
 
@@ -462,6 +483,7 @@ fn merge(tx: &Connection, backup: &Backup) -> Result<Taken> {
     }
     taken.shopping = shopping::merge(tx, &backup.shopping)?;
     taken.rules = rules::merge(tx, &backup.rules)?;
+    taken.photos = backup_photos::merge(tx, &backup.photos)?;
     Ok(taken)
 }
 

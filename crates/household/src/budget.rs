@@ -47,7 +47,7 @@ const FLOAT: i64 = 24;
 
 /// The file's own fields, with the longest `version` (a u32: 10 digits) and `exported_at`
 /// (an i64: 20 characters).
-const TOP: &str = r#"{"format":"libations-household","version":,"exported_at":,"shelf":[],"people":[],"menus":[],"strengths":[],"shopping":[],"rules":[]}"#;
+const TOP: &str = r#"{"format":"libations-household","version":,"exported_at":,"shelf":[],"people":[],"menus":[],"strengths":[],"shopping":[],"rules":[],"photos":[]}"#;
 const TOP_NUMBERS: u64 = 10 + 20;
 
 /// One kind of row: its skeleton (see the module doc), and the SQL that counts its rows
@@ -57,7 +57,7 @@ struct Kind {
     sql: &'static str,
 }
 
-const KINDS: [Kind; 12] = [
+const KINDS: [Kind; 13] = [
     Kind {
         skeleton: r#"{"name":,"have":false,"at":,"by":},"#,
         sql: "SELECT count(*), coalesce(sum(octet_length(json_quote(name))
@@ -118,6 +118,13 @@ const KINDS: [Kind; 12] = [
         sql: "SELECT count(*), coalesce(sum(octet_length(json_quote(have))
               + octet_length(json_quote(wanted)) + length(at)
               + octet_length(json_quote(by))), 0) FROM rules",
+    },
+    // The photos' rows (version 5), not their images: those travel in the archive.
+    Kind {
+        skeleton: r#"{"recipe":,"hash":,"width":,"height":,"by":,"at":,"cover":false},"#,
+        sql: "SELECT count(*), coalesce(sum(length(recipe) + octet_length(json_quote(hash))
+              + length(width) + length(height) + octet_length(json_quote(by))
+              + length(at)), 0) FROM photos",
     },
 ];
 

@@ -143,6 +143,27 @@ fn odd(h: &Household) {
 }
 
 #[test]
+fn each_photo_row_grows_the_bound_by_at_least_its_bytes_in_the_backup() {
+    let (_dir, h) = open();
+    let quoted = Person::new("\"q\"\\@example.com", Some("Zoë"));
+    for i in 0..6u64 {
+        let before = bound(&h.db()).unwrap();
+        let hash = format!("{:032x}", 0xabc + i);
+        h.add_photo(&quoted, 1_000_000 + i, &hash, (1600, 12_000 + i as u32))
+            .unwrap();
+        let grown = (bound(&h.db()).unwrap() - before) as usize;
+        let rows = h.export().unwrap().photos;
+        let bytes = serde_json::to_vec(rows.last().unwrap()).unwrap().len() + 1;
+        assert!(
+            grown >= bytes,
+            "photo {i}: bound grew {grown}, its row takes {bytes}"
+        );
+    }
+    let (direct, value) = sizes(&h);
+    assert!(bound(&h.db()).unwrap() as usize >= direct.max(value));
+}
+
+#[test]
 fn the_bound_is_never_short_of_the_backup() {
     let (_dir, h) = open();
     let empty = bound(&h.db()).unwrap() as usize;

@@ -20,6 +20,7 @@
 //! - [`strengths`]: the household's own ingredient strengths ("our overproof rum is 63%").
 //! - [`photos`]: which photo belongs to which recipe, who added it, each recipe's cover.
 //! - [`backup`]: the whole database as a versioned JSON file, and merging one back.
+//! - [`backup_photos`]: the file's photo rows (version 5), checked and merged by hash.
 //! - [`limits`]: caps, times, names: what every write is checked against first.
 //! - [`budget`]: the household-wide budget, the most its backup file may take, checked
 //!   after every write, before its commit.
@@ -37,6 +38,9 @@
 use libations_model::{ingredients, search, strength, strict_json, text, vocabulary};
 
 mod backup;
+mod backup_photos;
+#[cfg(test)]
+mod backup_photos_tests;
 mod budget;
 #[cfg(test)]
 mod budget_tests;
@@ -64,13 +68,14 @@ mod strengths_tests;
 mod tests;
 
 pub use backup::{Backup, Taken};
+pub use backup_photos::{PhotoRow, is_photo_hash};
 pub use budget::HOUSEHOLD_BYTES;
 pub use limits::{BACKUP_BYTES, Person, now_ms};
 pub use menus::{DESCRIPTION_CHARS, MENU_RECIPES, MENUS, Menu, MenuDraft, MenuRecipe, TITLE_CHARS};
 pub use mine::{
     Asking, NoteChange, NoteState, PersonData, REPLACED_SHOWN, RatingState, Replaced, Toggle,
 };
-pub use photos::{PHOTO_ROWS, PHOTOS_PER_RECIPE, Photo};
+pub use photos::{PHOTO_ROWS, PHOTOS_PER_RECIPE, Photo, photos_in};
 pub use rules::{RULE_ROWS, RULES, RuleChange, RuleRow};
 pub use schema::check_file;
 pub use shelf::{Rater, RecipeRatings};

@@ -337,7 +337,7 @@ pub struct MenuRow {
     pub can_make_now: bool,
     #[serde(default = "shown")]
     pub show_ingredients: bool,
-    /// Older files have none: off.
+    /// Version 5 on (older files: off).
     #[serde(default)]
     pub show_photos: bool,
     #[serde(default)]

@@ -171,3 +171,24 @@ impl Household {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 }
+
+/// Every photo row of the database at `path`, read-only, by recipe (for `libations check
+/// --household`, which then looks for each row's files); none before the schema had
+/// photos.
+pub fn photos_in(path: &std::path::Path) -> Result<Vec<Photo>> {
+    use rusqlite::OpenFlags;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let db = Connection::open_with_flags(path, flags)?;
+    let tables: i64 = db.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'photos'",
+        [],
+        |r| r.get(0),
+    )?;
+    if tables == 0 {
+        return Ok(Vec::new());
+    }
+    let sql = format!("SELECT {COLUMNS} FROM photos ORDER BY recipe, at, id");
+    let mut stmt = db.prepare(&sql)?;
+    let rows = stmt.query_map([], row)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}

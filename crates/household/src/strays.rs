@@ -10,13 +10,15 @@ use super::{Household, Result};
 use rusqlite::{Connection, params};
 
 /// The tables that hold a recipe id, and who each row is for.
-const TABLES: [(&str, &str); 6] = [
+const TABLES: [(&str, &str); 7] = [
     ("favourites", "login"),
     ("ratings", "login"),
     ("notes", "login"),
     ("replaced_notes", "login"),
     ("made", "login"),
     ("menu_recipes", "'menu ' || menu"),
+    // A photo's files go with its row: `libations repair-household` sweeps them after.
+    ("photos", "by"),
 ];
 
 /// One row for a recipe id past the highest the collection ever gave.
@@ -39,6 +41,9 @@ pub(super) fn find(db: &Connection, highest: u64) -> Result<Vec<Stray>> {
     let highest = i64::try_from(highest).unwrap_or(i64::MAX);
     let mut strays = Vec::new();
     for (table, owner) in TABLES {
+        if !has_table(db, table)? {
+            continue; // an older schema, checked read-only before it is migrated
+        }
         let sql = format!(
             "SELECT {owner}, recipe FROM {table} WHERE recipe < 1 OR recipe > ?1 ORDER BY 1, 2"
         );
@@ -55,6 +60,15 @@ pub(super) fn find(db: &Connection, highest: u64) -> Result<Vec<Stray>> {
         }
     }
     Ok(strays)
+}
+
+fn has_table(db: &Connection, table: &str) -> Result<bool> {
+    let n: i64 = db.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        [table],
+        |r| r.get(0),
+    )?;
+    Ok(n > 0)
 }
 
 impl Household {

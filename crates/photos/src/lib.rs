@@ -21,8 +21,12 @@
 //! Steps 1–3 are CPU-heavy ([`prepare`]): the web layer runs them off the async runtime,
 //! one or two at a time.
 //!
+//! [`archive`] carries the stored files in and out of the household archive (a zip),
+//! each file coming in checked as an upload is ([`check_stored`]) and by its hash.
+//!
 //! Crate `libations-photos`: it uses no other crate of ours.
 
+pub mod archive;
 mod decode;
 #[cfg(any(test, feature = "fixtures"))]
 pub mod fixtures;
@@ -60,6 +64,8 @@ pub enum PhotoError {
         format: &'static str,
         reason: String,
     },
+    #[error("a stored photo is a JPEG; this is a {0}")]
+    NotJpeg(&'static str),
     #[error("the photo could not be written: {0}")]
     Encode(String),
     #[error("the photo could not be stored: {0}")]
@@ -78,3 +84,18 @@ pub fn prepare(bytes: &[u8]) -> Result<Prepared, PhotoError> {
 
 #[cfg(test)]
 mod tests;
+
+/// Steps 1–2 for a file said to be a stored variant (from a household archive): within
+/// [`MAX_BYTES`], sniffed, its size read from the header and refused above [`MAX_PIXELS`],
+/// decoded under the memory limit, and a JPEG. Returns its size in pixels.
+pub fn check_stored(bytes: &[u8]) -> Result<(u32, u32), PhotoError> {
+    if bytes.len() > MAX_BYTES {
+        return Err(PhotoError::TooLarge(bytes.len()));
+    }
+    let format = sniff::sniff(bytes)?;
+    let image = decode::decode(bytes, format)?;
+    if format != Format::Jpeg {
+        return Err(PhotoError::NotJpeg(format.name()));
+    }
+    Ok((image.width(), image.height()))
+}

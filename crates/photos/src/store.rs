@@ -42,6 +42,9 @@ pub enum Variant {
     Thumb,
 }
 
+/// The folder photos live in, in the state directory beside the household's database.
+pub const DIR_NAME: &str = "photos";
+
 const LARGE_SUFFIX: &str = ".jpg";
 const THUMB_SUFFIX: &str = ".thumb.jpg";
 const TEMP_PREFIX: &str = ".tmp-";
@@ -55,10 +58,21 @@ impl PhotoStore {
         })
     }
 
+    /// The store's folder for the household database at `db`: beside it.
+    pub fn dir_beside(db: &Path) -> PathBuf {
+        db.parent().unwrap_or(Path::new(".")).join(DIR_NAME)
+    }
+
+    /// The store in `dir` as it is, nothing made (for a read-only check).
+    pub fn existing(dir: &Path) -> PhotoStore {
+        PhotoStore {
+            dir: dir.to_owned(),
+        }
+    }
+
     /// Writes both variants durably; returns once they would survive a power cut.
     pub fn keep(&self, photo: &Prepared) -> Result<Stored, PhotoError> {
-        let digest = Sha256::digest(&photo.large);
-        let hash: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        let hash = PhotoStore::hash_of(&photo.large);
         self.write(&self.path(&hash, Variant::Thumb), &photo.thumb)?;
         self.write(&self.path(&hash, Variant::Large), &photo.large)?;
         sync_dir(&self.dir)?;
@@ -67,6 +81,36 @@ impl PhotoStore {
             width: photo.width,
             height: photo.height,
         })
+    }
+
+    /// Writes one file of `hash` durably unless it is there already (the directory is
+    /// fsynced by the caller, [`PhotoStore::sync`]): whether this wrote it. For bytes
+    /// already checked to be that photo's file (a household archive's, `archive`).
+    pub fn keep_file(&self, hash: &str, variant: Variant, bytes: &[u8]) -> io::Result<bool> {
+        let path = self.path(hash, variant);
+        if fs::metadata(&path).is_ok() {
+            return Ok(false);
+        }
+        self.write(&path, bytes)?;
+        Ok(true)
+    }
+
+    /// Makes the renames into the store survive a power cut (fsyncs the directory).
+    pub fn sync(&self) -> io::Result<()> {
+        sync_dir(&self.dir)
+    }
+
+    /// Whether both files of `hash` are in the store.
+    pub fn has(&self, hash: &str) -> bool {
+        [Variant::Large, Variant::Thumb]
+            .iter()
+            .all(|v| self.path(hash, *v).is_file())
+    }
+
+    /// The first 32 hex digits of SHA-256 of `large`: the name its files have.
+    pub fn hash_of(large: &[u8]) -> String {
+        let digest = Sha256::digest(large);
+        digest[..16].iter().map(|b| format!("{b:02x}")).collect()
     }
 
     /// Where a variant of `hash` is (whether or not it exists).

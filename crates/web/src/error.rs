@@ -137,7 +137,7 @@ impl From<libations_photos::PhotoError> for WebError {
             })
         };
         match e {
-            P::NotAnImage | P::Unsupported(_) | P::Empty => {
+            P::NotAnImage | P::Unsupported(_) | P::Empty | P::NotJpeg(_) => {
                 WebError::UnsupportedMediaType(e.to_string())
             }
             P::TooLarge(_) | P::TooManyPixels { .. } | P::Unreadable { .. } => refused(e),

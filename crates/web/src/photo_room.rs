@@ -24,11 +24,7 @@ pub(crate) struct PhotoRoom {
 impl PhotoRoom {
     /// The room beside `db`'s file, swept of files no row names.
     pub(crate) fn open(db: &Household) -> std::io::Result<PhotoRoom> {
-        let dir = db
-            .path()
-            .parent()
-            .unwrap_or(std::path::Path::new("."))
-            .join("photos");
+        let dir = PhotoStore::dir_beside(db.path());
         let store = PhotoStore::open(&dir)?;
         match db.photo_hashes().map(|keep| store.sweep(&keep)) {
             Ok(Ok(0)) => {}

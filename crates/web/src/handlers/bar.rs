@@ -12,7 +12,8 @@ use crate::who::household_door::{HouseholdDoor, household_call};
 use crate::who::visitor::Visitor;
 use crate::who::write::{Resident, Restore, Shelf, Write};
 use axum::body::Bytes;
-use axum::extract::{Request, State};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -88,14 +89,43 @@ pub(crate) async fn change_rule(
     answer(db, site, true).await
 }
 
-/// `GET /api/household/download`: everything, as a backup file.
+/// What a download asks for: `?photos=1`, the archive with the photos' files. Other keys
+/// are ignored, as they were before there was one (a cache-buster keeps working).
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct DownloadQuery {
+    photos: Option<u8>,
+}
+
+/// `GET /api/household/download`: everything, as a backup file (photo rows included, not
+/// their images); with `?photos=1` the household archive, a zip with the images too.
 pub(crate) async fn download(
     State(home): State<Arc<HouseholdDoor>>,
     State(editing): State<Arc<Editing>>,
     visitor: Visitor,
+    query: Result<Query<DownloadQuery>, QueryRejection>,
 ) -> ApiResult {
     let (db, _) = home.keeper(&visitor, &editing)?;
+    let photos = match query {
+        Ok(Query(DownloadQuery {
+            photos: None | Some(0),
+        })) => false,
+        Ok(Query(DownloadQuery { photos: Some(1) })) => true,
+        _ => {
+            return Err(WebError::BadRequest(
+                "photos: say ?photos=1 for the archive with the photos, or nothing for the JSON file."
+                    .into(),
+            )
+            .into());
+        }
+    };
+    let store = match photos {
+        true => Some(home.photos()?.store().clone()),
+        false => None,
+    };
     let backup = household_call(db, |db| db.export()).await?;
+    if let Some(store) = store {
+        return Ok(super::household_archive::answer(&backup, store)?);
+    }
     let mut response = personal(serde_json::to_value(&backup)?);
     response.headers_mut().insert(
         header::CONTENT_DISPOSITION,
@@ -109,18 +139,28 @@ pub(crate) async fn download(
 pub(crate) async fn upload(
     State(publisher): State<Publisher>,
     State(limits): State<RequestLimits>,
+    State(home): State<Arc<HouseholdDoor>>,
     Write(Resident { db, .. }, _): Write<Restore>,
     request: Request,
 ) -> ApiResult {
+    refuse_archive(request.headers())?;
     editing::json_body(request.headers(), "the backup")?;
     let body = limits::read(&limits, request)
         .await
         .map_err(WebError::from)?;
-    let backup = Backup::from_slice(&body.bytes).map_err(WebError::from)?;
+    if body.bytes.starts_with(b"PK\x03\x04") {
+        return Err(archive_refused().into());
+    }
+    let mut backup = Backup::from_slice(&body.bytes).map_err(WebError::from)?;
     let recipes = publisher.site().load().recipes().clone();
+    let store = home.photos().ok().map(|room| room.store().clone());
     let (taken, table) = household_call(db, move |db| {
         let highest = highest_id_ever(&recipes)?;
-        let taken = db.import(&backup, highest)?;
+        // A row is taken only with its files: the JSON file carries none.
+        let left_out =
+            backup.keep_photos_with_files(|hash| store.as_ref().is_some_and(|s| s.has(hash)));
+        let mut taken = db.import(&backup, highest)?;
+        taken.photos_without_files = left_out;
         // The household's strengths may have changed: every figure is worked out again.
         let table = match taken.strengths > 0 {
             true => Some(db.strength_table()?),
@@ -133,6 +173,30 @@ pub(crate) async fn upload(
         publisher.strengths(table).await?;
     }
     Ok(personal(serde_json::to_value(&taken)?).into_response())
+}
+
+/// The household archive (a zip with the photos, often hundreds of MiB) is past what
+/// the upload takes in one request: it is loaded with the command line.
+fn archive_refused() -> WebError {
+    WebError::UnsupportedMediaType(
+        "The upload takes the backup file (libations-household.json), not the archive with \
+         photos: load the .zip with `libations import-household FILE.zip --state-dir DIR` on \
+         the machine that runs Libations."
+            .into(),
+    )
+}
+
+/// Refuses a body that says it is a zip before it is read.
+fn refuse_archive(headers: &HeaderMap) -> Result<(), WebError> {
+    let kind = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    match kind.contains("zip") {
+        true => Err(archive_refused()),
+        false => Ok(()),
+    }
 }
 
 /// The highest recipe id the collection ever had ([`crate::store::highest_id_ever`]); a

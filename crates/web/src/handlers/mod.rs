@@ -15,7 +15,8 @@
 //!   /api/import`, `/recipes/import`), and `?format=` exports.
 //! - [`whoami`]: `GET /api/whoami`.
 //! - [`household`]: `/api/me…`, a person's own; [`bar`]: `/api/bar…`, the household's
-//!   shelf, and `/api/household/…`, its backup; [`menu`]: `/api/menus…`, composing the
+//!   shelf, and `/api/household/…`, its backup ([`household_archive`]: with its photos,
+//!   a zip); [`menu`]: `/api/menus…`, composing the
 //!   guests' menus; [`guest`]: `/menu`, the guests' page, its change feed and assets
 //!   (what the Funnel serves), and `/menu/print`, the card with its QR code;
 //!   [`menus_page`]: `/menus`, the host's page for composing them; [`shopping`]:
@@ -33,6 +34,7 @@ pub(crate) mod edit_pages;
 pub(crate) mod files;
 pub(crate) mod guest;
 pub(crate) mod household;
+pub(crate) mod household_archive;
 pub(crate) mod import;
 pub(crate) mod import_pages;
 pub(crate) mod menu;
