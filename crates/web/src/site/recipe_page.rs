@@ -11,6 +11,7 @@ use crate::http::representation::{ContentHasher, Representation};
 use crate::http::spliced::{self, Pieces};
 use crate::recipes::Recipe;
 use crate::units::AmountView;
+use crate::view::photos::RecipePhotos;
 use crate::view::strength::StrengthView;
 use crate::view::templates::{Amounts, EditControls, RecipePage};
 use crate::view::{glass, links};
@@ -28,7 +29,20 @@ impl Site {
         display: AmountView,
         edit: Option<EditControls>,
     ) -> Result<String, SiteError> {
-        render("recipe page", &self.recipe_view(r, display, edit)?)
+        let photos = RecipePhotos::default();
+        render("recipe page", &self.recipe_view(r, display, edit, photos)?)
+    }
+
+    /// [`Site::recipe_answer_with`] without photos.
+    #[cfg(test)]
+    pub(crate) fn recipe_answer(
+        &self,
+        r: &Recipe,
+        display: AmountView,
+        edit: Option<EditControls>,
+        request: &HeaderMap,
+    ) -> Result<Response<Body>, SiteError> {
+        self.recipe_answer_with(r, display, edit, RecipePhotos::default(), request)
     }
 
     /// [`Site::render_recipe`] as the answer to `request`.
@@ -39,16 +53,18 @@ impl Site {
     /// client gets the head and tail spliced around the list compressed once ([`spliced`]);
     /// a page without edit controls is then kept ([`RecipePages`]) for the next asker with
     /// the same units and servings. Other clients get the same text compressed as it is
-    /// written.
-    pub(crate) fn recipe_answer(
+    /// written. A page with photos (or a photo form) is never kept either: photos change
+    /// without the recipe changing, and the form carries the person's token.
+    pub(crate) fn recipe_answer_with(
         &self,
         r: &Recipe,
         display: AmountView,
         edit: Option<EditControls>,
+        photos: RecipePhotos,
         request: &HeaderMap,
     ) -> Result<Response<Body>, SiteError> {
         // Edit controls carry the editor's form token: such a page is never kept.
-        let key = edit.is_none().then_some((r.id, display));
+        let key = (edit.is_none() && photos.is_empty()).then_some((r.id, display));
         let middle = match self.list_middle.get() {
             Some(Some(middle)) if negotiate(request) == Encoding::Brotli => Some(middle),
             _ => None,
@@ -58,7 +74,7 @@ impl Site {
         {
             return Ok(kept.respond(request));
         }
-        let mut page = self.recipe_view(r, display, edit)?;
+        let mut page = self.recipe_view(r, display, edit, photos)?;
         let list = std::mem::replace(&mut page.list, LIST_MARK);
         let marked = render("recipe page", &page);
         page.list = list;
@@ -133,8 +149,10 @@ impl Site {
         r: &'a Recipe,
         display: AmountView,
         edit: Option<EditControls>,
+        photos: RecipePhotos,
     ) -> Result<RecipePage<'a>, SiteError> {
         Ok(RecipePage {
+            photos,
             edit,
             chrome: self.chrome("").at("recipes"),
             r,
