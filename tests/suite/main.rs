@@ -31,6 +31,7 @@ mod import_formats;
 mod import_hostile;
 mod input;
 mod menu;
+mod photo_forms;
 mod photos;
 mod profile;
 mod rules;
