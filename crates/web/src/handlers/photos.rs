@@ -172,7 +172,7 @@ pub(crate) async fn make_cover(
     id: u64,
     photo: i64,
 ) -> Result<Photo, WebError> {
-    Ok(household_call(db, move |db| db.set_cover(&person, id, photo)).await?)
+    household_call(db, move |db| db.set_cover(&person, id, photo)).await
 }
 
 /// `GET /photos/{name}`: a photo's file; its name is its content's, so it never changes.

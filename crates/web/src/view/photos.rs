@@ -4,9 +4,7 @@
 //! whoever may), the upload form for a person the household knows, and the page a refused
 //! upload answers with. static/js/photos.js takes the same markup over.
 
-use super::templates::Chrome;
 use crate::household::Photo;
-use askama::Template;
 
 /// One photo as a page links it.
 #[derive(Debug, Clone)]
@@ -64,30 +62,4 @@ impl RecipePhotos {
 pub(crate) struct PhotoRights {
     pub(crate) delete: bool,
     pub(crate) cover: bool,
-}
-
-/// `/recipes/{id}/photos/{photo}`: the photo large, the way back, and its buttons; or,
-/// `confirming`, the question before it is deleted for good.
-#[derive(Template)]
-#[template(path = "photo.html")]
-pub(crate) struct PhotoPage<'a> {
-    pub(crate) chrome: Chrome<'a>,
-    pub(crate) recipe: u64,
-    pub(crate) name: &'a str,
-    pub(crate) photo: PhotoLink,
-    pub(crate) is_cover: bool,
-    pub(crate) rights: PhotoRights,
-    pub(crate) csrf: String,
-    pub(crate) confirming: bool,
-}
-
-/// The page a photo form's refusal answers with: what is wrong, and the way back.
-#[derive(Template)]
-#[template(path = "photo_refused.html")]
-pub(crate) struct PhotoRefused<'a> {
-    pub(crate) chrome: Chrome<'a>,
-    pub(crate) title: &'a str,
-    pub(crate) message: String,
-    pub(crate) recipe: u64,
-    pub(crate) name: &'a str,
 }
