@@ -73,12 +73,20 @@ pub(crate) async fn recipe(
     let editor = editing.editor(&visitor).ok();
     let off = editing.off_for(&visitor);
     let photos = recipe_photos(&home, &visitor, id).await;
-    // The photo form carries this person's token; photos alone change no one's page.
-    let personal = editor.is_some() || off.is_some() || photos.csrf.is_some();
-    if !personal
-        && photos.is_empty()
-        && let Some(kept) = site.kept_recipe_page(id, display, &headers)
-    {
+    let editing_shown = editor.is_some() || off.is_some();
+    // The photo form carries this person's token: kept for them alone (under its tag).
+    let personal = editing_shown || photos.csrf.is_some();
+    let kept = match editing_shown {
+        false => site.kept_recipe_page(id, display, photos.tag(), &headers),
+        true => None,
+    };
+    if let Some(mut kept) = kept {
+        if personal {
+            kept.headers_mut().insert(
+                axum::http::header::CACHE_CONTROL,
+                cache_control::private_revalidate(),
+            );
+        }
         return Ok(kept);
     }
     let saved = after.ok().and_then(|Query(a)| a.saved);

@@ -51,9 +51,21 @@ impl RecipePhotos {
         }
     }
 
-    /// Nothing to show and no form: the page every visitor without photos gets.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.cover.is_none() && self.csrf.is_none()
+    /// What tells one page's photos from another's (the photos, in order, and the
+    /// form's token, which is the person's): 0 for none and no form. A kept recipe page
+    /// is kept under it, so a photo added, taken away or made the cover, or another
+    /// person asking, is a page of its own.
+    pub(crate) fn tag(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        if self.cover.is_none() && self.csrf.is_none() {
+            return 0;
+        }
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for photo in self.cover.iter().chain(&self.others) {
+            (photo.id, &photo.thumb, &photo.by).hash(&mut hasher);
+        }
+        self.csrf.hash(&mut hasher);
+        hasher.finish().max(1)
     }
 }
 
