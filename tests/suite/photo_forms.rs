@@ -3,12 +3,13 @@
 //! phone's JPEG sent by the form comes back without its location, and the person is sent
 //! back to the recipe (303), whose page then shows it; a file that is no photo gets a page
 //! saying so (415) with the way back, and leaves nothing; a form from another page (a
-//! wrong token) is refused the same way. Delete asks first, then deletes.
+//! wrong token) is refused the same way. Delete asks first, then deletes. A recipe page
+//! kept for brotli clients follows its photos (never the page from before one came).
 
 use crate::common;
 
 use common::household::person;
-use common::{Server, client, hidden_inputs, same_origin};
+use common::{Server, client, decode_brotli, hidden_inputs, same_origin};
 use libations_photos::fixtures::{halves, phone_jpeg};
 use reqwest::StatusCode;
 use serde_json::Value;
@@ -214,4 +215,101 @@ async fn deleting_by_the_form_asks_first() {
         .unwrap();
     assert_eq!(done.status(), StatusCode::SEE_OTHER);
     assert!(photos_of(&alice, 1).await.is_empty());
+}
+
+/// The recipe's page as a brotli client gets it (the kept, spliced page once asked for):
+/// its text and `Cache-Control`.
+async fn brotli_page(server: &Server, recipe: u64) -> (String, String) {
+    let response = client()
+        .get(server.url(&format!("/recipes/{recipe}")))
+        .header("accept-encoding", "br")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["content-encoding"], "br");
+    let cache = response.headers()["cache-control"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let text = String::from_utf8(decode_brotli(&response.bytes().await.unwrap())).unwrap();
+    (text, cache)
+}
+
+/// Waits until the list is compressed in the background after start (the list page comes
+/// with brotli), and a moment more for the list inside recipe pages, compressed next:
+/// recipe pages are only kept from then on.
+async fn list_compressed(server: &Server) {
+    let started = std::time::Instant::now();
+    loop {
+        let response = client()
+            .get(server.url("/"))
+            .header("accept-encoding", "br")
+            .send()
+            .await
+            .unwrap();
+        if response
+            .headers()
+            .get("content-encoding")
+            .is_some_and(|e| e == "br")
+        {
+            break;
+        }
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "the list was never compressed"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+}
+
+#[tokio::test]
+async fn a_kept_recipe_page_follows_its_photos() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &[]);
+    list_compressed(&alice).await;
+    for _ in 0..2 {
+        let (page, cache) = brotli_page(&alice, 1).await;
+        assert!(!page.contains("photo-thumb"), "no photo yet");
+        assert!(
+            cache.starts_with("private"),
+            "the form's token is alice's: {cache}"
+        );
+    }
+    let api = |method: reqwest::Method, path: String| {
+        client()
+            .request(method, alice.url(&path))
+            .headers(same_origin(&alice))
+    };
+    let jpeg = phone_jpeg(&halves(40, 20), 1);
+    let added: Value = api(reqwest::Method::POST, "/api/recipes/1/photos".into())
+        .header("content-type", "image/jpeg")
+        .body(jpeg)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let thumb = added["thumb_url"].as_str().unwrap().to_owned();
+    for _ in 0..2 {
+        let (page, _) = brotli_page(&alice, 1).await;
+        assert!(
+            page.contains(&thumb),
+            "the new photo, not the page kept before it"
+        );
+    }
+    let gone = api(
+        reqwest::Method::DELETE,
+        format!("/api/recipes/1/photos/{}", added["id"]),
+    )
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(gone.status(), StatusCode::NO_CONTENT);
+    let (page, _) = brotli_page(&alice, 1).await;
+    assert!(
+        !page.contains(&thumb),
+        "taken away, not the page kept with it"
+    );
 }
