@@ -336,6 +336,9 @@ function close(li) {
   releaseWithin(li);
   const panel = li.querySelector(".recipe");
   if (panel) panel.remove();
+  // The photo spot (photos.js) goes with the recipe: left in the closed row it would make
+  // the row a line taller, and the list move under the next one opened.
+  li.querySelector(":scope > .photo-spot")?.remove();
   li.classList.remove("open");
   li.firstElementChild.setAttribute("aria-expanded", "false");
   li.firstElementChild.removeAttribute("aria-controls");

@@ -1,23 +1,35 @@
 // A recipe's photos (issue #44; crates/web/src/handlers/photos.rs): its cover as a small
-// picture beside the recipe's name, tapped to see it large; and, for a person the
+// picture beside the recipe's name (in the wide pane, larger in its corner), its other
+// photos in a strip under the recipe, each tapped to see it large; and, for a person the
 // household knows, a camera button there when it has none ("Add photo" in the large view
-// when it has), which opens the phone's camera or its photos and sends the picture as it
-// is: the server turns it upright and strips its location. The picture shows at once, from
-// the phone, while it is sent. Pages without JavaScript do not show photos yet.
+// when it has, and "Add a photo" after Made one), which opens the phone's camera or its
+// photos and sends the picture as it is: the server turns it upright and strips its
+// location. The picture shows at once, from the phone, while it is sent.
+//
+// One markup: the recipe's page comes with the cover, the strip and a plain upload form
+// (templates/recipe.html), links to each photo's own page, which work without JavaScript;
+// this takes them over (the same elements, a dialog instead of the page) and hides the
+// form, whose work the camera button does.
 import { el } from "./markup.js";
 import { whoami } from "./page.js";
 import { refusalText } from "./pending.js";
 
+const states = new Map(); // recipe id → its photos' state, while its recipe is shown
+
 // Adds the photo spot to an opened recipe: `head` is where the name is (the pane's or the
 // page's <h1>, or the opened row on a phone), `container` the recipe.
 export async function addPhotos(head, container, id, name) {
-  if (!head || head.querySelector(".photo-spot")) return;
-  const spot = el("span", { class: "photo-spot" });
-  head.append(spot);
+  if (!head) return;
+  const served = head.querySelector(":scope > .photo-spot");
+  if (served?.dataset.taken) return;
+  const spot = served ?? el("span", { class: "photo-spot" });
+  spot.dataset.taken = "yes";
+  if (!served) head.append(spot);
   const [photos, me] = await Promise.all([read(id), whoami]);
-  if (photos === null || !spot.isConnected) { spot.remove(); return; }
+  if (photos === null || !spot.isConnected) { if (!served) spot.remove(); return; }
   const person = Boolean(me && typeof me.login === "string");
-  const state = { id, name, person, spot, container, cover: photos[0] ?? null };
+  const state = { id: String(id), name, person, login: person ? me.login : null, editor: me?.can_cover === true, spot, container, photos };
+  states.set(state.id, state);
   paint(state);
 }
 
@@ -26,24 +38,47 @@ async function read(id) {
     const answer = await fetch("/api/recipes/" + id + "/photos", { headers: { Accept: "application/json" } });
     return answer.ok ? await answer.json() : null;
   } catch (error) {
-    return null; // offline, or no household: no photos shown
+    return null; // offline, or no household: no photos shown (the page's own stay)
   }
 }
 
-// The spot as `state` has it: the cover's picture, or the camera button, or nothing.
+const pageOf = (state, photo) => "/recipes/" + state.id + "/photos/" + photo.id;
+const altOf = (state, photo) => "Photo of " + state.name + (photo.by ? ", taken by " + photo.by : "");
+
+// A photo as a link to its page (the markup templates/recipe.html writes), opened large here.
+function photoLink(state, photo, attrs, size) {
+  const link = el("a", { ...attrs, href: photo.local ? null : pageOf(state, photo) },
+    el("img", { src: photo.thumb_url, alt: altOf(state, photo), width: size, height: size }));
+  link.addEventListener("click", (event) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    if (!photo.local) showLarge(state, photo);
+  });
+  return link;
+}
+
+// The spot and the strip as `state` has them: the cover's picture, or the camera button,
+// or nothing; the other photos under the recipe.
 function paint(state) {
-  const { spot, cover, person, name } = state;
-  if (cover) {
-    const picture = el("button", { type: "button", class: "photo-thumb", "aria-label": "See the photo of " + name },
-      el("img", { src: cover.thumb_url, alt: "", width: "44", height: "44" }));
-    picture.addEventListener("click", () => showLarge(state));
-    spot.replaceChildren(picture);
-  } else if (person) {
-    spot.replaceChildren(cameraButton(state, "Add a photo of " + name, "photo-add"));
-  } else {
-    spot.replaceChildren();
-  }
+  const { spot, person, name, photos } = state;
+  const cover = photos[0];
+  if (cover) spot.replaceChildren(photoLink(state, cover, { class: "photo-thumb" }, "44"));
+  else if (person) spot.replaceChildren(cameraButton(state, "Add a photo of " + name, "photo-add"));
+  else spot.replaceChildren();
   spot.append(el("span", { class: "photo-status", role: "status" }));
+  paintStrip(state);
+}
+
+function paintStrip(state) {
+  const { container, photos } = state;
+  const recipe = container.querySelector(".recipe");
+  let strip = container.querySelector(".photo-strip");
+  if (photos.length < 2) { strip?.remove(); return; }
+  if (!strip) {
+    strip = el("ul", { class: "photo-strip", "aria-label": "More photos of " + state.name });
+    recipe?.after(strip);
+  }
+  strip.replaceChildren(...photos.slice(1).map((p) => el("li", null, photoLink(state, p, {}, "64"))));
 }
 
 // A button that opens the camera (or the phone's photos) and sends the picture taken.
@@ -72,9 +107,9 @@ async function previewOf(file) {
 
 async function send(state, file) {
   const preview = await previewOf(file);
-  const before = state.cover;
+  const before = state.photos;
   if (preview) {
-    state.cover = { thumb_url: preview, url: preview, local: true };
+    state.photos = [...before, { thumb_url: preview, url: preview, local: true }];
     paint(state);
   }
   say(state, "Sending the photo…");
@@ -84,35 +119,91 @@ async function send(state, file) {
     });
     const body = await answer.json().catch(() => null);
     if (!answer.ok) throw new Error(refusalText(body, answer.status));
-    state.cover = before && !before.local ? before : body;
+    state.photos = (await read(state.id)) ?? [...before, body];
     paint(state);
     say(state, "Photo added.");
   } catch (error) {
-    state.cover = before;
+    state.photos = before;
     paint(state);
     say(state, error instanceof TypeError ? "Not sent: the server could not be reached." : error.message);
   }
 }
+
+const FLEETING = ["Photo added.", "Photo deleted.", "Cover chosen."];
 
 function say(state, text) {
   const status = state.spot.querySelector(".photo-status");
   if (!status) return;
   status.textContent = text;
   // A success is said for a moment; a refusal stays until the next try.
-  if (text === "Photo added.") setTimeout(() => { if (status.textContent === text) status.textContent = ""; }, 4000);
+  if (FLEETING.includes(text)) setTimeout(() => { if (status.textContent === text) status.textContent = ""; }, 4000);
 }
 
-// The cover large, in a dialog: closed by its button, Escape or a tap beside it.
-function showLarge(state) {
+// A change to a photo (`method` on `path`): the photos read again and painted, said.
+async function change(state, dialog, method, path, done) {
+  try {
+    const answer = await fetch("/api/recipes/" + state.id + "/photos/" + path, { method, headers: { Accept: "application/json" } });
+    if (!answer.ok) throw new Error(refusalText(await answer.json().catch(() => null), answer.status));
+    state.photos = (await read(state.id)) ?? state.photos;
+    dialog.close();
+    paint(state);
+    say(state, done);
+  } catch (error) {
+    dialog.querySelector(".photo-said").textContent =
+      error instanceof TypeError ? "Not done: the server could not be reached." : error.message;
+  }
+}
+
+// The buttons under a large photo: Add photo, Make cover, Delete (each for whoever may), Close.
+function actions(state, photo, dialog) {
   const close = el("button", { type: "button", class: "chip" }, "Close");
-  const acts = el("p", { class: "photo-acts" }, close);
-  if (state.person) acts.prepend(cameraButton(state, "Add photo", "chip"));
-  const dialog = el("dialog", { class: "photo-view", "aria-label": "Photo of " + state.name },
-    el("img", { src: state.cover.url, alt: "Photo of " + state.name }), acts);
   close.addEventListener("click", () => dialog.close());
+  const acts = el("p", { class: "photo-acts" });
+  if (state.person) acts.append(cameraButton(state, "Add photo", "chip"));
+  if (state.editor && !photo.cover) {
+    const cover = el("button", { type: "button", class: "chip" }, "Make cover");
+    cover.addEventListener("click", () => change(state, dialog, "PUT", photo.id + "/cover", "Cover chosen."));
+    acts.append(cover);
+  }
+  if (state.editor || (state.login && photo.by === state.login)) {
+    const del = el("button", { type: "button", class: "chip danger" }, "Delete");
+    del.addEventListener("click", () => acts.replaceWith(confirming(state, photo, dialog)));
+    acts.append(del);
+  }
+  acts.append(close);
+  return acts;
+}
+
+// Deleting asks first: the API deletes for good.
+function confirming(state, photo, dialog) {
+  const yes = el("button", { type: "button", class: "chip danger" }, "Delete for good");
+  const no = el("button", { type: "button", class: "chip" }, "Keep it");
+  yes.addEventListener("click", () => change(state, dialog, "DELETE", String(photo.id), "Photo deleted."));
+  no.addEventListener("click", () => { dialog.querySelector(".photo-ask").replaceWith(actions(state, photo, dialog)); });
+  const ask = el("div", { class: "photo-ask" },
+    el("p", null, "Delete this photo for good? It cannot be undone."), el("p", { class: "photo-acts" }, yes, no));
+  queueMicrotask(() => no.focus());
+  return ask;
+}
+
+// A photo large, in a dialog: closed by its button, Escape or a tap beside it.
+function showLarge(state, photo) {
+  const dialog = el("dialog", { class: "photo-view", "aria-label": "Photo of " + state.name },
+    el("img", { src: photo.url, alt: altOf(state, photo) }),
+    el("p", { class: "photo-said", role: "status" }));
+  dialog.append(actions(state, photo, dialog));
   dialog.addEventListener("click", (event) => { if (event.target === dialog) dialog.close(); });
   dialog.addEventListener("close", () => dialog.remove());
-  dialog.querySelector("input")?.addEventListener("change", () => dialog.close());
+  dialog.addEventListener("change", (event) => { if (event.target.matches("input[type=file]")) dialog.close(); });
   document.body.append(dialog);
   dialog.showModal();
 }
+
+// After Made one, the camera: "Add a photo" of the drink just made.
+document.addEventListener("click", (event) => {
+  const made = event.target.closest(".recipe .made-one");
+  const state = made && states.get(made.closest(".recipe").dataset.id);
+  if (!state || !state.person || !state.spot.isConnected) return;
+  const row = made.parentElement;
+  if (!row.querySelector(".photo-made")) row.append(cameraButton(state, "Add a photo", "chip photo-made"));
+});

@@ -9,7 +9,9 @@
 // row into view instant (list.js), so each one is measured where it comes to rest.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { launch, phone, sharedData, startServer, watch } from "./lib/browser.mjs";
+import { join } from "node:path";
+import { ROOT, launch, phone, sharedData, startServer, watch } from "./lib/browser.mjs";
+import { coverShown, photoHousehold } from "./lib/photos.mjs";
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -20,11 +22,20 @@ after(async () => { await browser?.close(); });
  * each recipe that has ingredients, and measures each opened recipe. One entry per row, in
  * order; null where a row did not open.
  */
-function measureEveryRow(serves) {
+async function measureEveryRow(serves, coverShown) {
   const click = (el) => el.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true, view: window, detail: 1, button: 0 }));
   const bar = document.querySelector(".bar");
-  return Array.from(document.querySelectorAll("#recipes > li > a.row"), (row) => {
+  const seen = [];
+  for (const row of document.querySelectorAll("#recipes > li > a.row")) {
     if (!row.parentElement.classList.contains("open")) click(row);
+    // With photos, each is measured once its cover shows (photos.js paints it when its
+    // answer comes): `coverShown` from lib/photos.mjs, or null.
+    const photo = coverShown ? await coverShown("#recipes > li.open") : null;
+    seen.push(measureOpen(row, serves, photo));
+  }
+  return seen;
+
+  function measureOpen(row, serves, photo) {
     const li = document.querySelector("#recipes > li.open");
     if (li !== row.parentElement) return null;
     const ingredients = li.querySelectorAll(".ingredients tbody tr").length;
@@ -44,12 +55,13 @@ function measureEveryRow(serves) {
       scrolls: innerWidth !== 390 || document.documentElement.scrollWidth > innerWidth,
       // Amounts as shown, with the file's unit of each.
       amounts: Array.from(li.querySelectorAll(".ingredients td.amount"), (td) => ({ measure: td.dataset.measure, unit: td.dataset.unit, text: td.textContent.trim() })),
+      photo,
     };
-  });
+  }
 }
 
 /** Checks what `measureEveryRow` saw of `recipe`; returns how far past the screen it went. */
-function check(m, recipe, i, { units, serves }) {
+function check(m, recipe, i, { units, serves, photos }) {
   assert.ok(m, `row ${i} (${recipe.name}) opened`);
   assert.equal(m.name, recipe.name);
   const ingredients = (recipe.ingredients || []).length;
@@ -58,6 +70,7 @@ function check(m, recipe, i, { units, serves }) {
   assert.equal(m.hasNotes, Boolean(recipe.notes), `${m.name}: notes shown`);
   assert.equal(m.scrolls, false, `${m.name}: no sideways scrolling`);
   assert.equal(m.height, 844, `${m.name}: the page is not zoomed out`);
+  if (photos) assert.equal(m.photo, true, `${m.name}: its cover shown`);
   if (units) {
     // A number of ml shows in the chosen units (the amounts really were converted).
     const ml = m.amounts.filter((a) => /^ml$/i.test((a.unit ?? "").trim()) && /^\d+(\.\d+)?$/.test((a.measure ?? "").trim()));
@@ -70,7 +83,7 @@ function check(m, recipe, i, { units, serves }) {
  * Opens every row of the list in turn; returns [{name, fits, over, height}]. `units` is
  * stored on the phone before the page loads; `serves` is chosen on each opened recipe.
  */
-async function openEveryRecipe(server, { units = null, serves = 1 } = {}) {
+async function openEveryRecipe(server, { units = null, serves = 1, photos = false } = {}) {
   const context = await phone(browser, { reducedMotion: "reduce" });
   const watcher = await watch(context);
   if (units) {
@@ -88,10 +101,10 @@ async function openEveryRecipe(server, { units = null, serves = 1 } = {}) {
   // A real tap opens the first row; the page takes it from there.
   await rows.first().tap();
   await page.waitForSelector("#recipes > li.open");
-  const seen = await page.evaluate(measureEveryRow, serves);
+  const seen = await page.evaluate(`(${measureEveryRow})(${serves}, ${photos ? coverShown : null})`);
   assert.equal(seen.length, recipes.length);
   const results = seen.map((m, i) => {
-    const over = check(m, recipes[i], i, { units, serves });
+    const over = check(m, recipes[i], i, { units, serves, photos });
     return { name: m.name, fits: over < 0.5, over: Math.round(over), height: Math.round(m.bottom - m.top) };
   });
   assert.deepEqual(await watcher.problems(), []);
@@ -141,3 +154,28 @@ for (const file of ["iba.json", "bar-assistant.json"]) {
     }
   });
 }
+
+// With a photo on every recipe (issue #44). On the phone the cover is a 44 px picture laid
+// over the opened row's right end (placed absolutely: it adds no height), so a photo can
+// break the fit only by a mistake in that placing or in what a closed row keeps (a spot
+// left in it made every row above the next one opened a line taller): the same for every
+// recipe, so the sample shows it, as the file has it (oz ×8 changes the amounts, which
+// the photo does not touch). The photos are shown to a visitor the household does not
+// know (they see them as a person does) so that nothing but the photos differs from the
+// run without: a person's recipe has their rating and note's line too. Wide panes, where
+// the cover can lengthen a recipe, are measured in wide.test.mjs.
+test("with a photo on every recipe, every sample recipe still fits on the phone screen", async () => {
+  const home = photoHousehold(join(ROOT, "recipes/sample.json"));
+  try {
+    await home.photograph(browser);
+    const server = await home.start(["--local-nobody"]);
+    try {
+      const fraction = report("sample with photos", await openEveryRecipe(server, { photos: true }));
+      assert.equal(fraction, 1, "sample with photos");
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    home.remove();
+  }
+});

@@ -2,13 +2,20 @@
 // button beside its name and gives it a picture (the file input a phone's camera fills);
 // the picture shows there at once, the recipe still fits the screen, and after a reload
 // it comes from the server; tapped, it opens large and closes. A visitor the household
-// does not know sees no camera button. axe finds nothing.
+// does not know sees no camera button. Without JavaScript (390×844): the recipe's page
+// shows the photo beside the name as a link to its own page, its plain form sends a real
+// JPEG and comes back to the recipe with it; a second person gets no Delete, an editor
+// makes another photo the cover and deletes one after a confirm page. With JavaScript at
+// 820×1180 and 1280×800: the cover in the pane (160 px in a laptop's corner, beside the
+// facts, the pane not scrolling), the dialog's Make cover and Delete (asked first), and
+// "Add a photo" after Made one. axe finds nothing.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, launch, phone, startServer, watch } from "./lib/browser.mjs";
+import { ROOT, SIZES, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
+import { drawJpeg, sendPhoto } from "./lib/photos.mjs";
 import { axe, loaded, until } from "./lib/checks.mjs";
 
 let browser;
@@ -127,3 +134,159 @@ test("a visitor the household does not know sees the photo and no camera button"
     home.remove();
   }
 });
+
+/**
+ * axe's findings on `path` as a browser without JavaScript shows it, after `act(page)`:
+ * axe itself needs JavaScript (it hangs in a context without it), so here the app's own
+ * scripts are refused instead.
+ */
+async function axeWithoutScripts(server, path, act = async () => {}) {
+  const context = await phone(browser);
+  try {
+    await context.route((url) => url.pathname.endsWith(".js"), (route) => route.abort());
+    const page = await context.newPage();
+    await page.goto(server.url(path));
+    await act(page);
+    assert.equal(await page.evaluate(() => document.documentElement.classList.contains("js")), false, "no script ran");
+    return await axe(page);
+  } finally {
+    await context.close();
+  }
+}
+
+/** The photos of recipe `id`, as the API lists them (the cover first). */
+const photosOf = async (server, id) => (await fetch(server.url(`/api/recipes/${id}/photos`))).json();
+
+test("without JavaScript: the form sends a JPEG, it shows beside the name; Delete and Make cover for whoever may", { timeout: 90_000 }, async () => {
+  const home = household();
+  const red = await drawJpeg(browser);
+  const blue = await drawJpeg(browser, { top: "#2a4fb3", bottom: "#e0c040" });
+  let server = await home.start(["--local-identity", "alice@example.com"]);
+  let context = await phone(browser, { javaScriptEnabled: false });
+  try {
+    let page = await context.newPage();
+    await page.goto(server.url("/recipes/1"));
+    for (const [n, jpeg] of [[1, red], [2, blue]]) {
+      await page.locator("form.photo-form input[type=file]").setInputFiles({ name: `photo${n}.jpg`, mimeType: "image/jpeg", buffer: jpeg });
+      await page.locator("form.photo-form button[type=submit]").tap();
+      await until(() => page.locator(".single h1 a.photo-thumb, .photo-strip a").count(), n, `photo ${n} shown`);
+      assert.equal(new URL(page.url()).pathname, "/recipes/1", "back on the recipe");
+    }
+    const cover = page.locator(".single h1 .photo-spot a.photo-thumb img");
+    assert.equal(await cover.getAttribute("alt"), "Photo of Negroni, taken by alice@example.com");
+    assert.ok(await cover.evaluate((img) => img.complete && img.naturalWidth > 0), "the thumbnail loads");
+    const box = await page.locator(".single h1 .photo-spot a.photo-thumb").boundingBox();
+    assert.ok(Math.round(box.width) === 44 && Math.round(box.height) === 44, `44 px beside the name: ${box.width}×${box.height}`);
+    assert.equal(await page.locator(".photo-strip a").count(), 1, "the other photo under the recipe");
+    const strip = await page.locator(".photo-strip").boundingBox();
+    const ingredients = await page.locator(".single .ingredients").boundingBox();
+    assert.ok(strip.y > ingredients.y + ingredients.height, "the strip is under the ingredients");
+    assert.deepEqual(await axeWithoutScripts(server, "/recipes/1"), []);
+    const [first, second] = await photosOf(server, 1);
+
+    // Tapped: the photo large on its own page; alice's own, so Delete; not an editor.
+    await page.locator(".single h1 a.photo-thumb").tap();
+    await page.waitForURL(server.url(`/recipes/1/photos/${first.id}`));
+    assert.ok(await page.locator("img.photo-large").evaluate((img) => img.complete && img.naturalWidth === 320), "large");
+    assert.equal(await page.locator("button", { hasText: "Delete" }).count(), 1);
+    assert.equal(await page.locator("button", { hasText: "Make cover" }).count(), 0);
+    assert.deepEqual(await axeWithoutScripts(server, `/recipes/1/photos/${first.id}`), []);
+    await context.close();
+    await server.stop();
+
+    // Bob, known but no editor: no button on alice's photo.
+    server = await home.start(["--local-identity", "bob@example.com"]);
+    context = await phone(browser, { javaScriptEnabled: false });
+    page = await context.newPage();
+    await page.goto(server.url(`/recipes/1/photos/${first.id}`));
+    assert.equal(await page.locator(".photo-acts button").count(), 0, "nothing for bob to do to alice's photo");
+    await context.close();
+    await server.stop();
+
+    // Carol, an editor: makes the second the cover, then deletes the first after asking.
+    server = await home.start(["--local-identity", "carol@example.com", "--local-edit"]);
+    context = await phone(browser, { javaScriptEnabled: false });
+    page = await context.newPage();
+    await page.goto(server.url(`/recipes/1/photos/${second.id}`));
+    await Promise.all([page.waitForURL(server.url("/recipes/1")), page.locator("button", { hasText: "Make cover" }).tap()]);
+    assert.equal(await page.locator(".single h1 a.photo-thumb").getAttribute("href"), `/recipes/1/photos/${second.id}`);
+    await page.locator(".photo-strip a").tap();
+    await page.waitForURL(server.url(`/recipes/1/photos/${first.id}`));
+    await page.locator("button", { hasText: "Delete" }).tap();
+    await page.locator("h1", { hasText: "Delete this photo of Negroni?" }).waitFor();
+    assert.equal((await photosOf(server, 1)).length, 2, "asking deletes nothing");
+    const asking = async (p) => {
+      await p.locator("button", { hasText: "Delete" }).tap();
+      await p.locator("h1", { hasText: "Delete this photo of Negroni?" }).waitFor();
+    };
+    assert.deepEqual(await axeWithoutScripts(server, `/recipes/1/photos/${first.id}`, asking), []);
+    await Promise.all([page.waitForURL(server.url("/recipes/1")), page.locator("button", { hasText: "Delete for good" }).tap()]);
+    assert.deepEqual((await photosOf(server, 1)).map((p) => p.id), [second.id]);
+    assert.equal(await page.locator(".photo-strip").count(), 0);
+  } finally {
+    await context.close();
+    await server.stop();
+    home.remove();
+  }
+});
+
+for (const size of SIZES.slice(0, 2)) {
+  test(`${size.width}×${size.height}: the cover in the pane; the dialog's Make cover and Delete; a photo after Made one`, { timeout: 90_000 }, async () => {
+    const home = household();
+    let server = await home.start(["--local-identity", "alice@example.com"]);
+    await sendPhoto(server, 1, await drawJpeg(browser));
+    const other = await sendPhoto(server, 1, await drawJpeg(browser, { top: "#2a4fb3" }));
+    await server.stop();
+    server = await home.start(["--local-identity", "carol@example.com", "--local-edit"]);
+    const context = await wideContext(browser, size);
+    const watcher = await watch(context);
+    try {
+      const page = await context.newPage();
+      await page.goto(server.url("/"));
+      await loaded(page);
+      await page.locator("#recipes > li > a.row", { hasText: "Negroni" }).click();
+      const cover = page.locator("#pane .single h1 .photo-thumb img");
+      await until(() => cover.evaluate((img) => img.complete && img.naturalWidth > 0).catch(() => false), true, "the cover in the pane");
+      const box = await page.locator("#pane .single h1 .photo-thumb").boundingBox();
+      const want = size.width >= 1280 ? 160 : 88;
+      assert.ok(Math.abs(box.width - want) <= 1 && Math.abs(box.height - want) <= 1, `about ${want} px: ${box.width}×${box.height}`);
+      const ingredients = await page.locator("#pane .ingredients").boundingBox();
+      const apart = box.x >= ingredients.x + ingredients.width || box.y + box.height <= ingredients.y;
+      assert.ok(apart, "the cover is not over the ingredients");
+      assert.ok(await page.evaluate(() => { const p = document.getElementById("pane"); return p.scrollHeight <= p.clientHeight + 0.5; }), "the pane does not scroll");
+
+      // The strip's photo, large: an editor makes it the cover.
+      await page.locator("#pane .photo-strip a").click();
+      const dialog = page.locator("dialog.photo-view");
+      await dialog.locator("img").waitFor({ state: "visible" });
+      assert.deepEqual(await axe(page), []);
+      await dialog.locator("button", { hasText: "Make cover" }).click();
+      await until(async () => (await photosOf(server, 1))[0].id, other.id, "the cover chosen");
+      await until(() => page.locator("#pane .single h1 .photo-thumb").getAttribute("href"), `/recipes/1/photos/${other.id}`, "painted");
+
+      // Delete asks first; Keep it keeps it; Delete for good deletes.
+      await page.locator("#pane .single h1 .photo-thumb").click();
+      await dialog.locator("button", { hasText: "Delete" }).click();
+      await dialog.locator("button", { hasText: "Keep it" }).click();
+      assert.equal((await photosOf(server, 1)).length, 2);
+      await dialog.locator("button", { hasText: "Delete" }).click();
+      assert.deepEqual(await axe(page), []);
+      await dialog.locator("button", { hasText: "Delete for good" }).click();
+      await until(async () => (await photosOf(server, 1)).length, 1, "deleted");
+      await until(() => page.locator("#pane .photo-strip").count(), 0, "the strip goes with the second photo");
+      await until(() => dialog.count(), 0, "the dialog closes");
+
+      // Made one: the camera is offered beside it.
+      await page.locator("#pane details.mine summary").click();
+      await page.locator("#pane .made-one").click();
+      const camera = page.locator("#pane .made label.photo-made");
+      await camera.waitFor({ state: "visible" });
+      assert.equal(await camera.locator("input[type=file]").getAttribute("capture"), "environment");
+      assert.deepEqual(await watcher.problems(), []);
+    } finally {
+      await context.close();
+      await server.stop();
+      home.remove();
+    }
+  });
+}

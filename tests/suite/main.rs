@@ -32,6 +32,7 @@ mod import_hostile;
 mod input;
 mod menu;
 mod menu_photos;
+mod photo_forms;
 mod photos;
 mod photos_backup;
 mod profile;

@@ -391,6 +391,32 @@ impl IntoResponse for WebError {
     }
 }
 
+impl WebError {
+    /// This refusal as a page of the handler's own (`page`, given its title and message:
+    /// a form's refusal that leads back where the form was), with the status and headers
+    /// the site's error page would have. Server errors keep the site's page.
+    pub(crate) fn into_own_page(
+        self,
+        page: impl FnOnce(&'static str, &str) -> Result<String, SiteError>,
+    ) -> Response {
+        if self.is_internal() {
+            return self.into_response();
+        }
+        let mut response = self.into_response();
+        let Some(text) = response.extensions_mut().remove::<ErrorText>() else {
+            return response;
+        };
+        match page(text.title, &text.message) {
+            Ok(html) => *response.body_mut() = Body::from(html),
+            Err(e) => {
+                tracing::error!(error = %e, "a refusal's page could not be rendered");
+                response.extensions_mut().insert(text);
+            }
+        }
+        response
+    }
+}
+
 /// What an HTML error page says, on its way from a handler to [`render_page`].
 #[derive(Debug, Clone)]
 struct ErrorText {

@@ -14,7 +14,7 @@ use super::guard::host::{self, AllowedHosts};
 use super::guard::limits;
 use super::handlers::{
     api, bar, edit_api, edit_pages, files, guest, household, import, import_pages, menu,
-    menus_page, pages, photos, shelf, shopping, whoami,
+    menus_page, pages, photo_pages, photos, shelf, shopping, whoami,
 };
 use super::state::AppState;
 use super::who::access_log::access_log;
@@ -95,6 +95,10 @@ fn table() -> Vec<Route> {
             .get(edit_pages::edit_form)
             .write(Post, Edits, edit_pages::update),
         Route::at("/recipes/{id}/delete").write(Post, Edits, edit_pages::delete),
+        Route::at("/recipes/{id}/photos").photo(Post, Always, photo_pages::add),
+        Route::at("/recipes/{id}/photos/{photo}").get(photo_pages::page),
+        Route::at("/recipes/{id}/photos/{photo}/delete").write(Post, Always, photo_pages::delete),
+        Route::at("/recipes/{id}/photos/{photo}/cover").write(Post, Always, photo_pages::cover),
         Route::at("/recipes/import")
             .get(import_pages::page)
             .large(Post, Edits, import_pages::read),

@@ -21,6 +21,8 @@
 //!   (what the Funnel serves), and `/menu/print`, the card with its QR code;
 //!   [`menus_page`]: `/menus`, the host's page for composing them; [`shopping`]:
 //!   `/api/bar/shopping` and `/shopping`, the household's shopping list.
+//! - [`photos`]: a recipe's photos through the API and their files; [`photo_pages`]: the
+//!   same without JavaScript (a photo's page, the upload, delete and cover forms).
 //! - [`params`]: what an address asks for; [`body`]: the API's JSON bodies, repeated keys
 //!   found.
 //!
@@ -41,6 +43,7 @@ pub(crate) mod menu;
 pub(crate) mod menus_page;
 pub(crate) mod pages;
 pub(crate) mod params;
+pub(crate) mod photo_pages;
 pub(crate) mod photos;
 pub(crate) mod shelf;
 pub(crate) mod shopping;

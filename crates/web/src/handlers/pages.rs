@@ -10,9 +10,10 @@ use crate::household::Asking;
 use crate::http::cache_control;
 use crate::http::recent::Kind;
 use crate::site::Site;
+use crate::view::photos::RecipePhotos;
 use crate::view::templates::{EditControls, EditOn};
 use crate::who::editing::Editing;
-use crate::who::household_door::HouseholdDoor;
+use crate::who::household_door::{HouseholdDoor, household_call};
 use crate::who::visitor::Visitor;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Extension, FromRef, FromRequestParts, Query, State};
@@ -59,6 +60,7 @@ pub(crate) async fn recipe(
         site,
         heavy,
         editing,
+        home,
     }: RecipeState,
     share: Option<Extension<Share>>,
     visitor: Visitor,
@@ -70,8 +72,21 @@ pub(crate) async fn recipe(
     let cost = site.recipes().len();
     let editor = editing.editor(&visitor).ok();
     let off = editing.off_for(&visitor);
-    let personal = editor.is_some() || off.is_some();
-    if !personal && let Some(kept) = site.kept_recipe_page(id, display, &headers) {
+    let photos = recipe_photos(&home, &visitor, id).await;
+    let editing_shown = editor.is_some() || off.is_some();
+    // The photo form carries this person's token: kept for them alone (under its tag).
+    let personal = editing_shown || photos.csrf.is_some();
+    let kept = match editing_shown {
+        false => site.kept_recipe_page(id, display, photos.tag(), &headers),
+        true => None,
+    };
+    if let Some(mut kept) = kept {
+        if personal {
+            kept.headers_mut().insert(
+                axum::http::header::CACHE_CONTROL,
+                cache_control::private_revalidate(),
+            );
+        }
         return Ok(kept);
     }
     let saved = after.ok().and_then(|Query(a)| a.saved);
@@ -85,7 +100,7 @@ pub(crate) async fn recipe(
             })),
             (None, off) => off.map(EditControls::Off),
         };
-        Ok(site.recipe_answer(r, display, controls, headers)?)
+        Ok(site.recipe_answer_with(r, display, controls, photos, headers)?)
     })
     .await?;
     if personal {
@@ -99,12 +114,29 @@ pub(crate) async fn recipe(
     Ok(page)
 }
 
-/// The parts of the state a recipe page needs: the site, the gate, and the editing
-/// permission (for its edit controls).
+/// Recipe `id`'s photos, and the upload form's token for a person the household knows.
+/// Without a household (or should it fail to answer) the page shows none: the recipe is
+/// served all the same.
+async fn recipe_photos(home: &HouseholdDoor, visitor: &Visitor, id: u64) -> RecipePhotos {
+    let Some(db) = home.db().cloned().filter(|_| home.photos().is_ok()) else {
+        return RecipePhotos::default();
+    };
+    let photos = household_call(db, move |db| db.photos(id))
+        .await
+        .unwrap_or_else(|e| {
+            tracing::warn!("recipe {id}'s photos could not be read: {e}");
+            Vec::new()
+        });
+    RecipePhotos::new(&photos, home.photo_form_token(visitor))
+}
+
+/// The parts of the state a recipe page needs: the site, the gate, the editing
+/// permission (for its edit controls) and the household (for its photos).
 pub(crate) struct RecipeState {
     site: Arc<Site>,
     heavy: HeavyGate,
     editing: Arc<Editing>,
+    home: Arc<HouseholdDoor>,
 }
 
 impl<S> FromRequestParts<S> for RecipeState
@@ -113,6 +145,7 @@ where
     Arc<Site>: FromRef<S>,
     HeavyGate: FromRef<S>,
     Arc<Editing>: FromRef<S>,
+    Arc<HouseholdDoor>: FromRef<S>,
 {
     type Rejection = Infallible;
 
@@ -121,6 +154,7 @@ where
             site: Arc::<Site>::from_ref(state),
             heavy: HeavyGate::from_ref(state),
             editing: Arc::<Editing>::from_ref(state),
+            home: Arc::<HouseholdDoor>::from_ref(state),
         })
     }
 }

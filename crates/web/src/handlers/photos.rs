@@ -83,35 +83,45 @@ pub(crate) async fn add(
     State(home): State<Arc<HouseholdDoor>>,
     State(limits): State<RequestLimits>,
     Api(RecipeId(id)): Api<RecipeId>,
-    Write(Resident { db, person, .. }, _): Write<Own>,
+    Write(resident, _): Write<Own>,
     request: Request,
 ) -> ApiResult {
     find_recipe(&site, id)?;
-    let room = home.photos()?;
+    home.photos()?;
     let body = limits::read(&limits, request)
         .await
         .map_err(WebError::from)?;
-    let stored = room
-        .make(body.bytes.clone())
-        .await
-        .map_err(WebError::from)?;
+    let photo = keep(&home, id, resident, body.bytes.clone()).await?;
     drop(body);
+    let mut response = personal(shown(&photo));
+    *response.status_mut() = StatusCode::CREATED;
+    Ok(response)
+}
+
+/// The one way a photo is taken, once its bytes are read (the API's body, the form's
+/// field): made (off the runtime), its files written durably, then its row; should the
+/// row be refused, its files go at once.
+pub(crate) async fn keep(
+    home: &HouseholdDoor,
+    id: u64,
+    Resident { db, person, .. }: Resident,
+    bytes: axum::body::Bytes,
+) -> Result<Photo, WebError> {
+    let room = home.photos()?;
+    let stored = room.make(bytes).await?;
     let hash = stored.hash.clone();
     let added = household_call(db.clone(), move |db| {
         db.add_photo(&person, id, &stored.hash, (stored.width, stored.height))
     })
     .await;
-    let photo = match added {
-        Ok(photo) => photo,
+    match added {
+        Ok(photo) => Ok(photo),
         Err(e) => {
             // Refused (the cap) or not saved: files no row names go now, not at the next start.
             forget_unnamed(&db, room.store(), hash).await;
-            return Err(e.into());
+            Err(e)
         }
-    };
-    let mut response = personal(shown(&photo));
-    *response.status_mut() = StatusCode::CREATED;
-    Ok(response)
+    }
 }
 
 /// Removes the files of `hash` if no photo row names them.
@@ -135,33 +145,53 @@ pub(crate) async fn delete(
     State(home): State<Arc<HouseholdDoor>>,
     State(editing): State<Arc<Editing>>,
     Api(PhotoPath(id, photo)): Api<PhotoPath>,
-    Write(
-        Resident {
-            db,
-            person,
-            visitor,
-        },
-        _,
-    ): Write<Own>,
+    Write(resident, _): Write<Own>,
 ) -> ApiResult {
+    take_away(&home, &editing, resident, id, photo).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// The one way a photo is taken away (the API's DELETE, the page's form): the person's
+/// own, or any for an editor; its files go when no other row names them.
+pub(crate) async fn take_away(
+    home: &HouseholdDoor,
+    editing: &Editing,
+    resident: Resident,
+    id: u64,
+    photo: i64,
+) -> Result<(), WebError> {
+    let Resident {
+        db,
+        person,
+        visitor,
+    } = resident;
     let room = home.photos()?;
-    let any = home.keeper(&visitor, &editing).is_ok();
+    let any = home.keeper(&visitor, editing).is_ok();
     let (gone, unused) =
         household_call(db, move |db| db.delete_photo(&person, any, id, photo)).await?;
     if unused && let Err(e) = room.store().remove(&gone.hash) {
         // The row is gone; the files are swept at the next start.
         tracing::warn!("photo files {} could not be removed: {e}", gone.hash);
     }
-    Ok(StatusCode::NO_CONTENT.into_response())
+    Ok(())
 }
 
 /// `PUT /api/recipes/{id}/photos/{photo}/cover`: an editor chooses the cover.
 pub(crate) async fn cover(
     Api(PhotoPath(id, photo)): Api<PhotoPath>,
-    Write(Resident { db, person, .. }, _): Write<Covers>,
+    Write(resident, _): Write<Covers>,
 ) -> ApiResult {
-    let photo = household_call(db, move |db| db.set_cover(&person, id, photo)).await?;
+    let photo = make_cover(resident, id, photo).await?;
     Ok(personal(shown(&photo)))
+}
+
+/// The one way a cover is chosen (the API's PUT, the page's form).
+pub(crate) async fn make_cover(
+    Resident { db, person, .. }: Resident,
+    id: u64,
+    photo: i64,
+) -> Result<Photo, WebError> {
+    household_call(db, move |db| db.set_cover(&person, id, photo)).await
 }
 
 /// `GET /photos/{name}`: a photo's file; its name is its content's, so it never changes.

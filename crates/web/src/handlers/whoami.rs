@@ -40,6 +40,8 @@ pub(crate) async fn whoami(
     body["can_edit"] = serde_json::Value::Bool(editing.may_edit(&visitor));
     // Whether they may compose the guests' menus: the navigation's "Menus".
     body["can_compose"] = serde_json::Value::Bool(home.menu_keeper(&visitor, &editing).is_ok());
+    // Whether they may choose a recipe's cover photo and delete anyone's (photos.js).
+    body["can_cover"] = serde_json::Value::Bool(home.keeper(&visitor, &editing).is_ok());
     // Whether the household's database can be used, and if not what is wrong with it.
     body["household"] = match home.unavailable() {
         Some(why) => serde_json::json!({"ok": false, "why": why}),

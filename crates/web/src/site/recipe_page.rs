@@ -11,6 +11,7 @@ use crate::http::representation::{ContentHasher, Representation};
 use crate::http::spliced::{self, Pieces};
 use crate::recipes::Recipe;
 use crate::units::AmountView;
+use crate::view::photos::RecipePhotos;
 use crate::view::strength::StrengthView;
 use crate::view::templates::{Amounts, EditControls, RecipePage};
 use crate::view::{glass, links};
@@ -28,7 +29,20 @@ impl Site {
         display: AmountView,
         edit: Option<EditControls>,
     ) -> Result<String, SiteError> {
-        render("recipe page", &self.recipe_view(r, display, edit)?)
+        let photos = RecipePhotos::default();
+        render("recipe page", &self.recipe_view(r, display, edit, photos)?)
+    }
+
+    /// [`Site::recipe_answer_with`] without photos.
+    #[cfg(test)]
+    pub(crate) fn recipe_answer(
+        &self,
+        r: &Recipe,
+        display: AmountView,
+        edit: Option<EditControls>,
+        request: &HeaderMap,
+    ) -> Result<Response<Body>, SiteError> {
+        self.recipe_answer_with(r, display, edit, RecipePhotos::default(), request)
     }
 
     /// [`Site::render_recipe`] as the answer to `request`.
@@ -39,16 +53,18 @@ impl Site {
     /// client gets the head and tail spliced around the list compressed once ([`spliced`]);
     /// a page without edit controls is then kept ([`RecipePages`]) for the next asker with
     /// the same units and servings. Other clients get the same text compressed as it is
-    /// written.
-    pub(crate) fn recipe_answer(
+    /// written. A page is kept under its photos' tag too ([`RecipePhotos::tag`]): photos
+    /// change without the recipe changing, and the photo form carries the person's token.
+    pub(crate) fn recipe_answer_with(
         &self,
         r: &Recipe,
         display: AmountView,
         edit: Option<EditControls>,
+        photos: RecipePhotos,
         request: &HeaderMap,
     ) -> Result<Response<Body>, SiteError> {
         // Edit controls carry the editor's form token: such a page is never kept.
-        let key = edit.is_none().then_some((r.id, display));
+        let key = edit.is_none().then_some((r.id, display, photos.tag()));
         let middle = match self.list_middle.get() {
             Some(Some(middle)) if negotiate(request) == Encoding::Brotli => Some(middle),
             _ => None,
@@ -58,7 +74,7 @@ impl Site {
         {
             return Ok(kept.respond(request));
         }
-        let mut page = self.recipe_view(r, display, edit)?;
+        let mut page = self.recipe_view(r, display, edit, photos)?;
         let list = std::mem::replace(&mut page.list, LIST_MARK);
         let marked = render("recipe page", &page);
         page.list = list;
@@ -113,19 +129,25 @@ impl Site {
         hash.finish()
     }
 
-    /// The kept page of recipe `id` for `display` without edit controls, if a brotli
+    /// The kept page of recipe `id` for `display` and photos tagged `photos`
+    /// ([`RecipePhotos::tag`]) without edit controls, if a brotli
     /// client asks and one is kept: sent without rendering anything, so the handler asks
     /// before the heavy-work gate (as for searches).
     pub(crate) fn kept_recipe_page(
         &self,
         id: u64,
         display: AmountView,
+        photos: u64,
         request: &HeaderMap,
     ) -> Option<Response<Body>> {
         if negotiate(request) != Encoding::Brotli {
             return None;
         }
-        Some(self.recipe_pages.get(&(id, display))?.respond(request))
+        Some(
+            self.recipe_pages
+                .get(&(id, display, photos))?
+                .respond(request),
+        )
     }
 
     fn recipe_view<'a>(
@@ -133,8 +155,10 @@ impl Site {
         r: &'a Recipe,
         display: AmountView,
         edit: Option<EditControls>,
+        photos: RecipePhotos,
     ) -> Result<RecipePage<'a>, SiteError> {
         Ok(RecipePage {
+            photos,
             edit,
             chrome: self.chrome("").at("recipes"),
             r,
@@ -200,7 +224,8 @@ impl KeptPage {
     }
 }
 
-type PageKey = (u64, AmountView);
+/// A recipe, the display asked for, and its photos' tag ([`RecipePhotos::tag`]).
+type PageKey = (u64, AmountView, u64);
 
 #[derive(Debug, Clone)]
 struct ByOwnSize;
@@ -212,7 +237,7 @@ impl quick_cache::Weighter<PageKey, Arc<KeptPage>> for ByOwnSize {
 }
 
 /// The brotli recipe pages of one collection asked for lately, without edit controls, by
-/// recipe and display: bounded by [`RECIPE_PAGES_BUDGET`], the least useful evicted first.
+/// recipe, display and photos: bounded by [`RECIPE_PAGES_BUDGET`], the least useful evicted first.
 /// Made afresh with the collection ([`Site::new`]), so a save empties it.
 pub(crate) struct RecipePages(quick_cache::sync::Cache<PageKey, Arc<KeptPage>, ByOwnSize>);
 

@@ -495,23 +495,29 @@ async fn a_recipe_pages_etag_changes_with_everything_on_it() {
     assert_eq!(site.recipe_pages.len(), 3);
     let id = r(&site).id;
     let kept = site
-        .kept_recipe_page(id, plain, &accept("br"))
+        .kept_recipe_page(id, plain, 0, &accept("br"))
         .expect("kept");
     assert_eq!(kept.headers()[header::ETAG], base[0].as_str());
-    assert!(site.kept_recipe_page(id, plain, &accept("gzip")).is_none());
+    assert!(
+        site.kept_recipe_page(id, plain, 0, &accept("gzip"))
+            .is_none()
+    );
     let unasked = AmountView {
         unit: None,
         servings: 5,
     };
-    assert!(site.kept_recipe_page(id, unasked, &accept("br")).is_none());
+    assert!(
+        site.kept_recipe_page(id, unasked, 0, &accept("br"))
+            .is_none()
+    );
     assert!(
         other
-            .kept_recipe_page(r(&other).id, plain, &accept("br"))
+            .kept_recipe_page(r(&other).id, plain, 0, &accept("br"))
             .is_some()
     );
     assert!(
         json(None)
-            .kept_recipe_page(id, plain, &accept("br"))
+            .kept_recipe_page(id, plain, 0, &accept("br"))
             .is_none(),
         "a new collection keeps none"
     );

@@ -11,6 +11,8 @@
 //!   buttons, and the size caps the form shows.
 //! - [`picker`]: My bar's bottles to tick, grouped by kind.
 //! - [`glass`]: a recipe's glass icon. [`links`]: addresses in notes, as links.
+//! - [`photos`]: a recipe's photos on its page; [`photo_pages`]: a photo's own page, a
+//!   refused upload.
 //! - [`shopping`]: `/shopping`, the household's shopping list without JavaScript.
 //! - [`strength`]: a recipe's strength line and its working.
 
@@ -19,6 +21,8 @@ pub(crate) mod form;
 pub(crate) mod glass;
 pub(crate) mod links;
 pub(crate) mod menu;
+pub(crate) mod photo_pages;
+pub(crate) mod photos;
 pub(crate) mod picker;
 pub(crate) mod qr;
 pub(crate) mod shopping;

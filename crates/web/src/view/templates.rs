@@ -141,6 +141,8 @@ pub(crate) struct RecipePage<'a> {
     pub(crate) notes: Vec<NotePart<'a>>,
     /// The whole list ([`ListBody`], already escaped), shown beside the recipe when wide.
     pub(crate) list: &'a str,
+    /// Its photos, and the upload form for a person the household knows.
+    pub(crate) photos: crate::view::photos::RecipePhotos,
 }
 
 impl RecipePage<'_> {
@@ -572,6 +574,7 @@ mod tests {
             ),
             notes: crate::view::links::note_parts(&r.notes),
             list: "<ol id=\"recipes\"></ol>",
+            photos: Default::default(),
         }
         .render()
         .unwrap()

@@ -156,6 +156,14 @@ impl HouseholdDoor {
         Some(editing::form_token(&self.key, visitor.0.as_ref()?))
     }
 
+    /// The token a recipe's photo forms carry for this visitor, if the household knows
+    /// them (any person may add a photo).
+    pub(crate) fn photo_form_token(&self, visitor: &Visitor) -> Option<String> {
+        self.photos().ok()?;
+        self.person(visitor).ok()?;
+        Some(editing::form_token(&self.key, visitor.0.as_ref()?))
+    }
+
     /// The token `/shopping`'s forms carry for this visitor, if they keep the shelf.
     pub(crate) fn shelf_form_token(&self, visitor: &Visitor, editing: &Editing) -> Option<String> {
         self.shelf_keeper(visitor, editing).ok()?;
