@@ -31,6 +31,7 @@
 //   times.js    moments shown in the phone's own zone
 //   intro.js    a first visit's line saying what this is
 //   photos.js   a recipe's photos: the cover beside its name, taking one
+//   photo-queue.js photos taken offline, kept on the device until sent
 //   covers.js   the list's photos, when this device's choice shows them
 import { startPage } from "./page.js";
 import { startWake } from "./wake.js";
@@ -47,6 +48,7 @@ import { startShare } from "./share.js";
 import { startMenus } from "./menus.js";
 import { startTimes } from "./times.js";
 import { startIntro } from "./intro.js";
+import { startPhotoQueue } from "./photo-queue.js";
 
 // In this order: the stored choices before anything shows them; recipes painted before
 // the list adds its own reactions to a change of choices.
@@ -65,3 +67,4 @@ startShare();
 startMenus();
 startTimes();
 startIntro();
+startPhotoQueue();

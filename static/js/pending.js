@@ -112,6 +112,13 @@ function show(count) {
   status.classList.toggle("refused", refused !== "");
 }
 
+// Shows `text`, the refusal of a change kept elsewhere (a photo: photo-queue.js), as this
+// module's own are shown: until the next change.
+export function sayRefused(text) {
+  refused = text;
+  show(pendingCount());
+}
+
 // Keeps `change` on this device and sends it (and whatever waits before it) when it can.
 // Resolves with the server's JSON answer (`{error, field}` when refused), or null while it
 // stays pending.

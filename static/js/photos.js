@@ -4,7 +4,8 @@
 // household knows, a camera button there when it has none ("Add photo" in the large view
 // when it has, and "Add a photo" after Made one), which opens the phone's camera or its
 // photos and sends the picture as it is: the server turns it upright and strips its
-// location. The picture shows at once, from the phone, while it is sent.
+// location. The picture shows at once, from the phone, while it is sent; taken offline,
+// it waits on the phone (photo-queue.js) and goes when the connection returns.
 //
 // One markup: the recipe's page comes with the cover, the strip and a plain upload form
 // (templates/recipe.html), links to each photo's own page, which work without JavaScript;
@@ -13,6 +14,7 @@
 import { el } from "./markup.js";
 import { whoami } from "./page.js";
 import { refusalText } from "./pending.js";
+import { keepPhoto, onPhotoAnswered, waitingFor } from "./photo-queue.js";
 
 const states = new Map(); // recipe id → its photos' state, while its recipe is shown
 
@@ -30,8 +32,30 @@ export async function addPhotos(head, container, id, name) {
   const person = Boolean(me && typeof me.login === "string");
   const state = { id: String(id), name, person, login: person ? me.login : null, editor: me?.can_cover === true, spot, container, photos };
   states.set(state.id, state);
+  state.photos = [...photos, ...await waiting(state)];
   paint(state);
 }
+
+// The photos of `state`'s recipe kept on this device to be sent, as the phone's pictures.
+async function waiting(state) {
+  if (!state.person) return [];
+  const kept = await waitingFor(state.id);
+  const previews = await Promise.all(kept.map((w) => previewOf(w.blob)));
+  return previews.filter(Boolean).map((p) => ({ thumb_url: p, url: p, local: true }));
+}
+
+// A kept photo has been answered: the recipe's photos read again (and what still waits),
+// and said.
+onPhotoAnswered(async ({ recipe, refused }) => {
+  const state = states.get(String(recipe));
+  if (!state || !state.spot.isConnected) return;
+  const served = await read(state.id);
+  state.photos = [...(served ?? state.photos.filter((p) => !p.local)), ...await waiting(state)];
+  paint(state);
+  say(state, refused ?? "Photo added.");
+});
+
+const WAITING = "Waiting to be sent: it goes when the connection returns.";
 
 async function read(id) {
   try {
@@ -123,9 +147,14 @@ async function send(state, file) {
     paint(state);
     say(state, "Photo added.");
   } catch (error) {
+    // Unreachable: kept on this phone to be sent later (for the person who took it).
+    if (error instanceof TypeError && state.login && await keepPhoto(state.id, state.login, file)) {
+      say(state, WAITING);
+      return;
+    }
     state.photos = before;
     paint(state);
-    say(state, error instanceof TypeError ? "Not sent: the server could not be reached." : error.message);
+    say(state, error instanceof TypeError ? "Not sent: the server could not be reached, and this browser would not keep the photo." : error.message);
   }
 }
 
