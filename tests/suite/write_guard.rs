@@ -269,6 +269,27 @@ fn rows() -> Vec<Row> {
         ),
         row(
             post.clone(),
+            "/recipes/{id}/photos",
+            "/recipes/1/photos",
+            Form(""),
+            own(415),
+        ),
+        row(
+            post.clone(),
+            "/recipes/{id}/photos/{photo}/delete",
+            "/recipes/1/photos/999/delete",
+            Form("confirm=yes"),
+            own(404),
+        ),
+        row(
+            post.clone(),
+            "/recipes/{id}/photos/{photo}/cover",
+            "/recipes/1/photos/999/cover",
+            Form(""),
+            edit(404),
+        ),
+        row(
+            post.clone(),
             "/api/household/upload",
             "/api/household/upload",
             Json("{}"),
@@ -376,6 +397,9 @@ async fn ask(server: &Server, who: Who, row: &Row) -> (StatusCode, String) {
                 "/menus"
             } else if row.at.starts_with("/shopping") {
                 "/shopping"
+            } else if row.at.starts_with("/recipes/1/photos") {
+                // The recipe's page, which has the photo form for a person.
+                "/recipes/1"
             } else {
                 "/recipes/new"
             };
