@@ -14,6 +14,9 @@ const STORE = "waiting";
 const listeners = [];
 let sending = null;
 let retryTimer = 0;
+// Whether photos may be waiting here (unknown until read): household changes (every star
+// tapped) ask for a send only then, not a read of IndexedDB each.
+let mayWait = true;
 
 // Runs `f({ recipe, photo, refused })` when a kept photo has been answered: `photo` the
 // server's (sent), or `refused` the words for why not.
@@ -37,6 +40,7 @@ function request(mode, work) {
 // Keeps `file`, a photo of recipe `id` taken by `login`, to be sent later; false when the
 // browser would not keep it (storage full or off): then it is not kept anywhere.
 export async function keepPhoto(id, login, file) {
+  mayWait = true;
   try {
     await request("readwrite", (store) => store.add({ recipe: Number(id), login, type: file.type, blob: file, at: Date.now() }));
     return true;
@@ -67,8 +71,9 @@ export function sendWaiting() {
 async function sendAll() {
   clearTimeout(retryTimer);
   await firstAnswer;
+  let others = 0;
   for (const kept of await all()) {
-    if (kept.login !== household.login) continue;
+    if (kept.login !== household.login) { others++; continue; }
     let status = 0, answer = null;
     try {
       const response = await fetch("/api/recipes/" + kept.recipe + "/photos", {
@@ -81,19 +86,20 @@ async function sendAll() {
       status = 0;
     }
     const what = outcome(status === 0 ? 503 : status, "POST");
-    if (what === "kept") { retryTimer = setTimeout(sendWaiting, 30_000); return; }
+    if (what === "kept") { mayWait = true; retryTimer = setTimeout(sendWaiting, 30_000); return; }
     await request("readwrite", (store) => store.delete(kept.id)).catch(() => {});
     const told = what === "sent" ? { photo: answer, refused: null } : { photo: null, refused: refusalText(answer, status) };
     for (const f of listeners) f({ recipe: kept.recipe, ...told });
     // Said where every refused change is too: the recipe may not be open.
     if (told.refused) sayRefused(told.refused);
   }
+  mayWait = others > 0;
 }
 
 // Sends what an earlier visit left, and again whenever the connection returns (once
 // household.js has heard again whose the page is: it tells its listeners then).
 export function startPhotoQueue() {
   if (!("indexedDB" in window)) return;
-  onHousehold(() => { if (navigator.onLine) sendWaiting(); });
+  onHousehold(() => { if (navigator.onLine && mayWait) sendWaiting(); });
   sendWaiting();
 }

@@ -57,7 +57,7 @@ impl PhotoAt {
     fn url(self, hash: &str) -> String {
         match self {
             PhotoAt::Guests => format!("/menu/photos/{hash}.jpg"),
-            PhotoAt::App => format!("/photos/{hash}.thumb.jpg"),
+            PhotoAt::App => crate::view::photos::thumb_url(hash),
         }
     }
 }

@@ -15,6 +15,7 @@ use crate::guard::limits::{self, RequestLimits};
 use crate::household::Photo;
 use crate::http::cache_control::IMMUTABLE;
 use crate::site::Site;
+use crate::view::photos::{large_url, thumb_url};
 use crate::who::editing::Editing;
 use crate::who::household_door::{HouseholdDoor, household_call};
 use crate::who::write::{Covers, Own, Resident, Write};
@@ -31,8 +32,8 @@ type ApiResult = Result<Response, Api<WebError>>;
 pub(crate) fn shown(photo: &Photo) -> Value {
     json!({
         "id": photo.id,
-        "url": format!("/photos/{}.jpg", photo.hash),
-        "thumb_url": format!("/photos/{}.thumb.jpg", photo.hash),
+        "url": large_url(&photo.hash),
+        "thumb_url": thumb_url(&photo.hash),
         "width": photo.width,
         "height": photo.height,
         "by": photo.by,
@@ -71,7 +72,7 @@ pub(crate) async fn covers(State(home): State<Arc<HouseholdDoor>>) -> ApiResult 
     let covers = household_call(db, |db| db.covers()).await?;
     let by_recipe: serde_json::Map<String, Value> = covers
         .iter()
-        .map(|p| (p.recipe.to_string(), shown(p)["thumb_url"].clone()))
+        .map(|p| (p.recipe.to_string(), Value::String(thumb_url(&p.hash))))
         .collect();
     Ok(personal(Value::Object(by_recipe)))
 }

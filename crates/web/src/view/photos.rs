@@ -6,6 +6,16 @@
 
 use crate::household::Photo;
 
+/// The address of photo `hash`'s large file, served as `GET /photos/{name}` for good.
+pub(crate) fn large_url(hash: &str) -> String {
+    format!("/photos/{hash}.jpg")
+}
+
+/// The address of photo `hash`'s thumbnail.
+pub(crate) fn thumb_url(hash: &str) -> String {
+    format!("/photos/{hash}.thumb.jpg")
+}
+
 /// One photo as a page links it.
 #[derive(Debug, Clone)]
 pub(crate) struct PhotoLink {
@@ -22,8 +32,8 @@ impl From<&Photo> for PhotoLink {
     fn from(photo: &Photo) -> PhotoLink {
         PhotoLink {
             id: photo.id,
-            url: format!("/photos/{}.jpg", photo.hash),
-            thumb: format!("/photos/{}.thumb.jpg", photo.hash),
+            url: large_url(&photo.hash),
+            thumb: thumb_url(&photo.hash),
             by: photo.by.clone(),
             width: photo.width,
             height: photo.height,
