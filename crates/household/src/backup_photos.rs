@@ -167,7 +167,9 @@ fn insert(tx: &Connection, recipe: i64, row: &PhotoRow, at: i64, field: &str) ->
         "INSERT INTO photos (id, recipe, hash, width, height, by, at, cover)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0)",
     )?
-    .execute(params![id, recipe, row.hash, row.width, row.height, row.by, at])?;
+    .execute(params![
+        id, recipe, row.hash, row.width, row.height, row.by, at
+    ])?;
     Ok(id)
 }
 

@@ -100,7 +100,16 @@ impl Household {
                 "INSERT INTO photos (id, recipe, hash, width, height, by, at, cover)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?
-            .execute(params![id, key, hash, width, height, who.login, at, here == 0])?;
+            .execute(params![
+                id,
+                key,
+                hash,
+                width,
+                height,
+                who.login,
+                at,
+                here == 0
+            ])?;
             one(tx, recipe, id)
         })
     }

@@ -42,8 +42,9 @@ fn cutoff(now: i64) -> i64 {
 
 /// Deleted photo `id` of `recipe`, if still restorable.
 fn gone_one(db: &Connection, recipe: i64, id: i64) -> Result<Option<Photo>> {
-    let sql =
-        format!("SELECT {COLUMNS} FROM photos_gone WHERE id = ?1 AND recipe = ?2 AND gone_at >= ?3");
+    let sql = format!(
+        "SELECT {COLUMNS} FROM photos_gone WHERE id = ?1 AND recipe = ?2 AND gone_at >= ?3"
+    );
     Ok(db
         .prepare_cached(&sql)?
         .query_row(params![id, recipe, cutoff(limits::now_ms())], row)

@@ -35,7 +35,11 @@ fn a_deleted_photo_comes_back_as_itself() {
     let gone = h.gone_photos(&alice(), false, 7).unwrap();
     assert_eq!(gone.len(), 1);
     assert_eq!(
-        (gone[0].photo.id, gone[0].photo.cover, gone[0].gone_by.as_str()),
+        (
+            gone[0].photo.id,
+            gone[0].photo.cover,
+            gone[0].gone_by.as_str()
+        ),
         (first.id, true, "alice@example.com")
     );
     let back = h.restore_photo(&alice(), false, 7, first.id).unwrap();
@@ -74,8 +78,16 @@ fn only_who_added_it_or_an_editor_restores_it() {
         gone_ids(&h, &bob(), false, 3).is_empty(),
         "not bob's: not listed"
     );
-    assert_eq!(gone_ids(&h, &bob(), true, 3), [photo.id], "an editor sees it");
-    assert_eq!(gone_ids(&h, &alice(), false, 3), [photo.id], "nor its adder's");
+    assert_eq!(
+        gone_ids(&h, &bob(), true, 3),
+        [photo.id],
+        "an editor sees it"
+    );
+    assert_eq!(
+        gone_ids(&h, &alice(), false, 3),
+        [photo.id],
+        "nor its adder's"
+    );
     match h.restore_photo(&bob(), false, 3, photo.id) {
         Err(HouseholdError::NotYours(why)) => assert!(why.contains("restore"), "{why}"),
         other => panic!("not refused: {other:?}"),
@@ -139,7 +151,10 @@ fn a_deleted_photos_id_is_never_given_again() {
     h.delete_photo(&alice(), false, 1, last.id).unwrap();
     let next = h.add_photo(&alice(), 1, C, (10, 10)).unwrap();
     assert!(next.id > last.id, "{} after {}", next.id, last.id);
-    assert_eq!(h.restore_photo(&alice(), false, 1, last.id).unwrap().id, last.id);
+    assert_eq!(
+        h.restore_photo(&alice(), false, 1, last.id).unwrap().id,
+        last.id
+    );
 }
 
 #[test]
@@ -149,10 +164,22 @@ fn a_deleted_photos_files_are_shown_only_to_who_may_restore_it() {
     assert!(h.may_see_photo_file(A, None, false).unwrap(), "on a recipe");
     h.delete_photo(&alice(), false, 1, photo.id).unwrap();
     assert!(!h.may_see_photo_file(A, None, false).unwrap());
-    assert!(!h.may_see_photo_file(A, Some("bob@example.com"), false).unwrap());
-    assert!(h.may_see_photo_file(A, Some("bob@example.com"), true).unwrap());
-    assert!(h.may_see_photo_file(A, Some("alice@example.com"), false).unwrap());
-    assert!(!h.may_see_photo_file(B, Some("alice@example.com"), true).unwrap());
+    assert!(
+        !h.may_see_photo_file(A, Some("bob@example.com"), false)
+            .unwrap()
+    );
+    assert!(
+        h.may_see_photo_file(A, Some("bob@example.com"), true)
+            .unwrap()
+    );
+    assert!(
+        h.may_see_photo_file(A, Some("alice@example.com"), false)
+            .unwrap()
+    );
+    assert!(
+        !h.may_see_photo_file(B, Some("alice@example.com"), true)
+            .unwrap()
+    );
 }
 
 #[test]
@@ -169,10 +196,21 @@ fn a_photo_deleted_over_30_days_ago_is_purged() {
             rusqlite::params![long_ago, old.id],
         )
         .unwrap();
-    assert_eq!(gone_ids(&h, &alice(), false, 1), [new.id], "past it: not listed");
-    assert!(!h.may_see_photo_file(A, Some("alice@example.com"), true).unwrap());
+    assert_eq!(
+        gone_ids(&h, &alice(), false, 1),
+        [new.id],
+        "past it: not listed"
+    );
+    assert!(
+        !h.may_see_photo_file(A, Some("alice@example.com"), true)
+            .unwrap()
+    );
     assert_eq!(h.purge_gone_photos().unwrap(), 1);
-    assert_eq!(h.photo_hashes().unwrap(), [B.to_owned()].into(), "A's files may go");
+    assert_eq!(
+        h.photo_hashes().unwrap(),
+        [B.to_owned()].into(),
+        "A's files may go"
+    );
     assert!(matches!(
         h.restore_photo(&alice(), false, 1, old.id),
         Err(HouseholdError::Nothing(_))
