@@ -2,7 +2,8 @@
 //! real binary: restored under its own id and listed again, the cover rule; who may
 //! restore (its adder, an editor; not another person) and see its files meanwhile; past
 //! the recipe's cap it is refused and nothing changes; a restart (the start sweep) keeps
-//! its files, and one deleted over 30 days ago is purged at start, row and files.
+//! its files, and one deleted over 30 days ago is purged at start, row and files; `check
+//! --household` names a deleted photo whose files are missing.
 
 use crate::common;
 
@@ -231,7 +232,24 @@ async fn a_restart_keeps_a_deleted_photo_and_purges_one_deleted_long_ago() {
     );
     let (status, _) = restore(&alice, 3, id(&old)).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "purged");
-    let (status, back) = restore(&alice, 3, id(&recent)).await;
-    assert_eq!(status, StatusCode::CREATED, "{back}");
-    assert_eq!(listed(&alice, 3).await, [(id(&recent), true)]);
+    drop(alice);
+
+    // `check --household` looks for a deleted photo's files too.
+    let db = state.path().join("household.sqlite");
+    let check = || {
+        std::process::Command::new(common::BIN)
+            .args(["check", "--household", db.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    assert!(check().status.success(), "all its files are there");
+    std::fs::remove_file(state.path().join("photos").join(&want[0])).unwrap();
+    let checked = check();
+    let said = String::from_utf8_lossy(&checked.stderr);
+    assert!(!checked.status.success());
+    let named = format!("deleted photo {} of recipe 3", id(&recent));
+    assert!(
+        said.contains(&named) && said.contains("is missing"),
+        "{said}"
+    );
 }
