@@ -141,16 +141,20 @@ pub(super) fn said_taken(file: &Path, db: &Path, taken: &Taken) -> String {
 }
 
 /// Each photo row of the database at `db` whose files are not in the photo store beside
-/// it, one line each (`photo 3 of recipe 12 (by ann): photos/ab….jpg is missing`).
+/// it, one line each (`photo 3 of recipe 12 (by ann): photos/ab….jpg is missing`); a
+/// deleted photo kept to be restored is said as such (`deleted photo 4 …`).
 pub(super) fn missing_photos(db: &Path) -> Result<Vec<String>, String> {
-    let rows = crate::household::photos_in(db).map_err(|e| format!("{}: {e}", db.display()))?;
+    let read = |e: crate::household::HouseholdError| format!("{}: {e}", db.display());
+    let live = crate::household::photos_in(db).map_err(read)?;
+    let gone = crate::household::gone_photos_in(db).map_err(read)?;
     let store = PhotoStore::existing(&PhotoStore::dir_beside(db));
+    let rows = live.iter().map(|p| ("photo", p));
     Ok(rows
-        .iter()
-        .filter_map(|p| {
+        .chain(gone.iter().map(|p| ("deleted photo", p)))
+        .filter_map(|(kind, p)| {
             let missing = missing_file(&store, &p.hash)?;
             Some(format!(
-                "photo {} of recipe {} (by {}): {missing} is missing from {}",
+                "{kind} {} of recipe {} (by {}): {missing} is missing from {}",
                 p.id,
                 p.recipe,
                 p.by,

@@ -158,7 +158,7 @@ async function send(state, file) {
   }
 }
 
-const FLEETING = ["Photo added.", "Photo deleted.", "Cover chosen."];
+const FLEETING = ["Photo added.", "Photo restored.", "Cover chosen."];
 
 function say(state, text) {
   const status = state.spot.querySelector(".photo-status");
@@ -168,19 +168,51 @@ function say(state, text) {
   if (FLEETING.includes(text)) setTimeout(() => { if (status.textContent === text) status.textContent = ""; }, 4000);
 }
 
-// A change to a photo (`method` on `path`): the photos read again and painted, said.
+// Sends a change to a photo (`method` on `path`), or throws what went wrong.
+async function ask(state, method, path) {
+  const answer = await fetch("/api/recipes/" + state.id + "/photos/" + path, { method, headers: { Accept: "application/json" } });
+  if (!answer.ok) throw new Error(refusalText(await answer.json().catch(() => null), answer.status));
+}
+
+const failed = (error) => error instanceof TypeError ? "Not done: the server could not be reached." : error.message;
+
+// A change to a photo (`method` on `path`): the photos read again and painted, said;
+// whether it was made.
 async function change(state, dialog, method, path, done) {
   try {
-    const answer = await fetch("/api/recipes/" + state.id + "/photos/" + path, { method, headers: { Accept: "application/json" } });
-    if (!answer.ok) throw new Error(refusalText(await answer.json().catch(() => null), answer.status));
+    await ask(state, method, path);
     state.photos = (await read(state.id)) ?? state.photos;
     dialog.close();
     paint(state);
     say(state, done);
+    return true;
   } catch (error) {
-    dialog.querySelector(".photo-said").textContent =
-      error instanceof TypeError ? "Not done: the server could not be reached." : error.message;
+    dialog.querySelector(".photo-said").textContent = failed(error);
+    return false;
   }
+}
+
+// A photo deleted: "Photo deleted." under the recipe's photos, with an Undo that restores
+// it (POST …/restore; the server keeps it 30 days), until the next photo is deleted.
+async function remove(state, dialog, photo) {
+  if (!await change(state, dialog, "DELETE", String(photo.id), "")) return;
+  const said = el("span", null, "Photo deleted.");
+  const undo = el("button", { type: "button", class: "chip" }, "Undo");
+  const note = el("p", { class: "photo-undo", role: "status" }, said, " ", undo);
+  undo.addEventListener("click", async () => {
+    try {
+      await ask(state, "POST", photo.id + "/restore");
+      note.remove();
+      state.photos = (await read(state.id)) ?? state.photos;
+      paint(state);
+      say(state, "Photo restored.");
+    } catch (error) {
+      said.textContent = failed(error);
+    }
+  });
+  state.container.querySelector(".photo-undo")?.remove();
+  (state.container.querySelector(".photo-strip") ?? state.container.querySelector(".recipe"))?.after(note);
+  undo.focus();
 }
 
 // The buttons under a large photo: Add photo, Make cover, Delete (each for whoever may), Close.
@@ -203,16 +235,16 @@ function actions(state, photo, dialog) {
   return acts;
 }
 
-// Deleting asks first: the API deletes for good.
+// Deleting asks first; a deleted photo can be restored for 30 days.
 function confirming(state, photo, dialog) {
-  const yes = el("button", { type: "button", class: "chip danger" }, "Delete for good");
+  const yes = el("button", { type: "button", class: "chip danger" }, "Delete");
   const no = el("button", { type: "button", class: "chip" }, "Keep it");
-  yes.addEventListener("click", () => change(state, dialog, "DELETE", String(photo.id), "Photo deleted."));
+  yes.addEventListener("click", () => remove(state, dialog, photo));
   no.addEventListener("click", () => { dialog.querySelector(".photo-ask").replaceWith(actions(state, photo, dialog)); });
-  const ask = el("div", { class: "photo-ask" },
-    el("p", null, "Delete this photo for good? It cannot be undone."), el("p", { class: "photo-acts" }, yes, no));
+  const question = el("div", { class: "photo-ask" },
+    el("p", null, "Delete this photo? You can restore it for 30 days."), el("p", { class: "photo-acts" }, yes, no));
   queueMicrotask(() => no.focus());
-  return ask;
+  return question;
 }
 
 // A photo large, in a dialog: closed by its button, Escape or a tap beside it.

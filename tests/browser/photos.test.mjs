@@ -5,10 +5,11 @@
 // does not know sees no camera button. Without JavaScript (390×844): the recipe's page
 // shows the photo beside the name as a link to its own page, its plain form sends a real
 // JPEG and comes back to the recipe with it; a second person gets no Delete, an editor
-// makes another photo the cover and deletes one after a confirm page. With JavaScript at
-// 820×1180 and 1280×800: the cover in the pane (160 px in a laptop's corner, beside the
-// facts, the pane not scrolling), the dialog's Make cover and Delete (asked first), and
-// "Add a photo" after Made one. axe finds nothing.
+// makes another photo the cover and deletes one after a confirm page, then Undo brings it
+// back, and deleted again, the recipe's "Recently deleted photos" Restore does. With
+// JavaScript at 820×1180 and 1280×800: the cover in the pane (160 px in a laptop's corner,
+// beside the facts, the pane not scrolling), the dialog's Make cover and Delete (asked
+// first), its Undo, and "Add a photo" after Made one. axe finds nothing.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
@@ -220,9 +221,39 @@ test("without JavaScript: the form sends a JPEG, it shows beside the name; Delet
       await p.locator("h1", { hasText: "Delete this photo of Negroni?" }).waitFor();
     };
     assert.deepEqual(await axeWithoutScripts(server, `/recipes/1/photos/${first.id}`, asking), []);
-    await Promise.all([page.waitForURL(server.url("/recipes/1")), page.locator("button", { hasText: "Delete for good" }).tap()]);
+    assert.equal(await page.getByText("cannot be undone").count(), 0, "it can be");
+    await Promise.all([page.waitForURL(server.url(`/recipes/1?photo_deleted=${first.id}`)), page.locator("button", { hasText: "Delete" }).tap()]);
     assert.deepEqual((await photosOf(server, 1)).map((p) => p.id), [second.id]);
     assert.equal(await page.locator(".photo-strip").count(), 0);
+
+    // Back on the recipe: "Photo deleted." and Undo, which brings it back as it was.
+    const undo = page.locator(".photo-undo button", { hasText: "Undo" });
+    assert.match(await page.locator(".photo-undo").textContent(), /Photo deleted\./);
+    const undoBox = await undo.boundingBox();
+    assert.ok(undoBox.width >= 44 && undoBox.height >= 44, `Undo is ${undoBox.width}×${undoBox.height}`);
+    assert.deepEqual(await axeWithoutScripts(server, `/recipes/1?photo_deleted=${first.id}`), []);
+    await Promise.all([page.waitForURL(server.url("/recipes/1")), undo.tap()]);
+    assert.deepEqual((await photosOf(server, 1)).map((p) => p.id), [second.id, first.id], "the same photo, not the cover");
+    assert.equal(await page.locator(".photo-strip a").getAttribute("href"), `/recipes/1/photos/${first.id}`);
+
+    // Deleted again: the recipe lists it under "Recently deleted photos", with Restore.
+    await page.goto(server.url(`/recipes/1/photos/${first.id}`));
+    await page.locator("button", { hasText: "Delete" }).tap();
+    await page.locator("h1", { hasText: "Delete this photo of Negroni?" }).waitFor();
+    await Promise.all([page.waitForURL(/photo_deleted=/), page.locator("button", { hasText: "Delete" }).tap()]);
+    await page.goto(server.url("/recipes/1"));
+    assert.equal(await page.locator(".photo-undo").count(), 0, "said once, after the delete");
+    const gone = page.locator("details.photos-gone");
+    await gone.locator("summary", { hasText: "Recently deleted photos (1)" }).tap();
+    assert.ok(await gone.locator("img").evaluate((img) => img.complete && img.naturalWidth > 0), "its thumbnail, shown to an editor");
+    const openList = async (p) => { await p.locator("details.photos-gone summary").tap(); };
+    assert.deepEqual(await axeWithoutScripts(server, "/recipes/1", openList), []);
+    const restored = page.waitForResponse((r) => r.url().endsWith(`/photos/${first.id}/restore`));
+    await gone.locator("button", { hasText: "Restore" }).tap();
+    assert.equal((await restored).status(), 303, "back to the recipe");
+    await until(async () => (await photosOf(server, 1)).map((p) => p.id), [second.id, first.id], "restored");
+    await until(() => page.locator("details.photos-gone").count(), 0, "none left to restore");
+    assert.equal(await page.locator(".photo-strip a").count(), 1, "in the strip again");
   } finally {
     await context.close();
     await server.stop();
@@ -234,7 +265,7 @@ for (const size of SIZES.slice(0, 2)) {
   test(`${size.width}×${size.height}: the cover in the pane; the dialog's Make cover and Delete; a photo after Made one`, { timeout: 90_000 }, async () => {
     const home = household();
     let server = await home.start(["--local-identity", "alice@example.com"]);
-    await sendPhoto(server, 1, await drawJpeg(browser));
+    const first = await sendPhoto(server, 1, await drawJpeg(browser));
     const other = await sendPhoto(server, 1, await drawJpeg(browser, { top: "#2a4fb3" }));
     await server.stop();
     server = await home.start(["--local-identity", "carol@example.com", "--local-edit"]);
@@ -264,17 +295,31 @@ for (const size of SIZES.slice(0, 2)) {
       await until(async () => (await photosOf(server, 1))[0].id, other.id, "the cover chosen");
       await until(() => page.locator("#pane .single h1 .photo-thumb").getAttribute("href"), `/recipes/1/photos/${other.id}`, "painted");
 
-      // Delete asks first; Keep it keeps it; Delete for good deletes.
+      // Delete asks first (and says it can be restored); Keep it keeps it; Delete deletes.
       await page.locator("#pane .single h1 .photo-thumb").click();
       await dialog.locator("button", { hasText: "Delete" }).click();
       await dialog.locator("button", { hasText: "Keep it" }).click();
       assert.equal((await photosOf(server, 1)).length, 2);
       await dialog.locator("button", { hasText: "Delete" }).click();
+      assert.match(await dialog.locator(".photo-ask").textContent(), /You can restore it for 30 days/);
       assert.deepEqual(await axe(page), []);
-      await dialog.locator("button", { hasText: "Delete for good" }).click();
+      await dialog.locator("button", { hasText: "Delete" }).click();
       await until(async () => (await photosOf(server, 1)).length, 1, "deleted");
       await until(() => page.locator("#pane .photo-strip").count(), 0, "the strip goes with the second photo");
       await until(() => dialog.count(), 0, "the dialog closes");
+
+      // "Photo deleted." with Undo: it comes back, the same photo, in the strip again.
+      const note = page.locator("#pane .photo-undo");
+      assert.match(await note.textContent(), /Photo deleted\./);
+      const undo = note.locator("button", { hasText: "Undo" });
+      const undoBox = await undo.boundingBox();
+      assert.ok(undoBox.width >= 44 && undoBox.height >= 44, `Undo is ${undoBox.width}×${undoBox.height}`);
+      assert.deepEqual(await axe(page), []);
+      await undo.click();
+      await until(async () => (await photosOf(server, 1)).map((p) => p.id).sort((a, b) => a - b), [first.id, other.id].sort((a, b) => a - b), "restored, its own id");
+      await until(() => page.locator("#pane .photo-strip a").count(), 1, "back in the strip");
+      await until(() => note.count(), 0, "the Undo goes once done");
+      await until(() => page.locator("#pane .photo-status").textContent(), "Photo restored.", "said");
 
       // Made one: the camera is offered beside it.
       await page.locator("#pane details.mine summary").click();

@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, launch, phone, startServer } from "./lib/browser.mjs";
 import { fitsWidth, loaded, shelfBox } from "./lib/checks.mjs";
+import { drawJpeg, sendPhoto } from "./lib/photos.mjs";
 
 const MIN = 44;
 let browser, server, dir;
@@ -38,6 +39,11 @@ before(async () => {
   const { id } = await api("POST", "/api/menus", { title: "Friday", recipes: [{ id: 1 }, { id: 2 }] });
   await api("POST", `/api/menus/${id}/on`);
   await api("PUT", "/api/bar/shopping", { add: ["Limes", "Campari"], bought: ["Campari"] });
+  // A photo of recipe 2, deleted: its page says so with Undo, and lists it to restore.
+  const photo = await sendPhoto(server, 2, await drawJpeg(browser));
+  assert.equal(photo.id, 1, "the household's first photo");
+  const gone = await fetch(server.url("/api/recipes/2/photos/1"), { method: "DELETE", headers: { Origin: server.base } });
+  assert.equal(gone.status, 204);
 });
 after(async () => {
   await browser?.close();
@@ -68,6 +74,13 @@ const PAGES = [
     },
   },
   { path: "/recipes/1" },
+  {
+    path: "/recipes/2?photo_deleted=1", label: "/recipes/2 after a photo was deleted, its deleted photos opened",
+    ready: async (page) => {
+      await page.locator(".photo-undo button", { hasText: "Undo" }).waitFor();
+      await page.locator("details.photos-gone summary").tap();
+    },
+  },
   { path: "/shelf", label: "/shelf, a kind opened", ready: async (page) => { await shelfBox(page, "gin"); } },
   { path: "/menus" },
   { path: "/menu" },

@@ -35,6 +35,7 @@ mod menu_photos;
 mod photo_forms;
 mod photos;
 mod photos_backup;
+mod photos_restore;
 mod profile;
 mod rules;
 mod search_bottle;

@@ -3,7 +3,8 @@
 //! phone's JPEG sent by the form comes back without its location, and the person is sent
 //! back to the recipe (303), whose page then shows it; a file that is no photo gets a page
 //! saying so (415) with the way back, and leaves nothing; a form from another page (a
-//! wrong token) is refused the same way. Delete asks first, then deletes. A recipe page
+//! wrong token) is refused the same way. Delete asks first, then deletes; the recipe then
+//! says "Photo deleted." with an Undo, and lists it to restore (a form). A recipe page
 //! kept for brotli clients follows its photos (never the page from before one came).
 
 use crate::common;
@@ -202,7 +203,9 @@ async fn deleting_by_the_form_asks_first() {
     assert_eq!(asked.status(), StatusCode::OK);
     let page = asked.text().await.unwrap();
     assert!(
-        page.contains("Delete this photo of Negroni?") && page.contains("cannot be undone"),
+        page.contains("Delete this photo of Negroni?")
+            && page.contains("You can restore it")
+            && !page.contains("cannot be undone"),
         "{page}"
     );
     assert_eq!(
@@ -210,11 +213,56 @@ async fn deleting_by_the_form_asks_first() {
         1,
         "asking deletes nothing"
     );
-    let done = delete(vec![("csrf", csrf), ("confirm", "yes".into())])
+    let done = delete(vec![("csrf", csrf.clone()), ("confirm", "yes".into())])
         .await
         .unwrap();
     assert_eq!(done.status(), StatusCode::SEE_OTHER);
+    let back = done.headers()["location"].to_str().unwrap().to_owned();
+    assert_eq!(back, format!("/recipes/1?photo_deleted={id}"));
     assert!(photos_of(&alice, 1).await.is_empty());
+
+    // Back on the recipe: "Photo deleted." with its Undo, a form that restores it.
+    let restore = format!("action=\"/recipes/1/photos/{id}/restore\"");
+    let page = |path: String| {
+        let url = alice.url(&path);
+        async move {
+            client()
+                .get(url)
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap()
+        }
+    };
+    let said = page(back).await;
+    assert!(
+        said.contains("Photo deleted.") && said.contains(&restore),
+        "{said}"
+    );
+    let listed = page("/recipes/1".into()).await;
+    assert!(
+        !listed.contains("Photo deleted."),
+        "said once, after the delete"
+    );
+    assert!(
+        listed.contains("Recently deleted photos (1)") && listed.contains(&restore),
+        "the recipe lists it to restore"
+    );
+    let undone = client()
+        .post(alice.url(&format!("/recipes/1/photos/{id}/restore")))
+        .headers(same_origin(&alice))
+        .form(&[("csrf", csrf)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(undone.status(), StatusCode::SEE_OTHER);
+    assert_eq!(undone.headers()["location"], "/recipes/1");
+    let back_again = photos_of(&alice, 1).await;
+    assert_eq!(back_again.len(), 1);
+    assert_eq!(back_again[0]["id"].as_i64(), Some(id), "the same photo");
+    assert!(!page("/recipes/1".into()).await.contains("Recently deleted"));
 }
 
 /// The recipe's page as a brotli client gets it (the kept, spliced page once asked for):
@@ -309,7 +357,11 @@ async fn a_kept_recipe_page_follows_its_photos() {
     assert_eq!(gone.status(), StatusCode::NO_CONTENT);
     let (page, _) = brotli_page(&alice, 1).await;
     assert!(
-        !page.contains(&thumb),
+        !page.contains(&format!("href=\"/recipes/1/photos/{}\"", added["id"])),
         "taken away, not the page kept with it"
+    );
+    assert!(
+        page.contains("Recently deleted photos (1)") && page.contains(&thumb),
+        "listed to restore"
     );
 }

@@ -1,7 +1,8 @@
 //! Photos of recipes (issue #44) against the real binary: a phone's JPEG goes in with its
 //! location and a turn recorded, and comes out upright with neither; files are served
 //! content-addressed; not-images and bombs are refused saying why, leaving nothing; who may
-//! take a photo away or choose the cover; no household, no photos. Under faults: killed
+//! take a photo away or choose the cover (a deleted photo's files stay, shown only to who
+//! may restore it: photos_restore.rs); no household, no photos. Under faults: killed
 //! (-9) while uploads run, and a full disk (a small tmpfs): every acknowledged photo is
 //! there, every row's files are, and no file is left that no row names.
 
@@ -267,9 +268,12 @@ async fn who_may_take_a_photo_away_and_choose_the_cover() {
     assert_eq!(photos_of(&bob, 2).await.len(), 1);
     assert_eq!(
         files(state.path()).len(),
-        2,
-        "his photo's files went with it"
+        4,
+        "his photo's files stay while it may be restored"
     );
+    let his = mine["thumb_url"].as_str().unwrap();
+    let status = client().get(bob.url(his)).send().await.unwrap().status();
+    assert_eq!(status, StatusCode::OK, "shown to him: he may restore it");
     drop(bob);
 
     // Carol, an editor: chooses the cover and takes any photo away.
@@ -299,6 +303,16 @@ async fn who_may_take_a_photo_away_and_choose_the_cover() {
     );
     let (status, _) = upload(&nobody, 2, jpeg(330), "image/jpeg").await;
     assert_eq!(status, StatusCode::FORBIDDEN);
+    // A deleted photo's files are not shown to whoever may not restore it.
+    for key in ["url", "thumb_url"] {
+        let status = client()
+            .get(nobody.url(mine[key].as_str().unwrap()))
+            .send()
+            .await
+            .unwrap()
+            .status();
+        assert_eq!(status, StatusCode::NOT_FOUND, "{key} of a deleted photo");
+    }
 }
 
 #[tokio::test]

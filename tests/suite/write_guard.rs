@@ -261,6 +261,13 @@ fn rows() -> Vec<Row> {
             own(404),
         ),
         row(
+            post.clone(),
+            "/api/recipes/{id}/photos/{photo}/restore",
+            "/api/recipes/1/photos/999/restore",
+            Body::None,
+            own(404),
+        ),
+        row(
             put.clone(),
             "/api/recipes/{id}/photos/{photo}/cover",
             "/api/recipes/1/photos/999/cover",
@@ -279,6 +286,13 @@ fn rows() -> Vec<Row> {
             "/recipes/{id}/photos/{photo}/delete",
             "/recipes/1/photos/999/delete",
             Form("confirm=yes"),
+            own(404),
+        ),
+        row(
+            post.clone(),
+            "/recipes/{id}/photos/{photo}/restore",
+            "/recipes/1/photos/999/restore",
+            Form(""),
             own(404),
         ),
         row(

@@ -9,6 +9,10 @@
 //! own, so it follows the photo added last: the file's cover replaces the stored one when
 //! the file's cover photo was added at or after the stored cover photo. A recipe left
 //! with photos and no cover gets its oldest as cover, as the app does.
+//!
+//! Deleted photos (`photos_gone`, restorable for a while) are not in the file: they were
+//! deleted, and a backup is what the household keeps. Loading a file leaves them as they
+//! are; a row it brings takes an id past theirs, so each can still come back as itself.
 
 use super::limits;
 use super::photos::{PHOTO_ROWS, PHOTOS_PER_RECIPE};
@@ -158,12 +162,15 @@ fn insert(tx: &Connection, recipe: i64, row: &PhotoRow, at: i64, field: &str) ->
     limits::room(here, PHOTOS_PER_RECIPE, "photos of this recipe", field)?;
     let all = count("SELECT count(*) FROM photos", &[])?;
     limits::room(all, PHOTO_ROWS, "photos", field)?;
+    let id = super::photos::next_id(tx)?;
     tx.prepare_cached(
-        "INSERT INTO photos (recipe, hash, width, height, by, at, cover)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0)",
+        "INSERT INTO photos (id, recipe, hash, width, height, by, at, cover)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0)",
     )?
-    .execute(params![recipe, row.hash, row.width, row.height, row.by, at])?;
-    Ok(tx.last_insert_rowid())
+    .execute(params![
+        id, recipe, row.hash, row.width, row.height, row.by, at
+    ])?;
+    Ok(id)
 }
 
 /// Makes photo `id` (added at `at`) the cover of `recipe` unless the stored cover's photo

@@ -19,6 +19,7 @@
 //! - [`menus`]: menus for guests, at most one of them on.
 //! - [`strengths`]: the household's own ingredient strengths ("our overproof rum is 63%").
 //! - [`photos`]: which photo belongs to which recipe, who added it, each recipe's cover.
+//! - [`photos_gone`]: a deleted photo kept 30 days, restorable under its own id, then purged.
 //! - [`backup`]: the whole database as a versioned JSON file, and merging one back.
 //! - [`backup_photos`]: the file's photo rows (version 5), checked and merged by hash.
 //! - [`limits`]: caps, times, names: what every write is checked against first.
@@ -50,6 +51,9 @@ mod menus;
 mod menus_tests;
 mod mine;
 mod photos;
+mod photos_gone;
+#[cfg(test)]
+mod photos_gone_tests;
 #[cfg(test)]
 mod photos_tests;
 mod rules;
@@ -75,7 +79,8 @@ pub use menus::{DESCRIPTION_CHARS, MENU_RECIPES, MENUS, Menu, MenuDraft, MenuRec
 pub use mine::{
     Asking, NoteChange, NoteState, PersonData, REPLACED_SHOWN, RatingState, Replaced, Toggle,
 };
-pub use photos::{PHOTO_ROWS, PHOTOS_PER_RECIPE, Photo, photos_in};
+pub use photos::{PHOTO_ROWS, PHOTOS_PER_RECIPE, Photo, gone_photos_in, photos_in};
+pub use photos_gone::{GONE_KEPT_MS, GONE_ROWS, GonePhoto};
 pub use rules::{RULE_ROWS, RULES, RuleChange, RuleRow};
 pub use schema::check_file;
 pub use shelf::{Rater, RecipeRatings};

@@ -107,7 +107,7 @@ fn a_file_from_before_menus_is_migrated_keeping_everything() {
     // As a version-1 file was: no menu tables.
     h.writer()
         .execute_batch(
-            "DROP TABLE photos; DROP TABLE rules; DROP TABLE shopping; DROP TABLE strengths; DROP TABLE menu_recipes; DROP TABLE menus; PRAGMA user_version = 1;",
+            "DROP TABLE photos_gone; DROP TABLE photos; DROP TABLE rules; DROP TABLE shopping; DROP TABLE strengths; DROP TABLE menu_recipes; DROP TABLE menus; PRAGMA user_version = 1;",
         )
         .unwrap();
     drop(h);

@@ -4,8 +4,9 @@
 //!
 //! Who may do what (issue #44): any person may add a photo to any recipe and take away
 //! their own; an editor (`any`, the web layer's grant) chooses the cover and may take any
-//! away. The files are written before the row, and taken away after it: a crash leaves at
-//! worst files no row names, which the store sweeps at start.
+//! away. The files are written before the row: a crash leaves at worst files no row
+//! names, which the store sweeps at start. A photo taken away is kept a while, restorable
+//! ([`super::photos_gone`]), and its files with it.
 
 use super::limits::{self, Person};
 use super::{Household, HouseholdError, Result};
@@ -35,9 +36,9 @@ pub struct Photo {
     pub cover: bool,
 }
 
-const COLUMNS: &str = "id, recipe, hash, width, height, by, at, cover";
+pub(crate) const COLUMNS: &str = "id, recipe, hash, width, height, by, at, cover";
 
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Photo> {
+pub(crate) fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Photo> {
     let recipe: i64 = r.get(1)?;
     Ok(Photo {
         id: r.get(0)?,
@@ -51,17 +52,29 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Photo> {
     })
 }
 
-fn count(tx: &Connection, sql: &str, args: impl rusqlite::Params) -> Result<i64> {
+pub(crate) fn count(tx: &Connection, sql: &str, args: impl rusqlite::Params) -> Result<i64> {
     Ok(tx.prepare_cached(sql)?.query_row(args, |r| r.get(0))?)
 }
 
-fn one(db: &Connection, recipe: u64, id: i64) -> Result<Photo> {
+pub(crate) fn one(db: &Connection, recipe: u64, id: i64) -> Result<Photo> {
     let key = limits::recipe(recipe, "recipe")?;
     let sql = format!("SELECT {COLUMNS} FROM photos WHERE id = ?1 AND recipe = ?2");
     db.prepare_cached(&sql)?
         .query_row(params![id, key], row)
         .optional()?
         .ok_or_else(|| HouseholdError::Nothing(format!("recipe {recipe} has no photo {id}")))
+}
+
+/// The id a new photo row takes: past every id in `photos` and `photos_gone`, so that a
+/// deleted photo, restored, comes back under its own id and no other photo has had it.
+pub(crate) fn next_id(tx: &Connection) -> Result<i64> {
+    let highest = count(
+        tx,
+        "SELECT max(coalesce((SELECT max(id) FROM photos), 0),
+                    coalesce((SELECT max(id) FROM photos_gone), 0))",
+        [],
+    )?;
+    Ok(highest.saturating_add(1))
 }
 
 impl Household {
@@ -82,12 +95,22 @@ impl Household {
             limits::room(here, PHOTOS_PER_RECIPE, "photos of this recipe", "photo")?;
             let all = count(tx, "SELECT count(*) FROM photos", [])?;
             limits::room(all, PHOTO_ROWS, "photos", "photo")?;
+            let id = next_id(tx)?;
             tx.prepare_cached(
-                "INSERT INTO photos (recipe, hash, width, height, by, at, cover)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO photos (id, recipe, hash, width, height, by, at, cover)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?
-            .execute(params![key, hash, width, height, who.login, at, here == 0])?;
-            one(tx, recipe, tx.last_insert_rowid())
+            .execute(params![
+                id,
+                key,
+                hash,
+                width,
+                height,
+                who.login,
+                at,
+                here == 0
+            ])?;
+            one(tx, recipe, id)
         })
     }
 
@@ -111,44 +134,6 @@ impl Household {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Takes photo `id` of `recipe` away: `who`'s own, or any with `any` (an editor). If it
-    /// was the cover, the oldest photo left becomes the cover. Returns the photo, and
-    /// whether its files are now unused (the caller removes them).
-    pub fn delete_photo(
-        &self,
-        who: &Person,
-        any: bool,
-        recipe: u64,
-        id: i64,
-    ) -> Result<(Photo, bool)> {
-        let key = limits::recipe(recipe, "recipe")?;
-        self.write(|tx| {
-            super::mine::seen(tx, who)?;
-            let photo = one(tx, recipe, id)?;
-            if photo.by != who.login && !any {
-                return Err(HouseholdError::NotYours(
-                    "Only who added a photo, or someone who may edit recipes, can take it away."
-                        .to_owned(),
-                ));
-            }
-            tx.prepare_cached("DELETE FROM photos WHERE id = ?1")?
-                .execute([id])?;
-            if photo.cover {
-                tx.prepare_cached(
-                    "UPDATE photos SET cover = 1 WHERE id =
-                     (SELECT id FROM photos WHERE recipe = ?1 ORDER BY at, id LIMIT 1)",
-                )?
-                .execute([key])?;
-            }
-            let left = count(
-                tx,
-                "SELECT count(*) FROM photos WHERE hash = ?1",
-                [&photo.hash],
-            )?;
-            Ok((photo, left == 0))
-        })
-    }
-
     /// Makes photo `id` the cover of `recipe` (the web layer lets editors only).
     pub fn set_cover(&self, who: &Person, recipe: u64, id: i64) -> Result<Photo> {
         let key = limits::recipe(recipe, "recipe")?;
@@ -163,10 +148,12 @@ impl Household {
         })
     }
 
-    /// The hashes some photo row names: the files the store keeps when it sweeps.
+    /// The hashes some photo row names, a deleted photo's kept to be restored included:
+    /// the files the store keeps when it sweeps.
     pub fn photo_hashes(&self) -> Result<HashSet<String>> {
         let db = self.db();
-        let mut stmt = db.prepare_cached("SELECT DISTINCT hash FROM photos")?;
+        let mut stmt =
+            db.prepare_cached("SELECT hash FROM photos UNION SELECT hash FROM photos_gone")?;
         let rows = stmt.query_map([], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -176,18 +163,28 @@ impl Household {
 /// --household`, which then looks for each row's files); none before the schema had
 /// photos.
 pub fn photos_in(path: &std::path::Path) -> Result<Vec<Photo>> {
+    rows_in(path, "photos")
+}
+
+/// Every deleted photo's row kept to be restored (`photos_gone`) of the database at
+/// `path`, read-only, as [`photos_in`]: their files must be there too.
+pub fn gone_photos_in(path: &std::path::Path) -> Result<Vec<Photo>> {
+    rows_in(path, "photos_gone")
+}
+
+fn rows_in(path: &std::path::Path, table: &str) -> Result<Vec<Photo>> {
     use rusqlite::OpenFlags;
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let db = Connection::open_with_flags(path, flags)?;
     let tables: i64 = db.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'photos'",
-        [],
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        [table],
         |r| r.get(0),
     )?;
     if tables == 0 {
         return Ok(Vec::new());
     }
-    let sql = format!("SELECT {COLUMNS} FROM photos ORDER BY recipe, at, id");
+    let sql = format!("SELECT {COLUMNS} FROM {table} ORDER BY recipe, at, id");
     let mut stmt = db.prepare(&sql)?;
     let rows = stmt.query_map([], row)?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)

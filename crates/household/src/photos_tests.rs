@@ -32,8 +32,8 @@ fn the_first_photo_is_the_cover_and_the_cover_moves_on() {
         "the cover first"
     );
     assert_eq!(h.covers().unwrap().len(), 1);
-    let (gone, unused) = h.delete_photo(&bob(), false, 7, second.id).unwrap();
-    assert!(gone.cover && unused);
+    let gone = h.delete_photo(&bob(), false, 7, second.id).unwrap();
+    assert!(gone.cover);
     assert_eq!(ids(&h), [(first.id, true)], "the photo left is the cover");
     assert!(h.photos(8).unwrap().is_empty());
 }
@@ -59,17 +59,18 @@ fn only_who_added_a_photo_or_an_editor_takes_it_away() {
 }
 
 #[test]
-fn files_named_twice_stay_until_the_last_row_goes() {
+fn files_stay_named_while_a_row_or_a_deleted_one_names_them() {
     let (_dir, h) = open();
     let one = h.add_photo(&alice(), 1, A, (10, 10)).unwrap();
     let two = h.add_photo(&alice(), 2, A, (10, 10)).unwrap();
     assert_eq!(h.photo_hashes().unwrap(), [A.to_owned()].into());
-    assert!(
-        !h.delete_photo(&alice(), false, 1, one.id).unwrap().1,
-        "still named by recipe 2"
+    h.delete_photo(&alice(), false, 1, one.id).unwrap();
+    h.delete_photo(&alice(), false, 2, two.id).unwrap();
+    assert_eq!(
+        h.photo_hashes().unwrap(),
+        [A.to_owned()].into(),
+        "deleted, but restorable: the sweep keeps its files"
     );
-    assert!(h.delete_photo(&alice(), false, 2, two.id).unwrap().1);
-    assert!(h.photo_hashes().unwrap().is_empty());
 }
 
 #[test]

@@ -116,6 +116,24 @@ const MIGRATIONS: &[&str] = &[
     // menus kept before.
     "ALTER TABLE menus ADD COLUMN show_photos INTEGER NOT NULL DEFAULT 0
         CHECK (show_photos IN (0, 1));",
+    // 8: deleted photos, restorable for a while (issue #44, "every change can be undone";
+    // `photos_gone`): a photo's row moves here when it is deleted, its id kept, with when
+    // (`gone_at`) and by whom (`gone_by`) it went; `cover`, whether it was the cover then.
+    // Its files stay in the store while the row is here. Photo ids are given past both
+    // tables' highest, so a restored photo's id is still its own. `photos_by_hash`: the
+    // files' address is their hash, and serving one asks whether a row names it.
+    "CREATE TABLE photos_gone (
+        id INTEGER PRIMARY KEY,
+        recipe INTEGER NOT NULL,
+        hash TEXT NOT NULL,
+        width INTEGER NOT NULL, height INTEGER NOT NULL,
+        by TEXT NOT NULL, at INTEGER NOT NULL,
+        cover INTEGER NOT NULL CHECK (cover IN (0, 1)),
+        gone_at INTEGER NOT NULL, gone_by TEXT NOT NULL
+     ) STRICT;
+     CREATE INDEX photos_gone_by_recipe ON photos_gone (recipe);
+     CREATE INDEX photos_gone_by_hash ON photos_gone (hash);
+     CREATE INDEX photos_by_hash ON photos (hash);",
 ];
 
 /// The schema version this build writes.

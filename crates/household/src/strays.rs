@@ -10,7 +10,7 @@ use super::{Household, Result};
 use rusqlite::{Connection, params};
 
 /// The tables that hold a recipe id, and who each row is for.
-const TABLES: [(&str, &str); 7] = [
+const TABLES: [(&str, &str); 8] = [
     ("favourites", "login"),
     ("ratings", "login"),
     ("notes", "login"),
@@ -19,6 +19,8 @@ const TABLES: [(&str, &str); 7] = [
     ("menu_recipes", "'menu ' || menu"),
     // A photo's files go with its row: `libations repair-household` sweeps them after.
     ("photos", "by"),
+    // A deleted photo kept to be restored: the same.
+    ("photos_gone", "by"),
 ];
 
 /// One row for a recipe id past the highest the collection ever gave.

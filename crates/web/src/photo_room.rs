@@ -3,8 +3,9 @@
 //! making one, which runs off the async runtime, two at a time, since decoding a 12 MP
 //! photo holds a core for a good part of a second.
 //!
-//! At start, files no photo row names (an upload cut off between its files and its row, a
-//! photo taken away whose files a crash kept) are swept.
+//! At start, deleted photos past the 30 days they may be restored are forgotten, then
+//! files no photo row names (an upload cut off between its files and its row, a deleted
+//! photo forgotten) are swept; a deleted photo still restorable keeps its files.
 
 use crate::household::Household;
 use libations_photos::{PhotoError, PhotoStore, Prepared, Stored};
@@ -22,10 +23,16 @@ pub(crate) struct PhotoRoom {
 }
 
 impl PhotoRoom {
-    /// The room beside `db`'s file, swept of files no row names.
+    /// The room beside `db`'s file, deleted photos past their time forgotten, swept of
+    /// files no row names.
     pub(crate) fn open(db: &Household) -> std::io::Result<PhotoRoom> {
         let dir = PhotoStore::dir_beside(db.path());
         let store = PhotoStore::open(&dir)?;
+        match db.purge_gone_photos() {
+            Ok(0) => {}
+            Ok(n) => tracing::info!("forgot {n} photo(s) deleted over 30 days ago"),
+            Err(e) => tracing::warn!("the deleted photos could not be purged: {e}"),
+        }
         match db.photo_hashes().map(|keep| store.sweep(&keep)) {
             Ok(Ok(0)) => {}
             Ok(Ok(n)) => tracing::info!("swept {n} photo files no photo names"),

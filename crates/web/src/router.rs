@@ -98,6 +98,7 @@ fn table() -> Vec<Route> {
         Route::at("/recipes/{id}/photos").photo(Post, Always, photo_pages::add),
         Route::at("/recipes/{id}/photos/{photo}").get(photo_pages::page),
         Route::at("/recipes/{id}/photos/{photo}/delete").write(Post, Always, photo_pages::delete),
+        Route::at("/recipes/{id}/photos/{photo}/restore").write(Post, Always, photo_pages::restore),
         Route::at("/recipes/{id}/photos/{photo}/cover").write(Post, Always, photo_pages::cover),
         Route::at("/recipes/import")
             .get(import_pages::page)
@@ -119,6 +120,7 @@ fn table() -> Vec<Route> {
             .photo(Post, Always, photos::add),
         Route::at("/api/photos/covers").get(photos::covers),
         Route::at("/api/recipes/{id}/photos/{photo}").write(Delete, Always, photos::delete),
+        Route::at("/api/recipes/{id}/photos/{photo}/restore").write(Post, Always, photos::restore),
         Route::at("/api/recipes/{id}/photos/{photo}/cover").write(Put, Always, photos::cover),
         Route::at("/photos/{name}").get(photos::file),
         Route::at("/api/import").large(Post, Edits, import::api_import),

@@ -22,7 +22,7 @@
 //!   [`menus_page`]: `/menus`, the host's page for composing them; [`shopping`]:
 //!   `/api/bar/shopping` and `/shopping`, the household's shopping list.
 //! - [`photos`]: a recipe's photos through the API and their files; [`photo_pages`]: the
-//!   same without JavaScript (a photo's page, the upload, delete and cover forms).
+//!   same without JavaScript (a photo's page, the upload, delete, restore and cover forms).
 //! - [`params`]: what an address asks for; [`body`]: the API's JSON bodies, repeated keys
 //!   found.
 //!

@@ -72,7 +72,8 @@ pub(crate) async fn recipe(
     let cost = site.recipes().len();
     let editor = editing.editor(&visitor).ok();
     let off = editing.off_for(&visitor);
-    let photos = recipe_photos(&home, &visitor, id).await;
+    let deleted = after.as_ref().ok().and_then(|Query(a)| a.photo_deleted);
+    let photos = recipe_photos(&home, &editing, &visitor, id, deleted).await;
     let editing_shown = editor.is_some() || off.is_some();
     // The photo form carries this person's token: kept for them alone (under its tag).
     let personal = editing_shown || photos.csrf.is_some();
@@ -114,20 +115,36 @@ pub(crate) async fn recipe(
     Ok(page)
 }
 
-/// Recipe `id`'s photos, and the upload form's token for a person the household knows.
-/// Without a household (or should it fail to answer) the page shows none: the recipe is
-/// served all the same.
-async fn recipe_photos(home: &HouseholdDoor, visitor: &Visitor, id: u64) -> RecipePhotos {
+/// Recipe `id`'s photos, and the upload form's token for a person the household knows;
+/// for them, the deleted photos they may restore, and `deleted` (`?photo_deleted=`, the
+/// one the form just took away) said with its Undo. Without a household (or should it
+/// fail to answer) the page shows none: the recipe is served all the same.
+async fn recipe_photos(
+    home: &HouseholdDoor,
+    editing: &Editing,
+    visitor: &Visitor,
+    id: u64,
+    deleted: Option<i64>,
+) -> RecipePhotos {
     let Some(db) = home.db().cloned().filter(|_| home.photos().is_ok()) else {
         return RecipePhotos::default();
     };
-    let photos = household_call(db, move |db| db.photos(id))
-        .await
-        .unwrap_or_else(|e| {
-            tracing::warn!("recipe {id}'s photos could not be read: {e}");
-            Vec::new()
-        });
-    RecipePhotos::new(&photos, home.photo_form_token(visitor))
+    let restorer = home.person(visitor).ok().map(|(_, person)| person);
+    let any = restorer.is_some() && home.keeper(visitor, editing).is_ok();
+    let read = household_call(db, move |db| {
+        let gone = match &restorer {
+            Some(person) => db.gone_photos(person, any, id)?,
+            None => Vec::new(),
+        };
+        Ok((db.photos(id)?, gone))
+    })
+    .await;
+    let (photos, gone) = read.unwrap_or_else(|e| {
+        tracing::warn!("recipe {id}'s photos could not be read: {e}");
+        (Vec::new(), Vec::new())
+    });
+    let gone: Vec<_> = gone.into_iter().map(|g| g.photo).collect();
+    RecipePhotos::new(&photos, home.photo_form_token(visitor)).with_gone(&gone, deleted)
 }
 
 /// The parts of the state a recipe page needs: the site, the gate, the editing
@@ -159,10 +176,13 @@ where
     }
 }
 
-/// `?saved=n` after a save: the page offers to undo change `n`.
+/// `?saved=n` after a save: the page offers to undo change `n`; `?photo_deleted=n`
+/// after a photo was deleted: the page offers to restore it.
 #[derive(Debug, Default, serde::Deserialize)]
 pub(crate) struct AfterSave {
     saved: Option<u64>,
+    /// The photo the no-JavaScript form just deleted: said, with its Undo.
+    photo_deleted: Option<i64>,
 }
 
 /// An HTML page rendered per request through the gate ([`HeavyGate::run`]), compressed for

@@ -2,12 +2,13 @@
 //! /recipes/{id}/photos/{photo}` (large, with Delete and "Make cover" for whoever may),
 //! and the plain forms: `POST /recipes/{id}/photos` (multipart, one file field `photo`
 //! and the page's `csrf`), `…/{photo}/delete` (asks first: a confirm page, then
-//! `confirm=yes`) and `…/{photo}/cover`. Each answers with a redirect (303) back to the
-//! recipe, or a page naming the problem with a link back.
+//! `confirm=yes`; back to the recipe saying "Photo deleted." with an Undo),
+//! `…/{photo}/restore` (a deleted one back) and `…/{photo}/cover`. Each answers with a
+//! redirect (303) back to the recipe, or a page naming the problem with a link back.
 //!
 //! Why a file apart from the API's (`photos`): the same rules and code path once the bytes
-//! are read ([`photos::keep`], [`photos::take_away`], [`photos::make_cover`]); only the
-//! body's shape and the answer differ.
+//! are read ([`photos::keep`], [`photos::take_away`], [`photos::bring_back`],
+//! [`photos::make_cover`]); only the body's shape and the answer differ.
 
 use super::params::{PhotoPath, RecipeId, find_recipe};
 use super::photos;
@@ -163,6 +164,27 @@ pub(crate) async fn delete(
             return shown.page(id, &name, &find_photo(&home, id, photo).await?, true);
         }
         photos::take_away(&home, &editing, resident, id, photo).await?;
+        // Back to the recipe, which says so with an Undo (`?photo_deleted=`).
+        Ok(Redirect::to(&format!("/recipes/{id}?photo_deleted={photo}")).into_response())
+    };
+    Ok(done.await.unwrap_or_else(|e| refused(&site, id, &name, e)))
+}
+
+/// `POST /recipes/{id}/photos/{photo}/restore`: a deleted photo back, as the API does
+/// ([`photos::bring_back`]); back to the recipe.
+pub(crate) async fn restore(
+    State(site): State<Arc<Site>>,
+    State(home): State<Arc<HouseholdDoor>>,
+    State(editing): State<Arc<Editing>>,
+    PhotoPath(id, photo): PhotoPath,
+    Write(resident, _): Write<Own>,
+    form: Result<Form<Fields>, FormRejection>,
+) -> Result<Response, WebError> {
+    let name = find_recipe(&site, id)?.name.clone();
+    let fields = form.map(|Form(f)| f).unwrap_or_default();
+    let done = async {
+        home.check_form(&resident.visitor, field(&fields, "csrf"))?;
+        photos::bring_back(&home, &editing, resident, id, photo).await?;
         Ok(back(id))
     };
     Ok(done.await.unwrap_or_else(|e| refused(&site, id, &name, e)))

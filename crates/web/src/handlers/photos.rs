@@ -1,12 +1,15 @@
 //! Photos of recipes (issue #44): `POST /api/recipes/{id}/photos` (the image itself as the
 //! body, whatever its `Content-Type` says: the bytes are sniffed), `GET` of the same (the
-//! recipe's photos, cover first), `DELETE /api/recipes/{id}/photos/{photo}`, `PUT
+//! recipe's photos, cover first), `DELETE /api/recipes/{id}/photos/{photo}`, `POST
+//! /api/recipes/{id}/photos/{photo}/restore` (a deleted one back, within 30 days), `PUT
 //! /api/recipes/{id}/photos/{photo}/cover`, every recipe's cover (`GET
 //! /api/photos/covers`), and the files, `GET /photos/{hash}.jpg` and
 //! `{hash}.thumb.jpg`, named by their content and so cached for good.
 //!
-//! Who may: a known person adds photos to any recipe and takes away their own ([`Own`]);
-//! an editor takes away any and chooses the cover ([`Covers`]). Unknown visitors see them.
+//! Who may: a known person adds photos to any recipe and takes away (and restores) their
+//! own ([`Own`]); an editor takes away and restores any, and chooses the cover
+//! ([`Covers`]). Unknown visitors see them. A deleted photo's files stay while it may be
+//! restored, served only to whoever may restore it.
 
 use super::household::personal;
 use super::params::{PhotoPath, RecipeId, find_recipe};
@@ -18,6 +21,7 @@ use crate::site::Site;
 use crate::view::photos::{large_url, thumb_url};
 use crate::who::editing::Editing;
 use crate::who::household_door::{HouseholdDoor, household_call};
+use crate::who::visitor::Visitor;
 use crate::who::write::{Covers, Own, Resident, Write};
 use axum::extract::{Path, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -140,8 +144,8 @@ async fn forget_unnamed(db: &Arc<crate::household::Household>, store: &PhotoStor
     .await;
 }
 
-/// `DELETE /api/recipes/{id}/photos/{photo}`: the person's own, or any for an editor; its
-/// files go when no other row names them.
+/// `DELETE /api/recipes/{id}/photos/{photo}`: the person's own, or any for an editor;
+/// restorable for 30 days (its files stay).
 pub(crate) async fn delete(
     State(home): State<Arc<HouseholdDoor>>,
     State(editing): State<Arc<Editing>>,
@@ -153,28 +157,56 @@ pub(crate) async fn delete(
 }
 
 /// The one way a photo is taken away (the API's DELETE, the page's form): the person's
-/// own, or any for an editor; its files go when no other row names them.
+/// own, or any for an editor. Its row is kept, restorable, and its files with it.
 pub(crate) async fn take_away(
     home: &HouseholdDoor,
     editing: &Editing,
     resident: Resident,
     id: u64,
     photo: i64,
-) -> Result<(), WebError> {
+) -> Result<Photo, WebError> {
     let Resident {
         db,
         person,
         visitor,
     } = resident;
-    let room = home.photos()?;
+    home.photos()?;
     let any = home.keeper(&visitor, editing).is_ok();
-    let (gone, unused) =
-        household_call(db, move |db| db.delete_photo(&person, any, id, photo)).await?;
-    if unused && let Err(e) = room.store().remove(&gone.hash) {
-        // The row is gone; the files are swept at the next start.
-        tracing::warn!("photo files {} could not be removed: {e}", gone.hash);
-    }
-    Ok(())
+    household_call(db, move |db| db.delete_photo(&person, any, id, photo)).await
+}
+
+/// `POST /api/recipes/{id}/photos/{photo}/restore`: a deleted photo back, under its own
+/// id; 201 with the photo, as adding one answers.
+pub(crate) async fn restore(
+    State(home): State<Arc<HouseholdDoor>>,
+    State(editing): State<Arc<Editing>>,
+    Api(PhotoPath(id, photo)): Api<PhotoPath>,
+    Write(resident, _): Write<Own>,
+) -> ApiResult {
+    let photo = bring_back(&home, &editing, resident, id, photo).await?;
+    let mut response = personal(shown(&photo));
+    *response.status_mut() = StatusCode::CREATED;
+    Ok(response)
+}
+
+/// The one way a deleted photo is restored (the API's POST, the page's form): whoever
+/// could have deleted it (its adder, or an editor), within the recipe's and household's
+/// caps, its files still there.
+pub(crate) async fn bring_back(
+    home: &HouseholdDoor,
+    editing: &Editing,
+    resident: Resident,
+    id: u64,
+    photo: i64,
+) -> Result<Photo, WebError> {
+    let Resident {
+        db,
+        person,
+        visitor,
+    } = resident;
+    home.photos()?;
+    let any = home.keeper(&visitor, editing).is_ok();
+    household_call(db, move |db| db.restore_photo(&person, any, id, photo)).await
 }
 
 /// `PUT /api/recipes/{id}/photos/{photo}/cover`: an editor chooses the cover.
@@ -196,11 +228,25 @@ pub(crate) async fn make_cover(
 }
 
 /// `GET /photos/{name}`: a photo's file; its name is its content's, so it never changes.
+/// Served while a photo names it; a deleted photo's, only to whoever may restore it.
 pub(crate) async fn file(
     State(home): State<Arc<HouseholdDoor>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
     Path(name): Path<String>,
 ) -> Result<Response, WebError> {
     let (hash, variant) = PhotoStore::parse_name(&name).ok_or_else(no_photo)?;
+    let db = home.required().map_err(|_| no_photo())?;
+    let login = home.person(&visitor).ok().map(|(_, person)| person.login);
+    let any = login.is_some() && home.keeper(&visitor, &editing).is_ok();
+    let asked = hash.clone();
+    let shown = household_call(db, move |db| {
+        db.may_see_photo_file(&asked, login.as_deref(), any)
+    })
+    .await?;
+    if !shown {
+        return Err(no_photo());
+    }
     jpeg(&home, &hash, variant).await
 }
 

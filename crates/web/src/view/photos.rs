@@ -1,8 +1,10 @@
 //! A recipe's photos as pages show them without JavaScript (issue #44): the cover beside
 //! the name and the others in a strip under the recipe, each a link to its own page
 //! (`/recipes/{id}/photos/{photo}`: the photo large, with Delete and "Make cover" for
-//! whoever may), the upload form for a person the household knows, and the page a refused
-//! upload answers with. static/js/photos.js takes the same markup over.
+//! whoever may), the upload form for a person the household knows, "Photo deleted." with
+//! its Undo, the recently deleted photos the visitor may restore (each a Restore form),
+//! and the page a refused upload answers with. static/js/photos.js takes the same markup
+//! over.
 
 use crate::household::Photo;
 
@@ -42,12 +44,16 @@ impl From<&Photo> for PhotoLink {
 }
 
 /// A recipe page's photos: its cover, the others, and the upload form's token for a
-/// person the household knows (none: no form).
+/// person the household knows (none: no form); the photo just deleted, if the visitor
+/// may still restore it (the note "Photo deleted." and its Undo), and the deleted photos
+/// they may restore.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RecipePhotos {
     pub(crate) cover: Option<PhotoLink>,
     pub(crate) others: Vec<PhotoLink>,
     pub(crate) csrf: Option<String>,
+    pub(crate) deleted: Option<i64>,
+    pub(crate) gone: Vec<PhotoLink>,
 }
 
 impl RecipePhotos {
@@ -58,7 +64,21 @@ impl RecipePhotos {
             cover: links.next(),
             others: links.collect(),
             csrf,
+            deleted: None,
+            gone: Vec::new(),
         }
+    }
+
+    /// With the deleted photos the visitor may restore (`gone`, the one deleted last
+    /// first) and the one just deleted (`deleted`, said only if among them). Both need
+    /// the form's token: without it there is nothing they could press.
+    pub(crate) fn with_gone(mut self, gone: &[Photo], deleted: Option<i64>) -> RecipePhotos {
+        if self.csrf.is_none() {
+            return self;
+        }
+        self.gone = gone.iter().map(PhotoLink::from).collect();
+        self.deleted = deleted.filter(|d| self.gone.iter().any(|g| g.id == *d));
+        self
     }
 
     /// What tells one page's photos from another's (the photos, in order, and the
@@ -75,6 +95,10 @@ impl RecipePhotos {
             (photo.id, &photo.thumb, &photo.by).hash(&mut hasher);
         }
         self.csrf.hash(&mut hasher);
+        self.deleted.hash(&mut hasher);
+        for photo in &self.gone {
+            (photo.id, &photo.thumb).hash(&mut hasher);
+        }
         hasher.finish().max(1)
     }
 }
