@@ -49,9 +49,10 @@ pub(super) fn import_household(
 ) -> ExitCode {
     let run = || -> Result<String, String> {
         let dir = super::wiring::state_dir(state_dir).map_err(|e| e.to_string())?;
-        let highest = highest_id_ever(recipes_file)?;
+        let recipes = recipes_in(recipes_file)?;
+        let highest = crate::store::highest_id_ever(&recipes).map_err(|e| e.to_string())?;
         if super::restore::is_zip(file)? {
-            return super::restore::archive(file, &dir, highest);
+            return super::restore::archive(file, &dir, highest, &recipes);
         }
         let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
         let mut backup = Backup::from_slice(&bytes)
@@ -63,7 +64,12 @@ pub(super) fn import_household(
             .import(&backup, highest)
             .map_err(|e| format!("{}: {e}; nothing was changed", file.display()))?;
         taken.photos_without_files = left_out;
-        Ok(super::restore::said_taken(file, db.path(), &taken))
+        Ok(super::restore::said_taken(
+            file,
+            db.path(),
+            &taken,
+            &recipes,
+        ))
     };
     said(run())
 }
@@ -135,12 +141,17 @@ fn said(outcome: Result<String, String>) -> ExitCode {
 /// The highest recipe id `recipes_file` (else the embedded sample) and its journal ever
 /// had ([`crate::store::highest_id_ever`]).
 pub(super) fn highest_id_ever(recipes_file: Option<&Path>) -> Result<u64, String> {
-    let recipes = match recipes_file {
+    let recipes = recipes_in(recipes_file)?;
+    crate::store::highest_id_ever(&recipes).map_err(|e| e.to_string())
+}
+
+/// The recipes of `recipes_file`, else the embedded sample.
+fn recipes_in(recipes_file: Option<&Path>) -> Result<Recipes, String> {
+    match recipes_file {
         Some(path) => Recipes::from_file(path),
         None => Recipes::sample(),
     }
-    .map_err(|e| e.to_string())?;
-    crate::store::highest_id_ever(&recipes).map_err(|e| e.to_string())
+    .map_err(|e| e.to_string())
 }
 
 /// Every problem on stderr and exit 1, or the warnings (stderr) and a summary (stdout)

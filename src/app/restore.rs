@@ -12,6 +12,7 @@ use crate::household::{BACKUP_BYTES, Backup, Household, Taken};
 use crate::photos::PhotoStore;
 use crate::photos::archive::{self, Restored};
 use crate::photos::store::Variant;
+use crate::recipes::Recipes;
 use std::collections::HashSet;
 use std::io::Read;
 use std::path::Path;
@@ -29,19 +30,24 @@ pub(super) fn is_zip(file: &Path) -> Result<bool, String> {
     Ok(n == 4 && ZIP_MAGIC.iter().any(|m| **m == head))
 }
 
-/// Merges the archive `file` into the household in `dir` (see the module doc). A state
-/// directory this run made is removed again if the archive is refused: it holds only what
-/// the run made.
-pub(super) fn archive(file: &Path, dir: &Path, highest: u64) -> Result<String, String> {
+/// Merges the archive `file` into the household in `dir` (see the module doc); `recipes`
+/// name the recipes whose cover it changed. A state directory this run made is removed
+/// again if the archive is refused: it holds only what the run made.
+pub(super) fn archive(
+    file: &Path,
+    dir: &Path,
+    highest: u64,
+    recipes: &Recipes,
+) -> Result<String, String> {
     let fresh = !dir.exists();
-    let outcome = load(file, dir, highest);
+    let outcome = load(file, dir, highest, recipes);
     if outcome.is_err() && fresh {
         let _ = std::fs::remove_dir_all(dir);
     }
     outcome
 }
 
-fn load(file: &Path, dir: &Path, highest: u64) -> Result<String, String> {
+fn load(file: &Path, dir: &Path, highest: u64, recipes: &Recipes) -> Result<String, String> {
     let name = file.display();
     let db = Household::open_in(dir).map_err(|e| e.to_string())?;
     let store = PhotoStore::open(&PhotoStore::dir_beside(db.path()))
@@ -52,7 +58,7 @@ fn load(file: &Path, dir: &Path, highest: u64) -> Result<String, String> {
     match merge(&db, &store, &restored, highest) {
         Ok((taken, rows)) => Ok(format!(
             "{}; {} photo file(s) written{}",
-            said_taken(file, db.path(), &taken),
+            said_taken(file, db.path(), &taken, recipes),
             restored.files_written(),
             unnamed(&restored, &rows)
         )),
@@ -115,8 +121,9 @@ fn missing_file(store: &PhotoStore, hash: &str) -> Option<String> {
     })
 }
 
-/// What a merge took, as the command says it.
-pub(super) fn said_taken(file: &Path, db: &Path, taken: &Taken) -> String {
+/// What a merge took, as the command says it: each recipe whose cover the file changed
+/// named (`recipes` give their names), so that no cover changes silently.
+pub(super) fn said_taken(file: &Path, db: &Path, taken: &Taken, recipes: &Recipes) -> String {
     format!(
         "{}: merged into {}: {} people, {} shelf rows, {} favourites, {} ratings, {} notes, {} made, {} menus, {} strengths, {} shopping rows, {} rules, {} photos",
         file.display(),
@@ -137,7 +144,26 @@ pub(super) fn said_taken(file: &Path, db: &Path, taken: &Taken) -> String {
         n => format!(
             "; {n} photo row(s) left out: their files are not in the photo store (the household archive, ?photos=1, brings them)"
         ),
+    } + &covers_changed(&taken.covers_changed, recipes)
+}
+
+/// `; the cover of 2 recipe(s) changed, the file's chosen later: Negroni (1), recipe 9`.
+fn covers_changed(ids: &[u64], recipes: &Recipes) -> String {
+    if ids.is_empty() {
+        return String::new();
     }
+    let named: Vec<String> = ids
+        .iter()
+        .map(|&id| match recipes.get(id) {
+            Some(recipe) => format!("{} ({id})", recipe.name),
+            None => format!("recipe {id}"),
+        })
+        .collect();
+    format!(
+        "; the cover of {} recipe(s) changed, the file's chosen later: {}",
+        ids.len(),
+        named.join(", ")
+    )
 }
 
 /// Each photo row of the database at `db` whose files are not in the photo store beside
@@ -164,7 +190,8 @@ pub(super) fn missing_photos(db: &Path) -> Result<Vec<String>, String> {
         .collect())
 }
 
-/// After `repair-household` dropped rows: the files no row names any more, swept.
+/// After `repair-household` dropped rows: the files no row names any more, swept (those
+/// written within the hour spared, as at start: an import may be between files and rows).
 pub(super) fn sweep(db: &Household) -> Result<usize, String> {
     let store = PhotoStore::open(&PhotoStore::dir_beside(db.path()))
         .map_err(|e| format!("the photo store: {e}"))?;

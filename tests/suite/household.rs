@@ -431,7 +431,7 @@ async fn the_backup_downloads_is_refused_when_malformed_and_merges_back() {
     );
     let backup: Value = response.json().await.unwrap();
     assert_eq!(backup["format"], "libations-household");
-    assert_eq!(backup["version"], 5);
+    assert_eq!(backup["version"], 6);
     alice.stop();
 
     // Another household: a malformed file is refused whole, naming the field.
@@ -492,7 +492,7 @@ async fn the_backup_downloads_is_refused_when_malformed_and_merges_back() {
     let db = dir.join("household.sqlite");
     let checked = run(&["check", "--household", db.to_str().unwrap()]);
     assert!(checked.status.success());
-    assert!(String::from_utf8_lossy(&checked.stdout).contains("OK, schema version 8"));
+    assert!(String::from_utf8_lossy(&checked.stdout).contains("OK, schema version 9"));
     std::fs::write(&file, br#"{"format": "libations-household", "version": 1}"#).unwrap();
     let refused = run(&[
         "import-household",

@@ -116,6 +116,20 @@ pub(crate) fn files(state: &Path) -> Vec<String> {
     names
 }
 
+/// Sets every file in the photo store two hours back, as a start an hour or more later
+/// finds them: past what the start sweep spares (files in flight, written within the hour).
+pub(crate) fn age_files(state: &Path) {
+    let ago = std::time::Duration::from_secs(2 * 60 * 60);
+    for name in files(state) {
+        let file = std::fs::File::options()
+            .write(true)
+            .open(state.join("photos").join(name))
+            .unwrap();
+        file.set_modified(std::time::SystemTime::now() - ago)
+            .unwrap();
+    }
+}
+
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
@@ -327,18 +341,39 @@ async fn files_no_photo_names_are_swept_at_start() {
     )
     .await;
     drop(alice);
-    // As a crash between the files and the row would leave them.
+    // As a crash between the files and the row would leave them, long ago.
     let stray = "0123456789abcdef0123456789abcdef";
     std::fs::write(state.path().join(format!("photos/{stray}.jpg")), b"x").unwrap();
     std::fs::write(state.path().join(format!("photos/{stray}.thumb.jpg")), b"x").unwrap();
     std::fs::write(state.path().join("photos/.tmp-1-0-half.jpg"), b"x").unwrap();
+    age_files(state.path());
+    // As an import (another process) leaves them between its files and its rows: fresh.
+    let in_flight = "fedcba9876543210fedcba9876543210";
+    for name in [format!("{in_flight}.jpg"), format!("{in_flight}.thumb.jpg")] {
+        std::fs::write(state.path().join("photos").join(name), b"y").unwrap();
+    }
     let alice = person(state.path(), "alice@example.com", &[]);
     let url = kept["url"].as_str().unwrap();
     assert_eq!(
         client().get(alice.url(url)).send().await.unwrap().status(),
         StatusCode::OK
     );
-    assert_eq!(files(state.path()).len(), 2, "{:?}", files(state.path()));
+    let mut want = vec![format!("{in_flight}.jpg"), format!("{in_flight}.thumb.jpg")];
+    for key in ["url", "thumb_url"] {
+        want.push(
+            kept[key]
+                .as_str()
+                .unwrap()
+                .trim_start_matches("/photos/")
+                .to_owned(),
+        );
+    }
+    want.sort();
+    assert_eq!(
+        files(state.path()),
+        want,
+        "old strays swept, fresh ones spared"
+    );
     let gone = client()
         .get(alice.url(&format!("/photos/{stray}.jpg")))
         .send()
@@ -466,6 +501,7 @@ async fn killed_while_uploading_keeps_every_acknowledged_photo_and_leaves_no_str
             acked.extend(stream.await.unwrap());
         }
         eprintln!("round {round}: {} photos acknowledged in all", acked.len());
+        age_files(state.path());
         let server = person(state.path(), "alice@example.com", &[]);
         consistent(&server, state.path(), &acked, &format!("round {round}")).await;
     }

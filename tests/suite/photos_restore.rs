@@ -214,6 +214,7 @@ async fn a_restart_keeps_a_deleted_photo_and_purges_one_deleted_long_ago() {
         .unwrap();
     assert_eq!(changed, 1);
     drop(db);
+    crate::photos::age_files(state.path());
 
     let alice = person(state.path(), "alice@example.com", &[]);
     let name = |photo: &Value, key: &str| {

@@ -1,8 +1,8 @@
-//! The whole household as one JSON file (`format: "libations-household"`, version 5:
-//! version 4 and the photos' rows ([`super::backup_photos`]); version 4 added the
-//! household's rules; version 3 the shopping list; version 2 the guests' menus and
-//! strengths; docs/HOUSEHOLD.md describes it), and merging such a file back. Files of
-//! versions 1 to 4 still load.
+//! The whole household as one JSON file (`format: "libations-household"`, version 6:
+//! version 5 and when each cover was chosen; version 5 added the photos' rows
+//! ([`super::backup_photos`]); 4 the household's rules; 3 the shopping list; 2 the guests'
+//! menus and strengths; docs/HOUSEHOLD.md describes it), and merging such a file back.
+//! Files of versions 1 to 5 still load.
 //!
 //! Loading never drops what is stored: it merges by the same rules as the app's own
 //! changes (the change made last wins; log entries are joined; a note that differs from
@@ -22,7 +22,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 pub(crate) const FORMAT: &str = "libations-household";
-pub(crate) const VERSION: u32 = 5;
+pub(crate) const VERSION: u32 = 6;
 /// The oldest version this build still loads (version 1: before menus).
 pub(crate) const OLDEST: u32 = 1;
 
@@ -125,6 +125,8 @@ pub struct Taken {
     /// Photo rows of a JSON file left out because their files are not in the photo store
     /// (set by the caller, which knows the store: [`Backup::keep_photos_with_files`]).
     pub photos_without_files: usize,
+    /// The recipes whose cover the file changed (its cover was chosen later).
+    pub covers_changed: Vec<u64>,
 }
 
 impl Backup {
@@ -231,7 +233,7 @@ impl Backup {
         for (i, row) in self.rules.iter().enumerate() {
             row.check(&format!("rules[{i}]"))?;
         }
-        backup_photos::check(&self.photos)?;
+        backup_photos::check(&self.photos, self.version)?;
         for (i, row) in self.shelf.iter().enumerate() {
             limits::shelf_name(&row.name, &format!("shelf[{i}].name"))?;
             time(row.at, &format!("shelf[{i}].at"))?;
@@ -483,7 +485,7 @@ fn merge(tx: &Connection, backup: &Backup) -> Result<Taken> {
     }
     taken.shopping = shopping::merge(tx, &backup.shopping)?;
     taken.rules = rules::merge(tx, &backup.rules)?;
-    taken.photos = backup_photos::merge(tx, &backup.photos)?;
+    (taken.photos, taken.covers_changed) = backup_photos::merge(tx, &backup.photos)?;
     Ok(taken)
 }
 

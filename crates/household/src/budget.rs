@@ -119,12 +119,14 @@ const KINDS: [Kind; 13] = [
               + octet_length(json_quote(wanted)) + length(at)
               + octet_length(json_quote(by))), 0) FROM rules",
     },
-    // The photos' rows (version 5), not their images: those travel in the archive.
+    // The photos' rows (version 5), not their images: those travel in the archive. A
+    // cover's row also has `,"cover_at":` and its time (version 6).
     Kind {
         skeleton: r#"{"recipe":,"hash":,"width":,"height":,"by":,"at":,"cover":false},"#,
         sql: "SELECT count(*), coalesce(sum(length(recipe) + octet_length(json_quote(hash))
               + length(width) + length(height) + octet_length(json_quote(by))
-              + length(at)), 0) FROM photos",
+              + length(at) + coalesce(length(',\"cover_at\":') + length(cover_at), 0)), 0)
+              FROM photos",
     },
 ];
 

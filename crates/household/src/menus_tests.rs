@@ -132,7 +132,7 @@ fn a_backup_keeps_the_menus_and_merging_it_never_drops_one() {
     h.add_menu(&alice(), &draft("Brunch", &[9])).unwrap();
     h.switch_menu_on(friday_id).unwrap();
     let backup = h.export().unwrap();
-    assert_eq!(backup.version, 5);
+    assert_eq!(backup.version, 6);
     assert_eq!(backup.menus.len(), 2);
     assert!(backup.menus[0].on && !backup.menus[1].on);
     let text = serde_json::to_vec(&backup).unwrap();

@@ -5,7 +5,9 @@
 //! Who may do what (issue #44): any person may add a photo to any recipe and take away
 //! their own; an editor (`any`, the web layer's grant) chooses the cover and may take any
 //! away. The files are written before the row: a crash leaves at worst files no row
-//! names, which the store sweeps at start. A photo taken away is kept a while, restorable
+//! names, which the store sweeps at a start an hour or more later. A cover records when
+//! it was chosen (`cover_at`), so that a merged backup keeps the cover chosen last
+//! ([`super::backup_photos`]). A photo taken away is kept a while, restorable
 //! ([`super::photos_gone`]), and its files with it.
 
 use super::limits::{self, Person};
@@ -77,6 +79,17 @@ pub(crate) fn next_id(tx: &Connection) -> Result<i64> {
     Ok(highest.saturating_add(1))
 }
 
+/// Makes photo `id` the only cover of `recipe`, chosen at `at`.
+pub(crate) fn make_cover(tx: &Connection, recipe: i64, id: i64, at: i64) -> Result<()> {
+    tx.prepare_cached(
+        "UPDATE photos SET cover = 0, cover_at = NULL WHERE recipe = ?1 AND cover = 1",
+    )?
+    .execute([recipe])?;
+    tx.prepare_cached("UPDATE photos SET cover = 1, cover_at = ?2 WHERE id = ?1")?
+        .execute([id, at])?;
+    Ok(())
+}
+
 impl Household {
     /// Adds the photo whose files are `hash` to `recipe`, by `who`; the recipe's first
     /// photo becomes its cover.
@@ -97,8 +110,8 @@ impl Household {
             limits::room(all, PHOTO_ROWS, "photos", "photo")?;
             let id = next_id(tx)?;
             tx.prepare_cached(
-                "INSERT INTO photos (id, recipe, hash, width, height, by, at, cover)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO photos (id, recipe, hash, width, height, by, at, cover, cover_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, CASE WHEN ?8 THEN ?7 END)",
             )?
             .execute(params![
                 id,
@@ -134,16 +147,16 @@ impl Household {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Makes photo `id` the cover of `recipe` (the web layer lets editors only).
+    /// Makes photo `id` the cover of `recipe` (the web layer lets editors only), chosen
+    /// now (`cover_at`), even if it was the cover already: the choice made last is the
+    /// one a merged backup must beat.
     pub fn set_cover(&self, who: &Person, recipe: u64, id: i64) -> Result<Photo> {
         let key = limits::recipe(recipe, "recipe")?;
+        let now = limits::now_ms();
         self.write(|tx| {
             super::mine::seen(tx, who)?;
             one(tx, recipe, id)?;
-            tx.prepare_cached("UPDATE photos SET cover = 0 WHERE recipe = ?1 AND cover = 1")?
-                .execute([key])?;
-            tx.prepare_cached("UPDATE photos SET cover = 1 WHERE id = ?1")?
-                .execute([id])?;
+            make_cover(tx, key, id, now)?;
             one(tx, recipe, id)
         })
     }

@@ -79,10 +79,10 @@ impl Household {
                 .execute([id])?;
             if photo.cover {
                 tx.prepare_cached(
-                    "UPDATE photos SET cover = 1 WHERE id =
+                    "UPDATE photos SET cover = 1, cover_at = ?2 WHERE id =
                      (SELECT id FROM photos WHERE recipe = ?1 ORDER BY at, id LIMIT 1)",
                 )?
-                .execute([key])?;
+                .execute([key, now])?;
             }
             forget_old(tx, now)?;
             Ok(photo)
@@ -122,11 +122,11 @@ impl Household {
                 [key],
             )?;
             tx.prepare_cached(
-                "INSERT INTO photos (id, recipe, hash, width, height, by, at, cover)
-                 SELECT id, recipe, hash, width, height, by, at, ?2
+                "INSERT INTO photos (id, recipe, hash, width, height, by, at, cover, cover_at)
+                 SELECT id, recipe, hash, width, height, by, at, ?2, CASE WHEN ?2 THEN ?3 END
                  FROM photos_gone WHERE id = ?1",
             )?
-            .execute(params![id, covered == 0])?;
+            .execute(params![id, covered == 0, limits::now_ms()])?;
             tx.prepare_cached("DELETE FROM photos_gone WHERE id = ?1")?
                 .execute([id])?;
             one(tx, recipe, id)

@@ -15,7 +15,7 @@ use rusqlite::{Connection, OpenFlags};
 use std::path::Path;
 
 /// Each migration, in order; migration N (from 1) brings `user_version` to N.
-const MIGRATIONS: &[&str] = &[
+pub(crate) const MIGRATIONS: &[&str] = &[
     // 1: the shelf and each person's own. A row's `at` is when the change it holds was
     // made (ms since 1970): the change made last wins. Rows that say "off" (`on = 0`,
     // `have = 0`, `stars IS NULL`, `text IS NULL`) are kept so that an older change that
@@ -134,6 +134,11 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX photos_gone_by_recipe ON photos_gone (recipe);
      CREATE INDEX photos_gone_by_hash ON photos_gone (hash);
      CREATE INDEX photos_by_hash ON photos (hash);",
+    // 9: when each cover was chosen (`cover_at`, ms since 1970; NULL on a photo that is
+    // not the cover), so that merging a backup keeps the cover chosen last, not the photo
+    // added last. A cover kept before gets its photo's own `at`, the best time known.
+    "ALTER TABLE photos ADD COLUMN cover_at INTEGER CHECK (cover = 1 OR cover_at IS NULL);
+     UPDATE photos SET cover_at = at WHERE cover = 1;",
 ];
 
 /// The schema version this build writes.

@@ -276,7 +276,7 @@ fn a_file_that_is_not_a_backup_is_refused_naming_the_field() {
     };
     assert_eq!(refused(good), "people[0].ratings[1].stars");
     assert_eq!(
-        refused(&good.replace("\"version\":1", "\"version\":6")),
+        refused(&good.replace("\"version\":1", "\"version\":7")),
         "version"
     );
     assert_eq!(

@@ -7,7 +7,9 @@
 //! written to a temporary name, fsynced, renamed into place, and the directory fsynced:
 //! once [`PhotoStore::keep`] returns, the files survive power loss. The household's row is
 //! written after them, so a crash leaves at worst files nobody refers to, which
-//! [`PhotoStore::sweep`] removes at start; never a row without its files.
+//! [`PhotoStore::sweep`] removes at start; never a row without its files. The sweep spares
+//! files younger than [`SWEEP_SPARES`]: another process (`libations import-household`)
+//! may be between writing its files and committing its rows while the app starts.
 
 use crate::PhotoError;
 use crate::variants::Prepared;
@@ -17,6 +19,7 @@ use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
 
 /// Makes each temporary file's name its own, so two uploads of one photo never share one.
 static TEMPS: AtomicU64 = AtomicU64::new(0);
@@ -48,6 +51,16 @@ pub const DIR_NAME: &str = "photos";
 const LARGE_SUFFIX: &str = ".jpg";
 const THUMB_SUFFIX: &str = ".thumb.jpg";
 const TEMP_PREFIX: &str = ".tmp-";
+
+/// How recently modified a file no row names may be and still be spared by the sweep: an
+/// hour. An upload or an import may be between its files and its row, and the import
+/// (`libations import-household`, another process) writes every photo of an archive before
+/// it commits the rows; a server starting meanwhile must not take the files from under
+/// it. An hour is far past the longest import (a few hundred MiB, checked and fsynced),
+/// and a stray spared now is swept at a later start. A file the store is asked to keep
+/// that is already there has its time set anew ([`PhotoStore::keep_file`]), so it counts
+/// as fresh too.
+pub const SWEEP_SPARES: Duration = Duration::from_secs(60 * 60);
 
 impl PhotoStore {
     /// The store in `dir`, made (mode 0700 through the state directory's) if missing.
@@ -89,6 +102,7 @@ impl PhotoStore {
     pub fn keep_file(&self, hash: &str, variant: Variant, bytes: &[u8]) -> io::Result<bool> {
         let path = self.path(hash, variant);
         if fs::metadata(&path).is_ok() {
+            touch(&path)?;
             return Ok(false);
         }
         self.write(&path, bytes)?;
@@ -133,10 +147,11 @@ impl PhotoStore {
         hex.then(|| (hash.to_owned(), variant))
     }
 
-    /// Removes the files of photos not in `keep` (and temporary files a crash left):
-    /// how many files went.
+    /// Removes the files of photos not in `keep` (and temporary files a crash left), but
+    /// not those modified within [`SWEEP_SPARES`]: how many files went.
     pub fn sweep(&self, keep: &HashSet<String>) -> io::Result<usize> {
         let mut gone = 0;
+        let now = SystemTime::now();
         for entry in fs::read_dir(&self.dir)? {
             let entry = entry?;
             let name = entry.file_name();
@@ -145,9 +160,14 @@ impl PhotoStore {
                 Some((hash, _)) => !keep.contains(&hash),
                 None => name.starts_with(TEMP_PREFIX),
             };
-            if stray {
-                fs::remove_file(entry.path())?;
-                gone += 1;
+            if !stray || entry.metadata().is_ok_and(|m| fresh(&m, now)) {
+                continue;
+            }
+            match fs::remove_file(entry.path()) {
+                Ok(()) => gone += 1,
+                // Gone meanwhile (another process's rename): not ours to count.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
             }
         }
         if gone > 0 {
@@ -169,7 +189,8 @@ impl PhotoStore {
 
     fn write(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         if fs::metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64) {
-            return Ok(()); // the same photo again: its name says it holds these bytes
+            // The same photo again: its name says it holds these bytes.
+            return touch(path);
         }
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("photo");
         let n = TEMPS.fetch_add(1, Ordering::Relaxed);
@@ -187,6 +208,24 @@ impl PhotoStore {
         }
         written
     }
+}
+
+/// Whether a file (its `meta`) was modified within [`SWEEP_SPARES`] of `now`; a time in
+/// the future (a clock set back) counts as fresh.
+fn fresh(meta: &fs::Metadata, now: SystemTime) -> bool {
+    match meta.modified().map(|at| now.duration_since(at)) {
+        Ok(Ok(age)) => age < SWEEP_SPARES,
+        Ok(Err(_)) => true,
+        Err(_) => false,
+    }
+}
+
+/// Sets an existing file's modified time to now, durably: a file about to be named by a
+/// row again is as fresh as a new one to the sweep.
+fn touch(path: &Path) -> io::Result<()> {
+    let file = File::options().write(true).open(path)?;
+    file.set_modified(SystemTime::now())?;
+    file.sync_all()
 }
 
 fn sync_dir(dir: &Path) -> io::Result<()> {

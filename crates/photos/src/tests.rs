@@ -162,15 +162,82 @@ fn the_store_keeps_files_by_content_and_sweeps_strays() {
     ] {
         assert_eq!(PhotoStore::parse_name(bad), None, "{bad}");
     }
-    // A temp file a crash left, and a photo no row refers to, go; the kept one stays.
-    std::fs::write(dir.path().join("photos/.tmp-1-0-x.jpg"), b"half").unwrap();
+    // A temp file a crash left, and a photo no row refers to, go once older than the
+    // sweep spares; the kept one stays, however old.
+    let temp = dir.path().join("photos/.tmp-1-0-x.jpg");
+    std::fs::write(&temp, b"half").unwrap();
     let other = store
         .keep(&prepare(&encoded(&halves(90, 60), ImageFormat::Png)).unwrap())
         .unwrap();
+    let other_files = [
+        store.path(&other.hash, store::Variant::Large),
+        store.path(&other.hash, store::Variant::Thumb),
+    ];
+    for path in other_files.iter().chain([&temp, &large, &thumb]) {
+        aged(path, HOURS_2);
+    }
     let keep: std::collections::HashSet<String> = [kept.hash.clone()].into();
     assert_eq!(store.sweep(&keep).unwrap(), 3);
     assert!(large.exists() && thumb.exists());
     assert!(!store.path(&other.hash, store::Variant::Large).exists());
     store.remove(&kept.hash).unwrap();
     assert!(!large.exists() && !thumb.exists());
+}
+
+/// Two hours: past what the sweep spares.
+const HOURS_2: std::time::Duration = std::time::Duration::from_secs(2 * 60 * 60);
+
+/// Sets `path`'s modified time `ago` back.
+fn aged(path: &std::path::Path, ago: std::time::Duration) {
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(std::time::SystemTime::now() - ago)
+        .unwrap();
+}
+
+#[test]
+fn the_sweep_spares_files_in_flight_and_takes_old_strays() {
+    // An import (another process) writes its files, then commits its rows: a server
+    // starting between the two must leave the fresh files.
+    let dir = tempfile::tempdir().unwrap();
+    let store = PhotoStore::open(&dir.path().join("photos")).unwrap();
+    let fresh = store
+        .keep(&prepare(&encoded(&halves(90, 60), ImageFormat::Png)).unwrap())
+        .unwrap();
+    let old = store
+        .keep(&prepare(&encoded(&halves(60, 90), ImageFormat::Png)).unwrap())
+        .unwrap();
+    let files =
+        |hash: &str| [store::Variant::Large, store::Variant::Thumb].map(|v| store.path(hash, v));
+    let temp = dir.path().join("photos/.tmp-1-0-y.jpg");
+    std::fs::write(&temp, b"being written").unwrap();
+    for path in files(&old.hash) {
+        aged(&path, HOURS_2);
+    }
+    let none = std::collections::HashSet::new();
+    assert_eq!(store.sweep(&none).unwrap(), 2, "only the old pair goes");
+    assert!(
+        files(&fresh.hash).iter().all(|p| p.exists()),
+        "fresh spared"
+    );
+    assert!(temp.exists(), "a temp file being written is spared");
+    assert!(files(&old.hash).iter().all(|p| !p.exists()), "old swept");
+
+    // Just inside the hour: spared; an old file an import keeps again: fresh again.
+    for path in files(&fresh.hash) {
+        aged(
+            &path,
+            store::SWEEP_SPARES - std::time::Duration::from_secs(60),
+        );
+    }
+    assert_eq!(store.sweep(&none).unwrap(), 0);
+    let [large, _] = files(&fresh.hash);
+    aged(&large, HOURS_2);
+    let bytes = std::fs::read(&large).unwrap();
+    assert!(
+        !store
+            .keep_file(&fresh.hash, store::Variant::Large, &bytes)
+            .unwrap()
+    );
+    assert_eq!(store.sweep(&none).unwrap(), 0, "kept again: spared");
+    assert!(large.exists());
 }

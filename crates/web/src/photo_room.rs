@@ -5,7 +5,9 @@
 //!
 //! At start, deleted photos past the 30 days they may be restored are forgotten, then
 //! files no photo row names (an upload cut off between its files and its row, a deleted
-//! photo forgotten) are swept; a deleted photo still restorable keeps its files.
+//! photo forgotten) are swept; a deleted photo still restorable keeps its files, and so
+//! does a file written within the hour (`libations_photos::store::SWEEP_SPARES`): an
+//! `import-household` running beside the start writes its files before its rows.
 
 use crate::household::Household;
 use libations_photos::{PhotoError, PhotoStore, Prepared, Stored};
