@@ -15,7 +15,7 @@ use super::household::personal;
 use super::params::{PhotoPath, RecipeId, find_recipe};
 use crate::error::{Api, WebError};
 use crate::guard::limits::{self, RequestLimits};
-use crate::household::Photo;
+use crate::household::{Household, HouseholdError, Person, Photo};
 use crate::http::cache_control::IMMUTABLE;
 use crate::site::Site;
 use crate::view::photos::{large_url, thumb_url};
@@ -165,14 +165,10 @@ pub(crate) async fn take_away(
     id: u64,
     photo: i64,
 ) -> Result<Photo, WebError> {
-    let Resident {
-        db,
-        person,
-        visitor,
-    } = resident;
-    home.photos()?;
-    let any = home.keeper(&visitor, editing).is_ok();
-    household_call(db, move |db| db.delete_photo(&person, any, id, photo)).await
+    as_owner(home, editing, resident, move |db, person, any| {
+        db.delete_photo(person, any, id, photo)
+    })
+    .await
 }
 
 /// `POST /api/recipes/{id}/photos/{photo}/restore`: a deleted photo back, under its own
@@ -199,6 +195,20 @@ pub(crate) async fn bring_back(
     id: u64,
     photo: i64,
 ) -> Result<Photo, WebError> {
+    as_owner(home, editing, resident, move |db, person, any| {
+        db.restore_photo(person, any, id, photo)
+    })
+    .await
+}
+
+/// Runs `change` on the household as `resident`, with `any` when they may edit recipes
+/// (an editor takes away and restores anyone's photo; a person only their own).
+async fn as_owner(
+    home: &HouseholdDoor,
+    editing: &Editing,
+    resident: Resident,
+    change: impl FnOnce(&Household, &Person, bool) -> Result<Photo, HouseholdError> + Send + 'static,
+) -> Result<Photo, WebError> {
     let Resident {
         db,
         person,
@@ -206,7 +216,7 @@ pub(crate) async fn bring_back(
     } = resident;
     home.photos()?;
     let any = home.keeper(&visitor, editing).is_ok();
-    household_call(db, move |db| db.restore_photo(&person, any, id, photo)).await
+    household_call(db, move |db| change(db, &person, any)).await
 }
 
 /// `PUT /api/recipes/{id}/photos/{photo}/cover`: an editor chooses the cover.
