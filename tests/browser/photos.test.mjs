@@ -3,7 +3,8 @@
 // the picture shows there at once, the recipe still fits the screen, and after a reload
 // it comes from the server; tapped, it opens large and closes; deleted, it is listed under
 // "Recently deleted photos", and there later, in the recipe's row, Restore brings it back
-// as the cover. A visitor the household does not know sees no camera button. Without JavaScript (390×844): the recipe's page
+// as the cover. A visitor the household does not know sees the photos (a second in the
+// row's strip) and no camera button. Without JavaScript (390×844): the recipe's page
 // shows the photo beside the name as a link to its own page, its plain form sends a real
 // JPEG and comes back to the recipe with it; a second person gets no Delete, an editor
 // makes another photo the cover and deletes one after a confirm page, then Undo brings it
@@ -137,6 +138,7 @@ test("a visitor the household does not know sees the photo and no camera button"
     await openNegroni(page);
     await page.locator(`${OPEN} input[type=file]`).setInputFiles(PICTURE);
     await page.waitForSelector(`${OPEN} .photo-thumb img[src^="/photos/"]`);
+    await sendPhoto(server, 1, await drawJpeg(browser)); // a second: the strip
     await context.close();
     await server.stop();
 
@@ -147,6 +149,9 @@ test("a visitor the household does not know sees the photo and no camera button"
     await page.goto(server.url("/"));
     await openNegroni(page);
     await page.waitForSelector(`${OPEN} .photo-thumb img[src^="/photos/"]`);
+    await page.locator(`${OPEN} .recipe .photo-strip a`).waitFor({ state: "visible" });
+    assert.equal(await page.locator(`${OPEN} .photo-strip a`).count(), 1, "the other photo in the row's strip");
+    assert.equal(await page.locator(`${OPEN} details.photos-gone`).count(), 0, "nothing a stranger could restore");
     await page.locator("#recipes > li > a.row", { hasText: "Daiquiri" }).tap();
     await page.waitForSelector(`${OPEN} td.amount`);
     // Once the photos' answer is painted (none for Daiquiri), there is no camera button.
