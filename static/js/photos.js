@@ -5,7 +5,9 @@
 // when it has, and "Add a photo" after Made one), which opens the phone's camera or its
 // photos and sends the picture as it is: the server turns it upright and strips its
 // location. The picture shows at once, from the phone, while it is sent; taken offline,
-// it waits on the phone (photo-queue.js) and goes when the connection returns.
+// it waits on the phone (photo-queue.js) and goes when the connection returns. Under the
+// photos, "Recently deleted photos (n)": those the person may still restore, each with
+// Restore, as the recipe's page lists them without JavaScript.
 //
 // One markup: the recipe's page comes with the cover, the strip and a plain upload form
 // (templates/recipe.html), links to each photo's own page, which work without JavaScript;
@@ -27,10 +29,10 @@ export async function addPhotos(head, container, id, name) {
   const spot = served ?? el("span", { class: "photo-spot" });
   spot.dataset.taken = "yes";
   if (!served) head.append(spot);
-  const [photos, me] = await Promise.all([read(id), whoami]);
+  const [photos, me, gone] = await Promise.all([read(id), whoami, readGone(id)]);
   if (photos === null || !spot.isConnected) { if (!served) spot.remove(); return; }
   const person = Boolean(me && typeof me.login === "string");
-  const state = { id: String(id), name, person, login: person ? me.login : null, editor: me?.can_cover === true, spot, container, photos };
+  const state = { id: String(id), name, person, login: person ? me.login : null, editor: me?.can_cover === true, spot, container, photos, gone };
   states.set(state.id, state);
   state.photos = [...photos, ...await waiting(state)];
   paint(state);
@@ -66,6 +68,25 @@ async function read(id) {
   }
 }
 
+// The deleted photos of recipe `id` the person may restore (none for a stranger), or null
+// if unknown (offline): then what the page came with stays.
+async function readGone(id) {
+  try {
+    const answer = await fetch("/api/recipes/" + id + "/photos/gone", { headers: { Accept: "application/json" } });
+    return answer.ok ? await answer.json() : null;
+  } catch (error) {
+    return null;
+  }
+}
+
+// The photos and the deleted ones read again, and painted.
+async function reread(state) {
+  const [photos, gone] = await Promise.all([read(state.id), readGone(state.id)]);
+  state.photos = photos ?? state.photos;
+  state.gone = gone ?? state.gone;
+  paint(state);
+}
+
 const pageOf = (state, photo) => "/recipes/" + state.id + "/photos/" + photo.id;
 const altOf = (state, photo) => "Photo of " + state.name + (photo.by ? ", taken by " + photo.by : "");
 
@@ -91,11 +112,18 @@ function paint(state) {
   else spot.replaceChildren();
   spot.append(el("span", { class: "photo-status", role: "status" }));
   paintStrip(state);
+  paintGone(state);
 }
+
+// What the strip, "Photo deleted." and the deleted photos follow: the recipe (the pane's,
+// the page's); in a phone's row, where the container is the recipe itself, its last part
+// (its tools), so that they close with it.
+const recipeEnd = (container) =>
+  container.matches(".recipe") ? container.querySelector(":scope > .tools") : container.querySelector(".recipe");
 
 function paintStrip(state) {
   const { container, photos } = state;
-  const recipe = container.querySelector(".recipe");
+  const recipe = recipeEnd(container);
   let strip = container.querySelector(".photo-strip");
   if (photos.length < 2) { strip?.remove(); return; }
   if (!strip) {
@@ -103,6 +131,47 @@ function paintStrip(state) {
     recipe?.after(strip);
   }
   strip.replaceChildren(...photos.slice(1).map((p) => el("li", null, photoLink(state, p, {}, "64"))));
+}
+
+// "Recently deleted photos (n)" under the recipe's photos, the markup templates/recipe.html
+// writes (taken over where the page came with it, kept open if it was), each with a
+// Restore button; gone once none is left.
+function paintGone(state) {
+  const { container, gone, name } = state;
+  const served = container.querySelector(".photos-gone");
+  if (!gone) return;
+  if (!gone.length) { served?.remove(); return; }
+  const said = el("p", { role: "status" }, "A deleted photo can be restored for 30 days.");
+  const items = gone.map((photo) => {
+    const button = el("button", { type: "button", class: "chip" }, "Restore");
+    button.addEventListener("click", () => restoreListed(state, photo, said));
+    const alt = "Deleted photo of " + name + (photo.by ? ", taken by " + photo.by : "");
+    return el("li", null, el("img", { src: photo.thumb_url, alt, width: "64", height: "64", loading: "lazy" }), button);
+  });
+  const list = el("details", { class: "photos-gone" },
+    el("summary", null, "Recently deleted photos (" + gone.length + ")"), said, el("ul", null, ...items));
+  list.open = served?.open ?? false;
+  if (served) served.replaceWith(list);
+  else (container.querySelector(".photo-undo") ?? container.querySelector(".photo-strip") ?? recipeEnd(container))?.after(list);
+}
+
+// Restore pressed in the list: the photo back, said; or why not, in the list.
+async function restoreListed(state, photo, said) {
+  try {
+    await restore(state, photo);
+    state.container.querySelector(".photos-gone summary")?.focus();
+  } catch (error) {
+    said.textContent = failed(error);
+  }
+}
+
+// A deleted photo restored (POST …/restore; Undo and the list's Restore): the photos and
+// the deleted ones read again and painted, "Photo restored." said; or throws why not.
+async function restore(state, photo) {
+  await ask(state, "POST", photo.id + "/restore");
+  state.container.querySelector(`.photo-undo[data-photo="${photo.id}"]`)?.remove();
+  await reread(state);
+  say(state, "Photo restored.");
 }
 
 // A button that opens the camera (or the phone's photos) and sends the picture taken.
@@ -181,9 +250,8 @@ const failed = (error) => error instanceof TypeError ? "Not done: the server cou
 async function change(state, dialog, method, path, done) {
   try {
     await ask(state, method, path);
-    state.photos = (await read(state.id)) ?? state.photos;
+    await reread(state);
     dialog.close();
-    paint(state);
     say(state, done);
     return true;
   } catch (error) {
@@ -198,20 +266,16 @@ async function remove(state, dialog, photo) {
   if (!await change(state, dialog, "DELETE", String(photo.id), "")) return;
   const said = el("span", null, "Photo deleted.");
   const undo = el("button", { type: "button", class: "chip" }, "Undo");
-  const note = el("p", { class: "photo-undo", role: "status" }, said, " ", undo);
+  const note = el("p", { class: "photo-undo", role: "status", "data-photo": String(photo.id) }, said, " ", undo);
   undo.addEventListener("click", async () => {
     try {
-      await ask(state, "POST", photo.id + "/restore");
-      note.remove();
-      state.photos = (await read(state.id)) ?? state.photos;
-      paint(state);
-      say(state, "Photo restored.");
+      await restore(state, photo);
     } catch (error) {
       said.textContent = failed(error);
     }
   });
   state.container.querySelector(".photo-undo")?.remove();
-  (state.container.querySelector(".photo-strip") ?? state.container.querySelector(".recipe"))?.after(note);
+  (state.container.querySelector(".photo-strip") ?? recipeEnd(state.container))?.after(note);
   undo.focus();
 }
 

@@ -1,8 +1,10 @@
 // A photo of the drink (issue #44) at 390×844: a person opens Negroni, taps the camera
 // button beside its name and gives it a picture (the file input a phone's camera fills);
 // the picture shows there at once, the recipe still fits the screen, and after a reload
-// it comes from the server; tapped, it opens large and closes. A visitor the household
-// does not know sees no camera button. Without JavaScript (390×844): the recipe's page
+// it comes from the server; tapped, it opens large and closes; deleted, it is listed under
+// "Recently deleted photos", and there later, in the recipe's row, Restore brings it back
+// as the cover. A visitor the household does not know sees the photos (a second in the
+// row's strip) and no camera button. Without JavaScript (390×844): the recipe's page
 // shows the photo beside the name as a link to its own page, its plain form sends a real
 // JPEG and comes back to the recipe with it; a second person gets no Delete, an editor
 // makes another photo the cover and deletes one after a confirm page, then Undo brings it
@@ -92,6 +94,32 @@ test("a person adds a photo beside the name; it stays, opens large, and the reci
     await page.locator("dialog.photo-view button", { hasText: "Close" }).tap();
     await until(() => page.locator("dialog.photo-view").count(), 0, "Close closes it");
     assert.deepEqual(await axe(page), []);
+
+    // Deleted (asked first): listed at once under "Recently deleted photos".
+    const src = await served.getAttribute("src");
+    await page.locator(".single h1 .photo-thumb").tap();
+    await page.locator("dialog.photo-view button", { hasText: "Delete" }).tap();
+    await page.locator("dialog.photo-view .photo-ask button", { hasText: "Delete" }).tap();
+    await until(() => page.locator(".single h1 .photo-thumb").count(), 0, "deleted");
+    await until(() => page.locator(".single details.photos-gone summary").textContent(), "Recently deleted photos (1)", "listed");
+
+    // Later, the recipe opened again in its row (the Undo long gone): still listed, with
+    // Restore, which brings the photo back as the cover.
+    await page.goto(server.url("/"));
+    await openNegroni(page);
+    const gone = page.locator(`${OPEN} details.photos-gone`);
+    await gone.locator("summary", { hasText: "Recently deleted photos (1)" }).tap();
+    const restore = gone.locator("button", { hasText: "Restore" });
+    const restoreBox = await restore.boundingBox();
+    assert.ok(restoreBox.width >= 44 && restoreBox.height >= 44, `Restore is ${restoreBox.width}×${restoreBox.height}`);
+    assert.equal(await gone.locator("img").getAttribute("alt"), "Deleted photo of Negroni, taken by alice@example.com");
+    assert.ok(await gone.locator("img").evaluate((img) => img.complete && img.naturalWidth > 0), "its thumbnail, shown to her");
+    assert.deepEqual(await axe(page), []);
+    await restore.tap();
+    await until(() => page.locator(`${OPEN} .photo-thumb img`).getAttribute("src").catch(() => null), src, "the cover again");
+    await until(() => gone.count(), 0, "none left to restore");
+    await until(() => page.locator(`${OPEN} .photo-status`).textContent(), "Photo restored.", "said");
+    assert.equal((await photosOf(server, 1)).length, 1, "restored on the server");
     assert.deepEqual(await watcher.problems(), []);
   } finally {
     await context.close();
@@ -110,6 +138,7 @@ test("a visitor the household does not know sees the photo and no camera button"
     await openNegroni(page);
     await page.locator(`${OPEN} input[type=file]`).setInputFiles(PICTURE);
     await page.waitForSelector(`${OPEN} .photo-thumb img[src^="/photos/"]`);
+    await sendPhoto(server, 1, await drawJpeg(browser)); // a second: the strip
     await context.close();
     await server.stop();
 
@@ -120,6 +149,9 @@ test("a visitor the household does not know sees the photo and no camera button"
     await page.goto(server.url("/"));
     await openNegroni(page);
     await page.waitForSelector(`${OPEN} .photo-thumb img[src^="/photos/"]`);
+    await page.locator(`${OPEN} .recipe .photo-strip a`).waitFor({ state: "visible" });
+    assert.equal(await page.locator(`${OPEN} .photo-strip a`).count(), 1, "the other photo in the row's strip");
+    assert.equal(await page.locator(`${OPEN} details.photos-gone`).count(), 0, "nothing a stranger could restore");
     await page.locator("#recipes > li > a.row", { hasText: "Daiquiri" }).tap();
     await page.waitForSelector(`${OPEN} td.amount`);
     // Once the photos' answer is painted (none for Daiquiri), there is no camera button.

@@ -918,6 +918,7 @@ async fn allow_lists_what_each_address_takes_with_editing_on_and_off() {
             ("/api/recipes/1/photos/1", "DELETE"),
             ("/api/recipes/1/photos/1/restore", "POST"),
             ("/api/recipes/1/photos/1/cover", "PUT"),
+            ("/api/recipes/1/photos/gone", "GET, HEAD"),
             ("/api/photos/covers", "GET, HEAD"),
             ("/recipes/1/photos", "POST"),
             ("/recipes/1/photos/1/delete", "POST"),

@@ -1,5 +1,6 @@
 //! A deleted photo brought back (issue #44, "every change can be undone"), against the
-//! real binary: restored under its own id and listed again, the cover rule; who may
+//! real binary: restored under its own id and listed again, the cover rule; the deleted
+//! photos listed to whoever may restore them (`GET …/photos/gone`); who may
 //! restore (its adder, an editor; not another person) and see its files meanwhile; past
 //! the recipe's cap it is refused and nothing changes; a restart (the start sweep) keeps
 //! its files, and one deleted over 30 days ago is purged at start, row and files; `check
@@ -133,6 +134,100 @@ async fn a_deleted_photo_comes_back_as_itself_for_who_may() {
     let (status, back) = restore(&carol, 2, id(&first)).await;
     assert_eq!(status, StatusCode::CREATED, "{back}");
     assert_eq!(listed(&carol, 2).await, [(id(&first), true)]);
+}
+
+/// `GET /api/recipes/{recipe}/photos/gone` as `server`'s visitor: its status, its
+/// `Cache-Control`, and its answer.
+async fn gone(server: &Server, recipe: u64) -> (StatusCode, String, Value) {
+    let path = format!("/api/recipes/{recipe}/photos/gone");
+    let response = client().get(server.url(&path)).send().await.unwrap();
+    let status = response.status();
+    let cache = response
+        .headers()
+        .get("cache-control")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    (status, cache, response.json().await.unwrap())
+}
+
+/// The ids listed as restorable to `server`'s visitor, in order.
+async fn gone_ids(server: &Server, recipe: u64) -> Vec<i64> {
+    let (status, _, listed) = gone(server, recipe).await;
+    assert_eq!(status, StatusCode::OK, "{listed}");
+    listed.as_array().unwrap().iter().map(id).collect()
+}
+
+#[tokio::test]
+async fn the_deleted_photos_are_listed_to_who_may_restore_them() {
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &[]);
+    let older = added(&alice, 2, jpeg(300)).await;
+    let newer = added(&alice, 2, jpeg(310)).await;
+    let kept = added(&alice, 2, jpeg(320)).await;
+    assert_eq!(gone_ids(&alice, 2).await, Vec::<i64>::new(), "none yet");
+    delete(&alice, 2, id(&older)).await;
+    delete(&alice, 2, id(&newer)).await;
+    let (status, cache, listed) = gone(&alice, 2).await;
+    assert_eq!(status, StatusCode::OK, "{listed}");
+    assert!(cache.contains("private"), "a person's own answer: {cache}");
+    let listed = listed.as_array().unwrap();
+    assert_eq!(
+        listed.iter().map(id).collect::<Vec<_>>(),
+        [id(&newer), id(&older)],
+        "the one deleted last first"
+    );
+    let first = &listed[0];
+    for key in ["url", "thumb_url", "width", "height", "by"] {
+        assert_eq!(first[key], newer[key], "{key}, as the photo was");
+    }
+    assert_eq!(first["gone_by"], "alice@example.com");
+    let (then, now) = (listed[1]["gone_at"].as_i64(), first["gone_at"].as_i64());
+    assert!(then.is_some() && then <= now, "{listed:?}");
+    assert_eq!(
+        gone_ids(&alice, 1).await,
+        Vec::<i64>::new(),
+        "another recipe's"
+    );
+    let (status, _) = restore(&alice, 2, id(&newer)).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(
+        gone_ids(&alice, 2).await,
+        [id(&older)],
+        "restored: not listed"
+    );
+    drop(alice);
+
+    // Bob, no grants: his own deleted photo, none of Alice's.
+    let bob = person(state.path(), "bob@example.com", &[]);
+    let his = added(&bob, 2, jpeg(330)).await;
+    delete(&bob, 2, id(&his)).await;
+    assert_eq!(gone_ids(&bob, 2).await, [id(&his)]);
+    drop(bob);
+
+    // Carol, an editor: all of them, whoever deleted them.
+    let carol = person(state.path(), "carol@example.com", &["--local-edit"]);
+    delete(&carol, 2, id(&kept)).await;
+    let (_, _, all) = gone(&carol, 2).await;
+    let all = all.as_array().unwrap();
+    assert_eq!(
+        all.iter().map(id).collect::<Vec<_>>(),
+        [id(&kept), id(&his), id(&older)]
+    );
+    assert_eq!(all[0]["gone_by"], "carol@example.com");
+    assert_eq!(all[0]["by"], "alice@example.com");
+    let (status, _, unknown) = gone(&carol, 9999).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{unknown}");
+    assert!(
+        unknown["error"].as_str().is_some(),
+        "a JSON error: {unknown}"
+    );
+    drop(carol);
+
+    // A visitor the tailnet does not name: nothing to restore, so nothing listed.
+    let nobody = person(state.path(), "x", &["--local-nobody"]);
+    let (status, cache, listed) = gone(&nobody, 2).await;
+    assert_eq!((status, listed), (StatusCode::OK, serde_json::json!([])));
+    assert!(cache.contains("private"), "{cache}");
 }
 
 #[tokio::test]

@@ -118,6 +118,7 @@ fn table() -> Vec<Route> {
         Route::at("/api/recipes/{id}/photos")
             .get(photos::list)
             .photo(Post, Always, photos::add),
+        Route::at("/api/recipes/{id}/photos/gone").get(photos::gone),
         Route::at("/api/photos/covers").get(photos::covers),
         Route::at("/api/recipes/{id}/photos/{photo}").write(Delete, Always, photos::delete),
         Route::at("/api/recipes/{id}/photos/{photo}/restore").write(Post, Always, photos::restore),

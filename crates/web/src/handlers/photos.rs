@@ -1,6 +1,7 @@
 //! Photos of recipes (issue #44): `POST /api/recipes/{id}/photos` (the image itself as the
 //! body, whatever its `Content-Type` says: the bytes are sniffed), `GET` of the same (the
-//! recipe's photos, cover first), `DELETE /api/recipes/{id}/photos/{photo}`, `POST
+//! recipe's photos, cover first), `GET /api/recipes/{id}/photos/gone` (its deleted ones
+//! the visitor may restore), `DELETE /api/recipes/{id}/photos/{photo}`, `POST
 //! /api/recipes/{id}/photos/{photo}/restore` (a deleted one back, within 30 days), `PUT
 //! /api/recipes/{id}/photos/{photo}/cover`, every recipe's cover (`GET
 //! /api/photos/covers`), and the files, `GET /photos/{hash}.jpg` and
@@ -61,6 +62,36 @@ pub(crate) async fn list(
     };
     let photos = household_call(db, move |db| db.photos(id)).await?;
     Ok(personal(Value::Array(photos.iter().map(shown).collect())))
+}
+
+/// `GET /api/recipes/{id}/photos/gone`: the recipe's deleted photos the visitor may
+/// restore (their own; an editor's, all), the one deleted last first, each as the list
+/// shows a photo with when (`gone_at`) and by whom (`gone_by`) it went. The same rule as
+/// the recipe's page ("Recently deleted photos"); `[]` for a visitor the household does
+/// not know, and where it keeps no photos (a read, answered as such, as the list is).
+pub(crate) async fn gone(
+    State(site): State<Arc<Site>>,
+    State(home): State<Arc<HouseholdDoor>>,
+    State(editing): State<Arc<Editing>>,
+    visitor: Visitor,
+    Api(RecipeId(id)): Api<RecipeId>,
+) -> ApiResult {
+    find_recipe(&site, id)?;
+    if let Some(why) = home.unavailable() {
+        return Err(WebError::HouseholdOff(why.to_owned()).into());
+    }
+    let (Ok((db, person)), Ok(_)) = (home.person(&visitor), home.photos()) else {
+        return Ok(personal(Value::Array(Vec::new())));
+    };
+    let any = home.keeper(&visitor, &editing).is_ok();
+    let gone = household_call(db, move |db| db.gone_photos(&person, any, id)).await?;
+    let listed = gone.iter().map(|g| {
+        let mut photo = shown(&g.photo);
+        photo["gone_at"] = json!(g.gone_at);
+        photo["gone_by"] = json!(g.gone_by);
+        photo
+    });
+    Ok(personal(Value::Array(listed.collect())))
 }
 
 /// `GET /api/photos/covers`: every recipe's cover, `{"<recipe id>": "<thumbnail's
