@@ -183,6 +183,50 @@ async fn a_file_that_is_no_photo_gets_a_page_saying_so_and_leaves_nothing() {
     assert_eq!(files, 0, "no photo file");
 }
 
+/// A form announcing a photo over 25 MiB gets the photo's page saying how large it is and
+/// what is taken, with the way back, at once: the guard does not answer it with its line of
+/// text, and the rest of the body is not waited for. Nothing is kept. (The API's 413 is
+/// `photos::` own test.)
+#[tokio::test]
+async fn a_photo_over_the_limit_gets_a_page_saying_so_at_once() {
+    use std::io::{Read, Write};
+    let state = tempfile::tempdir().unwrap();
+    let alice = person(state.path(), "alice@example.com", &[]);
+    let csrf = token(&alice, 1).await;
+    let (kind, start) = form_body(&csrf, b"", "big.jpg", "image/jpeg");
+    let announced = 30 << 20;
+    let port = alice.base.rsplit(':').next().unwrap().trim_end_matches('/');
+    let mut stream = std::net::TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let head = format!(
+        "POST /recipes/1/photos HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: {}\r\n\
+         Sec-Fetch-Site: same-origin\r\nContent-Type: {kind}\r\nContent-Length: {announced}\r\n\r\n",
+        alice.base
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    // The form's fields and the first bytes of the photo; the rest never comes.
+    stream.write_all(&start[..start.len() - 40]).unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.starts_with("HTTP/1.1 422 "),
+        "refused as the photo rules refuse: {answer}"
+    );
+    assert!(answer.contains("text/html"), "a page: {answer}");
+    assert!(
+        answer.contains(&format!("the photo is {announced} bytes")) && answer.contains("25 MiB"),
+        "says how large and what is taken: {answer}"
+    );
+    assert!(
+        answer.contains("<a href=\"/recipes/1\">Back to Negroni</a>"),
+        "the way back: {answer}"
+    );
+    assert!(photos_of(&alice, 1).await.is_empty(), "no photo row");
+}
+
 #[tokio::test]
 async fn deleting_by_the_form_asks_first() {
     let state = tempfile::tempdir().unwrap();

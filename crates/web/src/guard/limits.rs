@@ -148,6 +148,12 @@ pub(crate) struct Read {
 #[derive(Debug, Clone, Copy)]
 struct BodyLimit(usize);
 
+/// A page's form (not the API) announced a body over its route's limit: [`read`] refuses
+/// it without reading a byte, and the handler says so on its own page, with the way back
+/// (a photo too large goes back to its recipe), rather than the guard's one line of text.
+#[derive(Debug, Clone, Copy)]
+struct Oversize(usize);
+
 /// Middleware around every route: refuses a request [`refusal`] finds fault with, before
 /// any body is read.
 pub(crate) async fn guard(
@@ -184,15 +190,18 @@ pub(crate) async fn small_body(
 }
 
 /// Route layer for the routes that take a large body (`limit` bytes): refuses one announced
-/// larger at once, and leaves the body for the handler to [`read`] once it knows who asks.
+/// larger at once under `/api/` (a page's form: see [`Oversize`]), and leaves the body for
+/// the handler to [`read`] once it knows who asks.
 pub(crate) async fn large_body(
     State(limit): State<usize>,
     mut request: Request,
     next: Next,
 ) -> Response {
     if declared(&request).is_some_and(|n| n > limit as u64) {
-        let api = is_api(request.uri().path());
-        return BodyError::TooLarge(limit).refusal(api);
+        if is_api(request.uri().path()) {
+            return BodyError::TooLarge(limit).refusal(true);
+        }
+        request.extensions_mut().insert(Oversize(limit));
     }
     request.extensions_mut().insert(BodyLimit(limit));
     next.run(request).await
@@ -201,6 +210,9 @@ pub(crate) async fn large_body(
 /// Reads a large route's body, up to its limit, within the body timeout and the budget:
 /// what its handler calls once the visitor may send it.
 pub(crate) async fn read(limits: &RequestLimits, request: Request) -> Result<Read, BodyError> {
+    if let Some(Oversize(limit)) = request.extensions().get::<Oversize>() {
+        return Err(BodyError::TooLarge(*limit));
+    }
     let limit = request
         .extensions()
         .get::<BodyLimit>()
@@ -249,10 +261,13 @@ fn refusal(request: &Request, limits: &RequestLimits) -> Option<(StatusCode, Str
         let reason = "A GET or HEAD request carries no body.".to_owned();
         return Some((StatusCode::PAYLOAD_TOO_LARGE, reason));
     }
+    // Over every route's limit. A page's POST goes on: its route's layer refuses it, or
+    // lets its handler say why on a page ([`Oversize`]); no body is read past that limit.
     let most = PHOTO_BODY_BYTES
         .max(LARGE_BODY_BYTES)
         .max(limits.max_write_bytes);
-    if declared.is_some_and(|n| n > most as u64) {
+    let page_form = request.method() == Method::POST && !is_api(request.uri().path());
+    if !page_form && declared.is_some_and(|n| n > most as u64) {
         return Some((StatusCode::PAYLOAD_TOO_LARGE, too_large(most)));
     }
     None
@@ -285,7 +300,7 @@ fn small_limit(method: &Method, limits: &RequestLimits) -> usize {
 }
 
 /// The length the request announces (`Content-Length`), if it does.
-fn declared(request: &Request) -> Option<u64> {
+pub(crate) fn declared(request: &Request) -> Option<u64> {
     request
         .headers()
         .get(header::CONTENT_LENGTH)

@@ -13,7 +13,7 @@
 use super::params::{PhotoPath, RecipeId, find_recipe};
 use super::photos;
 use crate::error::WebError;
-use crate::guard::limits::{self, RequestLimits};
+use crate::guard::limits::{self, BodyError, RequestLimits};
 use crate::household::Photo;
 use crate::http::cache_control::private_no_store;
 use crate::site::Site;
@@ -97,6 +97,20 @@ impl Shown<'_> {
     }
 }
 
+/// A form whose photo is over the limit, refused as the photo rules say it (the photo's
+/// size, at most 25 MiB): the form's body is the photo and a few lines around it.
+fn too_large_photo(e: BodyError, announced: Option<u64>) -> WebError {
+    match e {
+        BodyError::TooLarge(limit) => {
+            let size = announced.map_or(limit.saturating_add(1), |n| {
+                usize::try_from(n).unwrap_or(usize::MAX)
+            });
+            libations_photos::PhotoError::TooLarge(size).into()
+        }
+        e => e.into(),
+    }
+}
+
 /// Photo `photo` of recipe `id`, or a 404 saying there is none.
 async fn find_photo(home: &HouseholdDoor, id: u64, photo: i64) -> Result<Photo, WebError> {
     let db = home.required()?;
@@ -126,7 +140,10 @@ pub(crate) async fn add(
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_owned();
-        let body = limits::read(&limits, request).await?;
+        let announced = limits::declared(&request);
+        let body = limits::read(&limits, request)
+            .await
+            .map_err(|e| too_large_photo(e, announced))?;
         let form = PhotoForm::read(&content_type, body.bytes.clone()).await?;
         home.check_form(&resident.visitor, &form.csrf)?;
         let kept = photos::keep(&home, id, resident, form.photo).await;
