@@ -7,7 +7,8 @@
 //! Each route's body limit is set where the route is (`web::router`): 1 KiB, 256 KiB for a
 //! change ([`small_body`] reads those whole before the handler), and [`LARGE_BODY_BYTES`]
 //! for a household backup, a bulk save or an import. Those large bodies are not read here:
-//! [`large_body`] only refuses one announced too large, and the handler reads it
+//! [`large_body`] only refuses one announced too large (a page's form goes on, marked, for
+//! its handler to say so on its own page: [`Oversize`]), and the handler reads it
 //! ([`read`]) after it has checked who is asking, so that a visitor without the grant is
 //! refused without a byte of it held. Every body read counts against one budget for the
 //! whole process ([`BodyBudget`]): a body beyond it gets 503 with `Retry-After`, at once.
