@@ -131,7 +131,6 @@ pub(crate) async fn add(
     Write(resident, _): Write<Own>,
     request: Request,
 ) -> Result<Response, WebError> {
-    let name = find_recipe(&site, id)?.name.clone();
     let sent = async {
         home.photos()?;
         let content_type = request
@@ -148,12 +147,9 @@ pub(crate) async fn add(
         home.check_form(&resident.visitor, &form.csrf)?;
         let kept = photos::keep(&home, id, resident, form.photo).await;
         drop(body);
-        kept
+        kept.map(|_| back(id))
     };
-    match sent.await {
-        Ok(_) => Ok(back(id)),
-        Err(e) => Ok(refused(&site, id, &name, e)),
-    }
+    answered(&site, id, sent).await
 }
 
 /// `POST /recipes/{id}/photos/{photo}/delete`: without `confirm=yes`, the page asking
@@ -166,11 +162,11 @@ pub(crate) async fn delete(
     Write(resident, _): Write<Own>,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    let name = find_recipe(&site, id)?.name.clone();
     let fields = form.map(|Form(f)| f).unwrap_or_default();
     let done = async {
         home.check_form(&resident.visitor, field(&fields, "csrf"))?;
         if field(&fields, "confirm") != "yes" {
+            let name = &find_recipe(&site, id)?.name;
             let visitor = resident.visitor.clone();
             let shown = Shown {
                 site: &site,
@@ -178,13 +174,13 @@ pub(crate) async fn delete(
                 editing: &editing,
                 visitor: &visitor,
             };
-            return shown.page(id, &name, &find_photo(&home, id, photo).await?, true);
+            return shown.page(id, name, &find_photo(&home, id, photo).await?, true);
         }
         photos::take_away(&home, &editing, resident, id, photo).await?;
         // Back to the recipe, which says so with an Undo (`?photo_deleted=`).
         Ok(Redirect::to(&format!("/recipes/{id}?photo_deleted={photo}")).into_response())
     };
-    Ok(done.await.unwrap_or_else(|e| refused(&site, id, &name, e)))
+    answered(&site, id, done).await
 }
 
 /// `POST /recipes/{id}/photos/{photo}/restore`: a deleted photo back, as the API does
@@ -197,14 +193,13 @@ pub(crate) async fn restore(
     Write(resident, _): Write<Own>,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    let name = find_recipe(&site, id)?.name.clone();
     let fields = form.map(|Form(f)| f).unwrap_or_default();
     let done = async {
         home.check_form(&resident.visitor, field(&fields, "csrf"))?;
         photos::bring_back(&home, &editing, resident, id, photo).await?;
         Ok(back(id))
     };
-    Ok(done.await.unwrap_or_else(|e| refused(&site, id, &name, e)))
+    answered(&site, id, done).await
 }
 
 /// `POST /recipes/{id}/photos/{photo}/cover`: an editor makes it the cover.
@@ -215,14 +210,24 @@ pub(crate) async fn cover(
     Write(resident, _): Write<Covers>,
     form: Result<Form<Fields>, FormRejection>,
 ) -> Result<Response, WebError> {
-    let name = find_recipe(&site, id)?.name.clone();
     let fields = form.map(|Form(f)| f).unwrap_or_default();
     let done = async {
         home.check_form(&resident.visitor, field(&fields, "csrf"))?;
         photos::make_cover(resident, id, photo).await?;
         Ok(back(id))
     };
-    Ok(done.await.unwrap_or_else(|e| refused(&site, id, &name, e)))
+    answered(&site, id, done).await
+}
+
+/// A photo form's answer on recipe `id`: `done`'s, or a page naming why not with the way
+/// back ([`refused`]). A recipe the collection has not is a 404 before `done` starts.
+async fn answered(
+    site: &Site,
+    id: u64,
+    done: impl Future<Output = Result<Response, WebError>>,
+) -> Result<Response, WebError> {
+    let name = &find_recipe(site, id)?.name;
+    Ok(done.await.unwrap_or_else(|e| refused(site, id, name, e)))
 }
 
 /// Back to the recipe, to be asked for (303: a GET, whatever the form's method).
