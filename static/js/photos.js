@@ -29,9 +29,12 @@ export async function addPhotos(head, container, id, name) {
   const spot = served ?? el("span", { class: "photo-spot" });
   spot.dataset.taken = "yes";
   if (!served) head.append(spot);
-  const [photos, me, gone] = await Promise.all([read(id), whoami, readGone(id)]);
+  // The deleted photos are asked for only for a person the household knows: a stranger
+  // may restore none (null: what the page came with stays).
+  const isPerson = (me) => Boolean(me && typeof me.login === "string");
+  const [photos, me, gone] = await Promise.all([read(id), whoami, whoami.then((me) => isPerson(me) ? readGone(id) : null)]);
   if (photos === null || !spot.isConnected) { if (!served) spot.remove(); return; }
-  const person = Boolean(me && typeof me.login === "string");
+  const person = isPerson(me);
   const state = { id: String(id), name, person, login: person ? me.login : null, editor: me?.can_cover === true, spot, container, photos, gone };
   states.set(state.id, state);
   state.photos = [...photos, ...await waiting(state)];
