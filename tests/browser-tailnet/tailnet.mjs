@@ -9,7 +9,7 @@
 // its user. Chromium checks the certificate itself against an NSS database holding only
 // Pebble's root (in a HOME of its own): no flag that skips certificate checks.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CHROMIUM, LAUNCH_ARGS, PHONE, ROOT, binary, chromium } from "../browser/lib/browser.mjs";
 
@@ -78,7 +78,9 @@ async function stopChild(child) {
 export async function startHarness(dir, extra = []) {
   const bin = join(ROOT, "target/tmp/tailnet-harness");
   mkdirSync(dirname(bin), { recursive: true });
-  const built = spawnSync("go", ["build", "-o", bin, "."], { cwd: join(ROOT, "tests/tailnet-harness"), encoding: "utf8" });
+  const src = join(ROOT, "tests/tailnet-harness");
+  const tags = readFileSync(join(src, "build-tags"), "utf8").trim();
+  const built = spawnSync("go", ["build", "-tags", tags, "-o", bin, "."], { cwd: src, encoding: "utf8" });
   if (built.status !== 0) throw new Error(`go build of tests/tailnet-harness failed:\n${built.stderr}`);
   const authKey = join(dir, "authkey");
   const child = spawn(bin, ["-pebble", "-files-dir", join(dir, "files"), "-auth-key-file", authKey, "-proxy", ...extra], {

@@ -16,8 +16,10 @@ pub fn harness_binary() -> &'static Path {
     BIN.get_or_init(|| {
         let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tailnet-harness");
         let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/tailnet-harness");
+        let tags = std::fs::read_to_string(src.join("build-tags"))
+            .expect("read tests/tailnet-harness/build-tags");
         let status = Command::new("go")
-            .args(["build", "-o"])
+            .args(["build", "-tags", tags.trim(), "-o"])
             .arg(&out)
             .arg(".")
             .current_dir(&src)
