@@ -141,15 +141,20 @@ async fn slowloris_connections_are_closed_at_the_header_timeout() {
             })
         })
         .collect();
-    // Meanwhile a normal client is served.
+    // Meanwhile, while every slow connection is still open (the first is closed at 3 s),
+    // a normal client is served again and again: a server that 200 slow heads held up
+    // would answer it only once they were closed. (How often is not a speed figure: on
+    // a busy CI machine a debug build's `/` takes hundreds of milliseconds.)
     let mut served = 0;
-    while started.elapsed() < Duration::from_secs(4) {
+    while started.elapsed() < Duration::from_millis(2500) {
         let r = client().get(server.url("/")).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::OK);
-        served += 1;
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        if started.elapsed() < Duration::from_millis(2500) {
+            served += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(served >= 10, "normal client served {served} times");
+    assert!(served >= 3, "normal client served {served} times");
     for t in slow {
         let closed_after = t
             .join()
