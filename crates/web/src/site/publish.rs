@@ -82,7 +82,8 @@ impl Publisher {
             .map_err(|e| E::from(PublishError::Task(e)))??;
         let site = self.swap(Brought::Collection(recipes), "reloaded").await?;
         let count = site.recipes().len();
-        // A reload is not waited for by anyone: its bodies get the full effort.
+        // A reload is not waited for by anyone: its bodies get `Site::compress`'s effort
+        // (the best, in a release build).
         tokio::task::spawn_blocking(move || site.compress());
         Ok(count)
     }

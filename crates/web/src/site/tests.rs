@@ -357,7 +357,7 @@ async fn brotli_recipe_pages_are_spliced_around_the_list_once_it_is_compressed()
     let recipes = Recipes::sample().unwrap();
     let site = Site::new(recipes.clone(), &Assets::load(), Default::default()).unwrap();
     check_answers(&site, &recipes.all()[0], false).await;
-    site.compress();
+    site.compress_with(Effort::Best);
     for r in recipes.all() {
         check_answers(&site, r, true).await;
     }
@@ -383,7 +383,7 @@ async fn a_list_past_the_streaming_size_is_spliced_too() {
 async fn a_page_holding_the_mark_is_compressed_whole() {
     let recipes = generated(3, &format!("Odd{LIST_MARK}"));
     let site = Site::new(recipes.clone(), &Assets::load(), Default::default()).unwrap();
-    site.compress();
+    site.compress_with(Effort::Best);
     let page = site
         .render_recipe(&recipes.all()[1], AmountView::default(), None)
         .unwrap();
