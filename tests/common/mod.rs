@@ -92,6 +92,20 @@ impl Server {
         self.log.lock().unwrap().join("\n")
     }
 
+    /// The log once it contains `needle` (a server logs on its own time: a line may come
+    /// after the answer that caused it); after 15 s, fails with `what` and the log.
+    pub async fn log_once(&self, needle: &str, what: &str) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+        loop {
+            let log = self.log();
+            if log.contains(needle) {
+                return log;
+            }
+            assert!(std::time::Instant::now() < deadline, "{what}:\n{log}");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+
     /// Sends SIGTERM and waits for the exit status.
     pub fn stop(mut self) -> ExitStatus {
         let log = self.log.clone();

@@ -445,15 +445,7 @@ async fn a_recipes_file_over_the_size_limit_is_refused_and_the_old_one_kept() {
     let tmp = path.with_extension("tmp");
     std::fs::write(&tmp, format!("{sample}{}", " ".repeat(500))).unwrap();
     std::fs::rename(&tmp, &path).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while !server.log().contains("more than the") {
-        assert!(
-            Instant::now() < deadline,
-            "no refusal logged:\n{}",
-            server.log()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    server.log_once("more than the", "no refusal logged").await;
     let after = client()
         .get(server.url("/api/recipes"))
         .send()
