@@ -57,16 +57,24 @@ impl Log {
 
     /// Waits for a line containing `needle` and returns it.
     pub fn wait_for(&self, needle: &str, timeout: Duration) -> String {
+        self.wait(needle, timeout).unwrap_or_else(|| {
+            panic!(
+                "no log line with {needle:?} in {timeout:?}; log:\n{}",
+                self.text()
+            )
+        })
+    }
+
+    /// The first line containing `needle`, waiting up to `timeout`; `None` after it.
+    pub fn wait(&self, needle: &str, timeout: Duration) -> Option<String> {
         let deadline = Instant::now() + timeout;
         loop {
             if let Some(line) = self.0.lock().unwrap().iter().find(|l| l.contains(needle)) {
-                return line.clone();
+                return Some(line.clone());
             }
-            assert!(
-                Instant::now() < deadline,
-                "no log line with {needle:?} in {timeout:?}; log:\n{}",
-                self.text()
-            );
+            if Instant::now() >= deadline {
+                return None;
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -97,7 +105,21 @@ impl Harness {
             .expect("start the tailnet harness");
         let log = Log::capture(child.stderr.take().unwrap());
         let out = Log::capture(child.stdout.take().unwrap());
-        let ready = out.wait_for("READY", Duration::from_secs(120));
+        let Some(ready) = out.wait("READY", Duration::from_secs(120)) else {
+            // Once seen in CI (2026-12-07): no READY and nothing on stderr. Go prints every
+            // goroutine's stack on SIGQUIT, which says where it waits.
+            let _ = Command::new("kill")
+                .args(["-QUIT", &child.id().to_string()])
+                .status();
+            std::thread::sleep(Duration::from_secs(2));
+            let _ = child.kill();
+            panic!(
+                "the tailnet harness printed no READY in 120 s; stdout:\n{}\nstderr (with \
+                 its goroutines, after SIGQUIT):\n{}",
+                out.text(),
+                log.text()
+            );
+        };
         let fields = ready
             .split_whitespace()
             .filter_map(|kv| kv.split_once('='))
