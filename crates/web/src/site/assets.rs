@@ -47,6 +47,8 @@ const GUEST_ASSETS: [&str; 6] = [
 
 /// Where the ES modules are, in `static/`.
 const MODULES: &str = "js/";
+/// The vocabulary's name among the assets: the one not read from `static/`.
+const VOCABULARY: &str = "js/vocabulary.json";
 
 /// Every embedded file, by hashed and by plain name.
 #[derive(Debug)]
@@ -105,7 +107,7 @@ impl Assets {
     pub fn compress(&self) {
         // The plain copies share their variants with the hashed ones.
         for (name, cached) in self.hashed.values() {
-            if !(cfg!(debug_assertions) && Static::get(name).is_some()) {
+            if !cfg!(debug_assertions) || name == VOCABULARY {
                 cached.compress(Effort::Best);
             }
         }
@@ -205,7 +207,7 @@ fn vocabulary_file() -> (String, FixedBody) {
     let mime = "application/json; charset=utf-8";
     let bytes = browser_cut(text).unwrap_or_else(|| text.as_bytes().to_vec());
     let body = FixedBody::new(bytes, mime, IMMUTABLE);
-    (format!("{MODULES}vocabulary.json"), body)
+    (VOCABULARY.to_owned(), body)
 }
 
 /// What `static/js/vocabulary.js` reads of an entry, and of its `made_of`.
@@ -258,7 +260,7 @@ mod tests {
         let mut accept = HeaderMap::new();
         accept.insert(axum::http::header::ACCEPT_ENCODING, "br".parse().unwrap());
         // Compressed at start in every build (not a file of `static/`).
-        let plain = &assets.plain[&format!("{MODULES}vocabulary.json")];
+        let plain = &assets.plain[VOCABULARY];
         assert!(
             plain
                 .respond(&accept)
