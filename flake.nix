@@ -53,6 +53,9 @@
             nix # nix-instantiate for scripts/nix-check
           ];
           RUST_SRC_PATH = "${pkgs.rustPlatform.rustLibSrc}";
+          # The browser tests look for Debian's paths; here one chromium does both jobs.
+          CHROME_PATH = "${pkgs.chromium}/bin/chromium";
+          FULL_CHROME_PATH = "${pkgs.chromium}/bin/chromium";
         };
       });
 

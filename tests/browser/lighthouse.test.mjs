@@ -14,7 +14,7 @@ import { CHROMIUM, LAUNCH_ARGS, startServer } from "./lib/browser.mjs";
 function chromiumWithPort() {
   const profile = mkdtempSync(join(tmpdir(), "libations-lh-"));
   const child = spawn(CHROMIUM, [
-    ...LAUNCH_ARGS, "--headless=new", "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
+    ...LAUNCH_ARGS, "--headless", "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
     `--user-data-dir=${profile}`, "about:blank",
   ], { stdio: ["ignore", "ignore", "pipe"] });
   let err = "";

@@ -6,7 +6,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { CHROMIUM, LAUNCH_ARGS, PHONE, ROOT, launch, phone, startServer, watch } from "./lib/browser.mjs";
+import { FULL_CHROMIUM, LAUNCH_ARGS, PHONE, ROOT, launch, launchFull, phone, startServer, watch } from "./lib/browser.mjs";
 import { loaded } from "./lib/checks.mjs";
 
 let browser;
@@ -20,7 +20,7 @@ test("installable: manifest, icons, no installability errors", async () => {
   const server = await startServer();
   // Chromium does not install from incognito profiles, which new contexts are.
   const profile = mkdtempSync(join(tmpdir(), "libations-install-"));
-  const context = await chromium.launchPersistentContext(profile, { ...PHONE, executablePath: CHROMIUM, args: LAUNCH_ARGS });
+  const context = await chromium.launchPersistentContext(profile, { ...PHONE, executablePath: FULL_CHROMIUM, args: LAUNCH_ARGS });
   const watcher = await watch(context);
   try {
     const page = await context.newPage();
@@ -149,7 +149,18 @@ const locks = (page) => page.evaluate(() => window.__locks.map((s) => (s.release
 
 test("keep screen on: held while the recipe is open and visible, released when it closes or hides", async () => {
   const server = await startServer();
-  const context = await phone(browser);
+  const full = await launchFull();
+  try {
+    await wakeLockHeldAndReleased(server, full);
+    await noToggleWithoutWakeLock(server, full);
+  } finally {
+    await full.close();
+    await server.stop();
+  }
+});
+
+async function wakeLockHeldAndReleased(server, full) {
+  const context = await phone(full);
   const watcher = await watch(context);
   try {
     await context.addInitScript(SPY);
@@ -205,9 +216,11 @@ test("keep screen on: held while the recipe is open and visible, released when i
   } finally {
     await context.close();
   }
+}
 
-  // Where the browser has no wake lock, there is no toggle.
-  const bare = await phone(browser);
+// Where the browser has no wake lock, there is no toggle.
+async function noToggleWithoutWakeLock(server, full) {
+  const bare = await phone(full);
   try {
     await bare.addInitScript(() => { delete Navigator.prototype.wakeLock; });
     const page = await bare.newPage();
@@ -218,6 +231,5 @@ test("keep screen on: held while the recipe is open and visible, released when i
     assert.equal(await page.locator("#recipes > li.open .ingredients").isVisible(), true);
   } finally {
     await bare.close();
-    await server.stop();
   }
-});
+}
