@@ -82,8 +82,9 @@ fn stop_on_signal() -> Result<CancellationToken, RunError> {
         let stopping = stopping.clone();
         async move {
             let name = signals.recv().await;
-            tracing::info!("{name}: shutting down, finishing requests in flight");
+            // Cancelled before anything else can go wrong in this task.
             stopping.cancel();
+            tracing::info!("{name}: shutting down, finishing requests in flight");
         }
     });
     Ok(stopping)

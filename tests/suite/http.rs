@@ -522,6 +522,49 @@ fn sigterm_lets_an_in_flight_request_finish() {
     assert_eq!(stopping.join().unwrap().code(), Some(0));
 }
 
+/// A server whose log has nowhere to go (the terminal it started from closed, or the log
+/// collector died) keeps answering, and still stops on SIGTERM: the failed writes of its
+/// log are not allowed to take the stop down with them.
+#[tokio::test]
+async fn sigterm_stops_a_server_whose_log_reader_is_gone() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let mut child = Command::new(common::BIN)
+        .args(["--local", "--addr", "127.0.0.1:0", "--log-level", "debug"])
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut log = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let base = loop {
+        line.clear();
+        assert!(
+            log.read_line(&mut line).unwrap() > 0,
+            "exited before serving"
+        );
+        if let Some(url) = line.split("serving on ").nth(1) {
+            break url
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .trim_end_matches('/')
+                .to_owned();
+        }
+    };
+    drop(log);
+    for _ in 0..3 {
+        assert_eq!(
+            get(&format!("{base}/?q=lime")).await.status(),
+            StatusCode::OK
+        );
+    }
+    let status = common::stop_child(&mut child, || "(its log has no reader)".to_owned());
+    assert_eq!(status.code(), Some(0), "exit code after SIGTERM");
+}
+
 #[tokio::test]
 async fn real_collections_load_list_and_search() {
     for name in ["bar-assistant.json", "iba.json", "scale-5000.json"] {
