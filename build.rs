@@ -6,6 +6,11 @@
 //! (The embedded sample's build time is recorded by `crates/model/build.rs`.)
 
 fn main() {
+    // Only this file decides what it prints. Without the line, cargo runs it again (and
+    // relinks the binary) whenever any file of the package changes: the browser tests'
+    // screenshots, `tests/browser/node_modules`, which made the suite's stages build the
+    // same crate two and three times.
+    println!("cargo:rerun-if-changed=build.rs");
     let target = |name| std::env::var(name).unwrap_or_default();
     if target("CARGO_CFG_TARGET_OS") == "linux" && target("CARGO_CFG_TARGET_ENV") == "gnu" {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
