@@ -60,9 +60,8 @@ impl Server {
         let sink = log.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(url) = line.split("serving on ").nth(1) {
-                    let url = url.split_whitespace().next().unwrap_or_default();
-                    let _ = tx.send(url.trim_end_matches('/').to_owned());
+                if let Some(url) = served_url(&line) {
+                    let _ = tx.send(url);
                 }
                 sink.lock().unwrap().push(line);
             }
@@ -111,6 +110,14 @@ impl Server {
         let log = self.log.clone();
         stop_child(&mut self.child, || log.lock().unwrap().join("\n"))
     }
+}
+
+/// The address a log line says the server serves on ("serving on http://…/"), without
+/// its last slash.
+pub fn served_url(line: &str) -> Option<String> {
+    let url = line.split("serving on ").nth(1)?;
+    let url = url.split_whitespace().next().unwrap_or_default();
+    Some(url.trim_end_matches('/').to_owned())
 }
 
 impl Drop for Server {

@@ -545,13 +545,8 @@ async fn sigterm_stops_a_server_whose_log_reader_is_gone() {
             log.read_line(&mut line).unwrap() > 0,
             "exited before serving"
         );
-        if let Some(url) = line.split("serving on ").nth(1) {
-            break url
-                .split_whitespace()
-                .next()
-                .unwrap()
-                .trim_end_matches('/')
-                .to_owned();
+        if let Some(url) = common::served_url(&line) {
+            break url;
         }
     };
     drop(log);

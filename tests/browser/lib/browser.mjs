@@ -11,8 +11,8 @@ export { ROOT, binary, startServer } from "./server.mjs";
 // packages installed here by name.
 export { chromium };
 // Debian's chromium-headless-shell: the same Blink and V8 as its chromium, without the
-// desktop browser around them, and about 45 % less CPU for the same file (fit.test.mjs:
-// 55 s against 32, docs/PERFORMANCE.md). Its own binary, not /usr/bin's wrapper script,
+// desktop browser around them, and about 40 % less CPU for the same file (fit.test.mjs:
+// 115 s against 65, the whole machine's CPU; docs/PERFORMANCE.md). Its own binary, not /usr/bin's wrapper script,
 // which would outlive a SIGTERM meant for chromium (lighthouse.test.mjs stops it so).
 export const CHROMIUM = process.env.CHROME_PATH || "/usr/lib/chromium/chromium-headless-shell";
 // The whole browser, for what only it has (pwa.test.mjs): an installer, to judge whether
