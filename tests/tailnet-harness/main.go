@@ -4,7 +4,7 @@
 //   - a control server (tailscale.com/tstest/integration/testcontrol) with
 //     MagicDNS and CertDomains, so nodes can get certificates via ACME dns-01
 //     (the TXT record goes to control's /machine/set-dns);
-//   - a DERP relay and STUN server (tstest/integration.RunDERPAndSTUN);
+//   - a DERP relay and STUN server (derp.go);
 //   - a "phone" node (tsnet) that fetches URLs over the tailnet on request;
 //   - optionally a "bench" node serving fixed bytes over plain HTTP (and, with
 //     -bench-tls-port, over HTTPS with a self-signed certificate).
@@ -39,7 +39,6 @@ import (
 
 	"tailscale.com/ipn/ipnstate"
 	"tailscale.com/tsnet"
-	"tailscale.com/tstest/integration"
 )
 
 func main() {
@@ -112,9 +111,6 @@ func run(o runOptions) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	tb := &harnessTB{verbose: o.verbose}
-	defer tb.runCleanups()
-
 	dir := o.stateDir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "tailnet-harness-")
@@ -168,7 +164,11 @@ func run(o runOptions) error {
 	if o.enforceKey {
 		enforced = key
 	}
-	derpMap := integration.RunDERPAndSTUN(tb, derpLogf, "127.0.0.1")
+	derpMap, stopDERP, err := runDERPAndSTUN(derpLogf)
+	if err != nil {
+		return err
+	}
+	defer stopDERP()
 
 	ctl, err := newControl(controlOptions{
 		derpMap: derpMap, magicDNSDomain: o.domain,
