@@ -27,7 +27,7 @@ use std::sync::Arc;
 pub(crate) const BUDGET: u64 = 2 << 20;
 
 /// The largest answer kept: one search's answer must not push out a dozen others.
-const LARGEST: usize = 256 << 10;
+pub(crate) const LARGEST: usize = 256 << 10;
 
 /// Which answer to a search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -136,7 +136,13 @@ impl Recent {
             Finished::Whole(body) => Answer::Whole(body),
         };
         if answer.size() > LARGEST {
-            return answer.respond(request);
+            // Not kept, so made for this request alone: its bytes count against the
+            // budget for unsent answers, as any other answer made per request.
+            let mut response = answer.respond(request);
+            response
+                .extensions_mut()
+                .insert(crate::connections::PerRequest);
+            return response;
         }
         // A whole answer was made for this request's coding (and sent in it, or as it is
         // if compressing did not make it smaller): kept under the coding asked for.

@@ -132,6 +132,33 @@ async fn search_answers_are_kept_per_search_and_coding_and_sent_again_unchanged(
     );
 }
 
+/// An answer too large to keep was made for its request alone: marked so that its bytes
+/// count against the budget for unsent answers (a client that never reads could otherwise
+/// hold any number of them); a kept one is shared, like a pre-rendered page, and is not.
+#[tokio::test]
+async fn an_answer_too_large_to_keep_counts_as_the_requests_own() {
+    let site = large_site(200);
+    let identity = accept("identity");
+    let mut seen = Vec::new();
+    for q in ["negroni 7", "gin"] {
+        let query = SearchQuery::parse(q);
+        let made = site
+            .search_json_answer(q, &query, None, &identity)
+            .expect("an answer");
+        let own = made.extensions().get::<PerRequest>().is_some();
+        let kept = site.recent_answer(Kind::Json, q, &identity).is_some();
+        let size = body(made).await.len();
+        assert_eq!(
+            kept,
+            size <= crate::http::recent::LARGEST,
+            "{q}: {size} bytes"
+        );
+        assert_eq!(own, !kept, "{q}: {size} bytes");
+        seen.push(kept);
+    }
+    assert_eq!(seen, [true, false], "one answer kept, one too large");
+}
+
 /// On a small collection a search's answer is small, made whole (and compressed whole
 /// for its client): it is kept too, per coding, and sent again as it was made; a personal
 /// search is never kept.
