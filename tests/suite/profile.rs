@@ -71,9 +71,12 @@ async fn profile_under_load_is_read_by_go_pprof_and_names_our_functions() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "go tool pprof failed:\n{err}\n{text}");
     assert!(text.contains("Type: cpu"), "{text}");
+    // Any of our crates: the search under load runs in libations_web and libations_model,
+    // and the root crate's start-up work may be over before the profile begins.
     assert!(
-        text.lines().any(|l| l.contains("libations::")),
-        "no frame from our crate in:\n{text}"
+        text.lines()
+            .any(|l| l.contains("libations::") || l.contains("libations_")),
+        "no frame from our crates in:\n{text}"
     );
     assert!(!server.log().contains("panicked"), "{}", server.log());
 }
