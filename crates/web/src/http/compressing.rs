@@ -202,6 +202,14 @@ pub(crate) enum Finished {
 }
 
 impl Finished {
+    /// Bytes of the answer as it will be sent.
+    pub(crate) fn size(&self) -> usize {
+        match self {
+            Finished::Packed(packed) => packed.size(),
+            Finished::Whole(body) => body.size(),
+        }
+    }
+
     /// The response to `request`, marked [`crate::connections::PerRequest`]: its bytes
     /// were made for this request.
     pub(crate) fn respond(self, request: &HeaderMap) -> Response<Body> {

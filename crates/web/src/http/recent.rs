@@ -131,19 +131,15 @@ impl Recent {
         finished: Finished,
         request: &HeaderMap,
     ) -> Response<Body> {
+        if finished.size() > LARGEST {
+            // Not kept, so made for this request alone: sent as any answer made per
+            // request, its bytes counted against the budget for unsent answers.
+            return finished.respond(request);
+        }
         let answer = match finished {
             Finished::Packed(packed) => Answer::Packed(packed),
             Finished::Whole(body) => Answer::Whole(body),
         };
-        if answer.size() > LARGEST {
-            // Not kept, so made for this request alone: its bytes count against the
-            // budget for unsent answers, as any other answer made per request.
-            let mut response = answer.respond(request);
-            response
-                .extensions_mut()
-                .insert(crate::connections::PerRequest);
-            return response;
-        }
         // A whole answer was made for this request's coding (and sent in it, or as it is
         // if compressing did not make it smaller): kept under the coding asked for.
         let encoding = match &answer {
