@@ -124,7 +124,11 @@ mod tests {
                 .await
             }));
         }
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        until("five searches admitted", || {
+            gate.admitted.available_permits() == 0
+        })
+        .await;
+        until("two of them running", || now.load(Ordering::SeqCst) == 2).await;
         // Two run, three wait: a sixth is refused.
         assert!(matches!(
             gate.run(usize::MAX, None, || ()).await,
@@ -148,15 +152,32 @@ mod tests {
         tokio::task::JoinHandle<Result<(), GateError>>,
     ) {
         let (release, wait) = std::sync::mpsc::channel::<()>();
-        let gate = gate.clone();
+        let running = gate.clone();
         let task = tokio::spawn(async move {
-            gate.run(usize::MAX, None, move || {
-                let _ = wait.recv();
-            })
-            .await
+            running
+                .run(usize::MAX, None, move || {
+                    let _ = wait.recv();
+                })
+                .await
         });
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        until("the search holds its slot", || {
+            gate.running.available_permits() == 0
+        })
+        .await;
         (release, task)
+    }
+
+    /// Waits until `done` holds: polled, since a loaded machine (CI runs the browser tests
+    /// beside these) may start a thread hundreds of milliseconds late. Fails after 10 s.
+    async fn until(what: &str, done: impl Fn() -> bool) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !done() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "not within 10 s: {what}"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
     }
 
     #[tokio::test]
@@ -182,13 +203,16 @@ mod tests {
         let (release, running) = hold(&gate).await;
         // The client went away: its request future is dropped, the search runs on.
         running.abort();
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(running.await.is_err_and(|e| e.is_cancelled()));
         assert!(matches!(
             gate.run(usize::MAX, None, || ()).await,
             Err(GateError::Busy)
         ));
         release.send(()).expect("the search is still running");
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        until("the ended search's slot is free", || {
+            gate.admitted.available_permits() == 1
+        })
+        .await;
         assert!(gate.run(usize::MAX, None, || ()).await.is_ok());
     }
 
@@ -208,7 +232,11 @@ mod tests {
                 .await
             }));
         }
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        until("the connection's share running", || {
+            share.heavy.available_permits() == 0
+                && gate.running.available_permits() == 4 - Share::HEAVY
+        })
+        .await;
         // This connection holds only its share of the four slots: another is still served.
         assert!(
             gate.run(usize::MAX, Some(&Share::new()), || ())
