@@ -103,19 +103,31 @@ fn hostile() -> String {
     page
 }
 
+/// The shortest of three runs of `scan`: a run that waited for a core on a busy machine
+/// (CI runs the browser tests beside this) says nothing about the scanner. One slow run
+/// of twice the page against a quick one failed a whole `.ci/run` (965 ms against 86).
+fn fastest(scan: impl Fn()) -> Duration {
+    (0..3)
+        .map(|_| {
+            let started = Instant::now();
+            scan();
+            started.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
 #[test]
 fn a_hostile_page_costs_time_linear_in_its_length() {
     let page = hostile();
-    let started = Instant::now();
     assert_eq!(ld(&page), [r#"{"z":1}"#]);
-    let once = started.elapsed();
-    let started = Instant::now();
     let twice = page.repeat(2);
     assert_eq!(ld(&twice).len(), 2);
+    let once = fastest(|| drop(ld(&page)));
+    let double = fastest(|| drop(ld(&twice)));
     assert!(
-        started.elapsed() < once * 6 + Duration::from_millis(200),
-        "twice the page: {:?} against {once:?}",
-        started.elapsed()
+        double < once * 6 + Duration::from_millis(200),
+        "twice the page: {double:?} against {once:?}"
     );
     assert!(
         once < Duration::from_secs(3),
