@@ -9,7 +9,7 @@
 // its user. Chromium checks the certificate itself against an NSS database holding only
 // Pebble's root (in a HOME of its own): no flag that skips certificate checks.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CHROMIUM, LAUNCH_ARGS, PHONE, ROOT, binary, chromium } from "../browser/lib/browser.mjs";
 
@@ -73,15 +73,13 @@ async function stopChild(child) {
 /**
  * Builds and starts the harness with Pebble and the proxies (plus `extra` flags) in `dir`;
  * resolves once it prints READY. Built where tests/tailnet.rs builds it (cargo's
- * CARGO_TARGET_TMPDIR), so one `go build` serves both.
+ * CARGO_TARGET_TMPDIR), so one build serves both.
  */
 export async function startHarness(dir, extra = []) {
   const bin = join(ROOT, "target/tmp/tailnet-harness");
   mkdirSync(dirname(bin), { recursive: true });
-  const src = join(ROOT, "tests/tailnet-harness");
-  const tags = readFileSync(join(src, "build-tags"), "utf8").trim();
-  const built = spawnSync("go", ["build", "-tags", tags, "-o", bin, "."], { cwd: src, encoding: "utf8" });
-  if (built.status !== 0) throw new Error(`go build of tests/tailnet-harness failed:\n${built.stderr}`);
+  const built = spawnSync("bash", [join(ROOT, "tests/tailnet-harness/build"), dirname(bin)], { encoding: "utf8" });
+  if (built.status !== 0) throw new Error(`tests/tailnet-harness/build failed:\n${built.stderr}`);
   const authKey = join(dir, "authkey");
   const child = spawn(bin, ["-pebble", "-files-dir", join(dir, "files"), "-auth-key-file", authKey, "-proxy", ...extra], {
     stdio: ["ignore", "pipe", "pipe"],

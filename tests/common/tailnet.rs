@@ -10,28 +10,28 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-/// Builds the harness once per test run (Go caches the work between runs).
+/// Builds the harness once per test run (Go caches the work between runs): the
+/// harness's own build script, which puts tailnet-control beside it.
 pub fn harness_binary() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tailnet-harness");
-        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/tailnet-harness");
-        let tags = std::fs::read_to_string(src.join("build-tags"))
-            .expect("read tests/tailnet-harness/build-tags");
-        let status = Command::new("go")
-            .args(["build", "-tags", tags.trim(), "-o"])
-            .arg(&out)
-            .arg(".")
-            .current_dir(&src)
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+        let build = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/tailnet-harness/build");
+        let status = Command::new("bash")
+            .arg(&build)
+            .arg(&dir)
             .status()
-            .expect("run `go build` for tests/tailnet-harness (is Go installed?)");
-        assert!(status.success(), "building tests/tailnet-harness failed");
+            .expect("run tests/tailnet-harness/build (is bash installed?)");
+        assert!(
+            status.success(),
+            "building tests/tailnet-harness failed (is Go installed?)"
+        );
         assert!(
             Command::new("pebble").arg("-version").output().is_ok()
                 || Path::new("/usr/bin/pebble").exists(),
             "pebble (the ACME test CA) is not installed: apt-get install pebble"
         );
-        out
+        dir.join("tailnet-harness")
     })
 }
 

@@ -307,7 +307,7 @@ func (a *api) handleCompleteAuth(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 400, map[string]any{"error": "missing url"})
 		return
 	}
-	ok := a.ctl.srv.CompleteAuth(u)
+	ok := a.ctl.CompleteAuth(u)
 	code := 200
 	if !ok {
 		code = 404
@@ -315,24 +315,10 @@ func (a *api) handleCompleteAuth(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, code, map[string]any{"ok": ok})
 }
 
+// handleNodes lists each node control knows: id, name, hostname, addresses, node_key
+// and cap_version.
 func (a *api) handleNodes(w http.ResponseWriter, r *http.Request) {
-	type nodeJSON struct {
-		ID        int64    `json:"id"`
-		Name      string   `json:"name"`
-		Hostname  string   `json:"hostname"`
-		Addresses []string `json:"addresses"`
-		NodeKey   string   `json:"node_key"`
-		Cap       int      `json:"cap_version"`
-	}
-	var out []nodeJSON
-	for _, n := range a.ctl.srv.AllNodes() {
-		nj := nodeJSON{ID: int64(n.ID), Name: n.Name, Hostname: n.Hostinfo.Hostname(), Cap: int(n.Cap), NodeKey: n.Key.String()}
-		for _, p := range n.Addresses {
-			nj.Addresses = append(nj.Addresses, p.Addr().String())
-		}
-		out = append(out, nj)
-	}
-	writeJSON(w, 200, out)
+	a.fromControl(w)(a.ctl.Nodes())
 }
 
 // handleSetAppCaps grants app capabilities to every peer: the body is a JSON
@@ -344,18 +330,35 @@ func (a *api) handleSetAppCaps(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 400, map[string]any{"error": "body: " + err.Error()})
 		return
 	}
-	a.ctl.SetAppCaps(caps)
+	if err := a.ctl.SetAppCaps(caps); err != nil {
+		writeJSON(w, 500, map[string]any{"error": err.Error()})
+		return
+	}
 	writeJSON(w, 200, map[string]any{"ok": true, "app_caps": caps})
 }
 
 // handleClearAppCaps takes every app capability grant away.
 func (a *api) handleClearAppCaps(w http.ResponseWriter, r *http.Request) {
-	a.ctl.SetAppCaps(nil)
+	if err := a.ctl.SetAppCaps(nil); err != nil {
+		writeJSON(w, 500, map[string]any{"error": err.Error()})
+		return
+	}
 	writeJSON(w, 200, map[string]any{"ok": true})
 }
 
 func (a *api) handleDNSRecords(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, 200, a.ctl.DNSRecords())
+	a.fromControl(w)(a.ctl.DNSRecords())
+}
+
+// fromControl answers with what control answered, or its error as a 500.
+func (a *api) fromControl(w http.ResponseWriter) func(json.RawMessage, error) {
+	return func(body json.RawMessage, err error) {
+		if err != nil {
+			writeJSON(w, 500, map[string]any{"error": err.Error()})
+			return
+		}
+		writeJSON(w, 200, body)
+	}
 }
 
 // readyLine renders key=value pairs in a stable order for the READY line.

@@ -1,34 +1,38 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"log"
-	"net"
+	"io"
 	"net/http"
-	"sync"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"tailscale.com/tailcfg"
-	"tailscale.com/tstest/integration/testcontrol"
+	"tailscale.com/types/key"
 )
 
-// control wraps testcontrol.Server with a listener we own, so the harness can
-// take the control plane away (and bring it back on the same port) while the
-// nodes and DERP keep running.
+// control is the tailnet's control plane, DERP and STUN: the tailnet-control program
+// (control/), run as a child process on 127.0.0.1, and asked over its small API.
+// It is a program of its own because it needs a newer tailscale.com than the nodes
+// here (control/main.go says why).
 type control struct {
-	srv  *testcontrol.Server
-	addr string // host:port, fixed for the life of the harness
-
-	mu      sync.Mutex
-	httpSrv *http.Server // nil while stopped
-
-	dnsMu      sync.Mutex
-	dnsRecords []tailcfg.SetDNSRequest
+	cmd   *exec.Cmd
+	stdin io.WriteCloser // held open: control exits when it closes
+	url   string         // control's URL, for the nodes
+	api   string
+	derp  string // host:port of the DERP relay
 }
 
 type controlOptions struct {
-	derpMap        *tailcfg.DERPMap
+	bin            string // the tailnet-control executable
 	magicDNSDomain string
 	requireAuth    bool
 	authKey        string
@@ -40,122 +44,172 @@ type controlOptions struct {
 	noFunnel bool
 }
 
-func newControl(opts controlOptions) (*control, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// controlBinary is tailnet-control beside this executable, where the build script
+// (build) puts it.
+func controlBinary() string {
+	self, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("control listen: %w", err)
+		return "tailnet-control"
 	}
-	c := &control{addr: ln.Addr().String()}
-	logf := func(format string, args ...any) {
-		if opts.verbose {
-			log.Printf("control: "+format, args...)
-		}
-	}
-	c.srv = &testcontrol.Server{
-		DERPMap:         opts.derpMap,
-		Logf:            logf,
-		ExplicitBaseURL: "http://" + c.addr,
-		MagicDNSDomain:  opts.magicDNSDomain,
-		// Proxied=true is what makes the node use MagicDNS; together with
-		// MagicDNSDomain, testcontrol then puts "<host>.<domain>" into
-		// DNSConfig.CertDomains, which is what `tailscale cert` (and our
-		// app's LocalAPI cert call) requires.
-		DNSConfig:        &tailcfg.DNSConfig{Proxied: true},
-		RequireAuth:      opts.requireAuth,
-		RequireAuthKey:   opts.authKey,
-		AllNodesSameUser: !opts.distinctUsers,
-		// What a tailnet with HTTPS and Funnel in its policy gives a node: the "funnel"
-		// attribute and the ports Funnel may use (Tailscale's: 443, 8443, 10000).
-		// testcontrol's own default names 8080,443, which no real tailnet does.
-		DefaultNodeCapabilities: nodeCapabilities(!opts.noFunnel),
-		AllOnline:               true,
-		// The ACME dns-01 flow posts the TXT record to /machine/set-dns.
-		// Pebble runs with PEBBLE_VA_ALWAYS_VALID=1, so the record does
-		// not need to be served anywhere; we just record it for tests.
-		OnSetDNS: func(req *tailcfg.SetDNSRequest) error {
-			c.dnsMu.Lock()
-			defer c.dnsMu.Unlock()
-			c.dnsRecords = append(c.dnsRecords, *req)
-			logf("set-dns %s %s=%q", req.Type, req.Name, req.Value)
-			return nil
-		},
-	}
-	c.serve(ln)
-	return c, nil
+	return filepath.Join(filepath.Dir(self), "tailnet-control")
 }
 
-// nodeCapabilities are the node attributes every node gets: HTTPS certificates, file
-// sharing, the Funnel ports and, with funnel, the "funnel" attribute.
-func nodeCapabilities(funnel bool) *tailcfg.NodeCapMap {
-	caps := tailcfg.NodeCapMap{
-		tailcfg.CapabilityHTTPS:                                 []tailcfg.RawMessage{},
-		tailcfg.CapabilityFileSharing:                           []tailcfg.RawMessage{},
-		tailcfg.CapabilityFunnelPorts + "?ports=443,8443,10000": []tailcfg.RawMessage{},
+// newControl starts tailnet-control and waits for its READY line.
+func newControl(opts controlOptions) (*control, error) {
+	args := []string{"-magicdns-domain", opts.magicDNSDomain}
+	if opts.requireAuth {
+		args = append(args, "-require-auth")
 	}
-	if funnel {
-		caps[tailcfg.NodeAttrFunnel] = []tailcfg.RawMessage{}
+	if opts.authKey != "" {
+		args = append(args, "-require-auth-key", opts.authKey)
 	}
-	return &caps
-}
-
-func (c *control) URL() string { return "http://" + c.addr }
-
-func (c *control) serve(ln net.Listener) {
-	hs := &http.Server{Handler: c.srv, ReadHeaderTimeout: 30 * time.Second}
-	c.mu.Lock()
-	c.httpSrv = hs
-	c.mu.Unlock()
+	if opts.distinctUsers {
+		args = append(args, "-distinct-users")
+	}
+	if opts.noFunnel {
+		args = append(args, "-no-funnel")
+	}
+	if opts.verbose {
+		args = append(args, "-v")
+	}
+	cmd := exec.Command(opts.bin, args...)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("control: start %s: %w", opts.bin, err)
+	}
+	c := &control{cmd: cmd, stdin: stdin}
+	lines := make(chan string, 1)
 	go func() {
-		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Printf("control: serve: %v", err)
+		defer close(lines)
+		if line, err := bufio.NewReader(stdout).ReadString('\n'); err == nil {
+			lines <- line
 		}
 	}()
-}
-
-// Running reports whether the control HTTP server is accepting connections.
-func (c *control) Running() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.httpSrv != nil
-}
-
-// Stop closes the control listener and every open connection (including the
-// nodes' long-poll map streams). Nodes keep their current netmap and keep
-// talking to each other over DERP / direct paths.
-func (c *control) Stop() error {
-	c.mu.Lock()
-	hs := c.httpSrv
-	c.httpSrv = nil
-	c.mu.Unlock()
-	if hs == nil {
-		return nil
+	select {
+	case line, ok := <-lines:
+		if ok && c.parseReady(line) {
+			return c, nil
+		}
+		c.Close()
+		return nil, fmt.Errorf("control: %s ended without READY (its log is above)", opts.bin)
+	case <-time.After(60 * time.Second):
+		c.Close()
+		return nil, errors.New("control: no READY within 60 s")
 	}
-	return hs.Close()
 }
 
-// Start re-listens on the original address after Stop.
-func (c *control) Start() error {
-	if c.Running() {
-		return nil
+// parseReady reads "READY control=… api=… derp=…".
+func (c *control) parseReady(line string) bool {
+	fields := strings.Fields(line)
+	if len(fields) == 0 || fields[0] != "READY" {
+		return false
 	}
-	ln, err := net.Listen("tcp", c.addr)
+	for _, f := range fields[1:] {
+		k, v, _ := strings.Cut(f, "=")
+		switch k {
+		case "control":
+			c.url = v
+		case "api":
+			c.api = v
+		case "derp":
+			c.derp = v
+		}
+	}
+	return c.url != "" && c.api != "" && c.derp != ""
+}
+
+// Close ends tailnet-control and waits for it (killed after 5 s).
+func (c *control) Close() {
+	_ = c.stdin.Close()
+	done := make(chan struct{})
+	go func() { _ = c.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func (c *control) URL() string  { return c.url }
+func (c *control) DERP() string { return c.derp }
+
+// call makes one request of control's API and returns its body; a status other than
+// 200 is an error that carries the body.
+func (c *control) call(method, path string, body []byte) ([]byte, int, error) {
+	req, err := http.NewRequest(method, c.api+path, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("control re-listen on %s: %w", c.addr, err)
+		return nil, 0, err
 	}
-	c.serve(ln)
-	return nil
+	client := &http.Client{Timeout: 30 * time.Second}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, 0, fmt.Errorf("control %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return nil, resp.StatusCode, err
+	}
+	return out, resp.StatusCode, nil
 }
 
-func (c *control) DNSRecords() []tailcfg.SetDNSRequest {
-	c.dnsMu.Lock()
-	defer c.dnsMu.Unlock()
-	return append([]tailcfg.SetDNSRequest(nil), c.dnsRecords...)
+// ok makes a request that must be answered 200.
+func (c *control) ok(method, path string, body []byte) ([]byte, error) {
+	out, code, err := c.call(method, path, body)
+	if err == nil && code != 200 {
+		err = fmt.Errorf("control %s %s: %d %s", method, path, code, strings.TrimSpace(string(out)))
+	}
+	return out, err
 }
+
+// Stop closes control's listener and every open connection (the nodes' map polls
+// too); nodes keep their netmap and keep talking over DERP. Start listens again on the
+// same address.
+func (c *control) Stop() error  { _, err := c.ok("POST", "/stop", nil); return err }
+func (c *control) Start() error { _, err := c.ok("POST", "/start", nil); return err }
+
+// Running reports whether control accepts connections.
+func (c *control) Running() bool {
+	out, err := c.ok("GET", "/running", nil)
+	var v struct{ Running bool }
+	return err == nil && json.Unmarshal(out, &v) == nil && v.Running
+}
+
+// CompleteAuth approves a pending interactive login (the full login URL or its path).
+func (c *control) CompleteAuth(login string) bool {
+	_, code, err := c.call("POST", "/complete-auth?url="+url.QueryEscape(login), nil)
+	return err == nil && code == 200
+}
+
+// Nodes is control's list of nodes, as JSON (control/control.go's node).
+func (c *control) Nodes() (json.RawMessage, error) { return c.ok("GET", "/nodes", nil) }
+
+// DNSRecords is every set-dns request control received, as JSON.
+func (c *control) DNSRecords() (json.RawMessage, error) { return c.ok("GET", "/dns-records", nil) }
 
 // SetAppCaps grants every peer the app capabilities in caps on every node (as a
-// policy grant with src "*", dst "*", app caps), or takes all grants away
-// with nil. Nodes receive the change in their next map response, without a
-// restart.
-func (c *control) SetAppCaps(caps tailcfg.PeerCapMap) {
-	c.srv.SetGlobalAppCaps(caps)
+// policy grant with src "*", dst "*", app caps), or takes all grants away with nil.
+// Nodes receive the change in their next map response, without a restart.
+func (c *control) SetAppCaps(caps tailcfg.PeerCapMap) error {
+	body, err := json.Marshal(caps)
+	if err != nil {
+		return err
+	}
+	_, err = c.ok("PUT", "/app-caps", body)
+	return err
+}
+
+// SetUnsignedPeerAPIOnly marks node as Funnel's ingress nodes appear in a netmap.
+func (c *control) SetUnsignedPeerAPIOnly(node key.NodePublic) error {
+	_, err := c.ok("POST", "/unsigned-peerapi-only?node="+url.QueryEscape(node.String()), nil)
+	return err
 }

@@ -3,8 +3,9 @@
 //
 //   - a control server (tailscale.com/tstest/integration/testcontrol) with
 //     MagicDNS and CertDomains, so nodes can get certificates via ACME dns-01
-//     (the TXT record goes to control's /machine/set-dns);
-//   - a DERP relay and STUN server (derp.go);
+//     (the TXT record goes to control's /machine/set-dns), and a DERP relay and
+//     STUN server: the tailnet-control program (control/), started as a child
+//     process (control.go);
 //   - a "phone" node (tsnet) that fetches URLs over the tailnet on request;
 //   - optionally a "bench" node serving fixed bytes over plain HTTP (and, with
 //     -bench-tls-port, over HTTPS with a self-signed certificate).
@@ -37,6 +38,7 @@ import (
 	"syscall"
 	"time"
 
+	"tailscale.com/envknob"
 	"tailscale.com/ipn/ipnstate"
 	"tailscale.com/tsnet"
 )
@@ -70,6 +72,7 @@ func main() {
 	withProxy := fs.Bool("proxy", false, "serve an HTTP CONNECT proxy on 127.0.0.1 per client node (READY: proxy= for the phone, proxy2= for -second-peer) that tunnels through that node to tailnet names and addresses only, so a browser can browse as the node")
 	ingressName := fs.String("ingress", "", "if set, start a node with this hostname that plays Tailscale's Funnel ingress relay (GET /ingress); control marks it UnsignedPeerAPIOnly, as real ingress nodes are")
 	noFunnel := fs.Bool("no-funnel", false, "nodes get no \"funnel\" node attribute (a tailnet policy that does not allow Funnel)")
+	controlBin := fs.String("control-bin", controlBinary(), "the tailnet-control executable (control/), by default beside this one")
 	joinControl := fs.String("join-control", "", "if set, start no control, DERP or client: only a -bench-hostname node serving as -bench-port does, joined to the tailnet of the harness whose control URL this is (auth key from -auth-key-file)")
 	_ = fs.Parse(os.Args[1:])
 
@@ -77,6 +80,11 @@ func main() {
 	if os.Getenv("TS_NO_LOGS_NO_SUPPORT") == "" {
 		os.Setenv("TS_NO_LOGS_NO_SUPPORT", "true")
 	}
+	// Nor ask the network's gateway for a port mapping (NAT-PMP, PCP, UPnP): every
+	// packet of a test stays on 127.0.0.1. The nodes are built without tags, as the
+	// app's node is, so the port mapper is in them; envknob.Setenv, because the knob
+	// was read when its package was initialised.
+	envknob.Setenv("TS_DISABLE_PORTMAPPER", "true")
 
 	if *joinControl != "" {
 		if err := runJoined(*joinControl, *authKeyFile, *benchName, *benchPort, *benchTLSPort, *benchBytes, *verbose); err != nil {
@@ -92,7 +100,7 @@ func main() {
 		stateDir: *stateDir, verbose: *verbose, maxBody: *maxBody,
 		pebble: *withPebble, pebbleBin: *pebbleBin, filesDir: *filesDir,
 		enforceKey: *enforceKey, originalDir: *originalDir, secondPeer: *secondPeer, distinctUsers: *distinctUsers,
-		proxy: *withProxy, ingress: *ingressName, noFunnel: *noFunnel,
+		proxy: *withProxy, ingress: *ingressName, noFunnel: *noFunnel, controlBin: *controlBin,
 	}); err != nil {
 		log.Printf("tailnet-harness: %v", err)
 		os.Exit(1)
@@ -101,7 +109,7 @@ func main() {
 
 type runOptions struct {
 	listen, domain, authKeyFile, authKey, rootCA, peerName, benchName, stateDir string
-	pebbleBin, filesDir, originalDir, secondPeer, ingress                       string
+	pebbleBin, filesDir, originalDir, secondPeer, ingress, controlBin           string
 	requireAuth, verbose, pebble, enforceKey, distinctUsers, proxy, noFunnel    bool
 	benchPort, benchBytes, benchTLSPort                                         int
 	maxBody                                                                     int64
@@ -152,11 +160,6 @@ func run(o runOptions) error {
 		}
 	}
 
-	derpLogf := func(format string, args ...any) {
-		if o.verbose {
-			log.Printf("derp: "+format, args...)
-		}
-	}
 	if o.enforceKey && key == "" {
 		return errors.New("-enforce-auth-key needs -auth-key or -auth-key-file")
 	}
@@ -164,23 +167,17 @@ func run(o runOptions) error {
 	if o.enforceKey {
 		enforced = key
 	}
-	derpMap, stopDERP, err := runDERPAndSTUN(derpLogf)
-	if err != nil {
-		return err
-	}
-	defer stopDERP()
-
 	ctl, err := newControl(controlOptions{
-		derpMap: derpMap, magicDNSDomain: o.domain,
+		bin: o.controlBin, magicDNSDomain: o.domain,
 		requireAuth: o.requireAuth, authKey: enforced, verbose: o.verbose,
 		distinctUsers: o.distinctUsers, noFunnel: o.noFunnel,
 	})
 	if err != nil {
 		return err
 	}
-	defer ctl.Stop()
+	defer ctl.Close()
 
-	selfApprove := func(url string) bool { return ctl.srv.CompleteAuth(url) }
+	selfApprove := ctl.CompleteAuth
 	nodeOpts := func(name string) nodeOptions {
 		no := nodeOptions{hostname: name, dir: dir, controlURL: ctl.URL(), authKey: key, verbose: o.verbose}
 		if o.requireAuth {
@@ -200,7 +197,7 @@ func run(o runOptions) error {
 		"peer_login":       loginOf(st),
 		"control":          ctl.URL(),
 		"domain":           o.domain,
-		"derp":             fmt.Sprintf("127.0.0.1:%d", derpMap.Regions[1].Nodes[0].DERPPort),
+		"derp":             ctl.DERP(),
 		"peer":             strings.TrimSuffix(st.Self.DNSName, "."),
 		"peer_ips":         joinIPs(st),
 		"auth_key_file":    o.authKeyFile,
@@ -240,7 +237,9 @@ func run(o runOptions) error {
 			return fmt.Errorf("ingress node: %w", err)
 		}
 		defer node.Close()
-		ctl.srv.SetUnsignedPeerAPIOnly(ist.Self.PublicKey, true)
+		if err := ctl.SetUnsignedPeerAPIOnly(ist.Self.PublicKey); err != nil {
+			return fmt.Errorf("ingress node: %w", err)
+		}
 		ingressNode = node
 		ready["ingress"] = strings.TrimSuffix(ist.Self.DNSName, ".")
 	}
