@@ -62,6 +62,17 @@ async fn serves_https_on_a_real_tailnet_redirects_and_survives_restarts() {
         std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o777,
         0o700
     );
+    // The node asked for its certificate's TXT record (tailscale.com's cert.go), and
+    // the only name server it can see is 127.0.0.1 (tests/tailnet-harness/loopback-dns):
+    // the query never left this machine.
+    let seen =
+        std::fs::read_to_string(format!("/proc/{}/root/etc/resolv.conf", app.child.id())).unwrap();
+    let servers: Vec<&str> = seen
+        .lines()
+        .filter_map(|l| l.strip_prefix("nameserver"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(servers, ["127.0.0.1"], "the app's /etc/resolv.conf: {seen}");
 
     // :80 redirects to the full MagicDNS name, whatever the Host header says.
     let r = h.fetch("http://libations/", &[]).await;

@@ -124,7 +124,8 @@ export async function startApp(h, stateDir) {
     TS_NO_LOGS_NO_SUPPORT: "true",
   };
   for (const name of ["TS_AUTHKEY", "CREDENTIALS_DIRECTORY", "RUST_LOG"]) delete env[name];
-  const child = spawn(binary(), [
+  // Through loopback-dns, so that the node's DNS queries stay on 127.0.0.1 (it says why).
+  const child = spawn(join(ROOT, "tests/tailnet-harness/loopback-dns"), [binary(),
     "--control-url", h.fields.control, "--state-dir", stateDir, "--auth-key-file", h.authKey,
     "--log-level", "info,tailscale=warn",
   ], { stdio: ["ignore", "ignore", "pipe"], env });

@@ -209,25 +209,29 @@ pub struct App {
 
 impl App {
     /// Starts `libations` with the environment Tailscale reads at exec (the Go runtime
-    /// snapshots it before main, so it cannot be set later).
+    /// snapshots it before main, so it cannot be set later), through `loopback-dns`, so
+    /// that its node's DNS queries stay on 127.0.0.1 (the script says why).
     pub fn start(h: &Harness, args: &[&str], env: &[(&str, &str)]) -> App {
-        let mut cmd = Command::new(super::BIN);
-        cmd.args([
-            "--control-url",
-            h.get("control"),
-            "--log-level",
-            "info,tailscale=warn",
-        ])
-        .args(args)
-        .env("TS_DEBUG_ACME_DIRECTORY_URL", h.get("pebble_dir"))
-        .env("SSL_CERT_FILE", h.get("pebble_tls_ca"))
-        .env("TS_NO_LOGS_NO_SUPPORT", "true")
-        .env_remove("TS_AUTHKEY")
-        .env_remove("CREDENTIALS_DIRECTORY")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+        let mut cmd = Command::new(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tailnet-harness/loopback-dns"),
+        );
+        cmd.arg(super::BIN)
+            .args([
+                "--control-url",
+                h.get("control"),
+                "--log-level",
+                "info,tailscale=warn",
+            ])
+            .args(args)
+            .env("TS_DEBUG_ACME_DIRECTORY_URL", h.get("pebble_dir"))
+            .env("SSL_CERT_FILE", h.get("pebble_tls_ca"))
+            .env("TS_NO_LOGS_NO_SUPPORT", "true")
+            .env_remove("TS_AUTHKEY")
+            .env_remove("CREDENTIALS_DIRECTORY")
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
         for (k, v) in env {
             cmd.env(k, v);
         }
