@@ -9,9 +9,7 @@
 // --local every visitor is that identity), so it checks what the server really stored.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { SIZES, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
+import { SIZES, launch, phone, startServer, tempDir, watch, wideContext } from "./lib/browser.mjs";
 import { axe, until } from "./lib/checks.mjs";
 
 const LAPTOP = SIZES.find((s) => s.name === "laptop");
@@ -25,7 +23,7 @@ let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-const stateDir = () => mkdtempSync(tmpdir() + "/libations-household-");
+const stateDir = () => tempDir("libations-household-");
 const as = (login, dir, more = []) => startServer(["--local-identity", login, "--state-dir", dir, ...more]);
 const me = async (server) => (await fetch(server.url("/api/me"))).json();
 

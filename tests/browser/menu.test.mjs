@@ -7,9 +7,8 @@
 // no CSP violation, and axe on the pages people use.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { ROOT, SIZES, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
+import { readFileSync } from "node:fs";
+import { ROOT, SIZES, launch, phone, startServer, tempDir, watch, wideContext } from "./lib/browser.mjs";
 import { axe } from "./lib/checks.mjs";
 import { readPdf } from "./lib/pdf.mjs";
 
@@ -21,7 +20,7 @@ const SHOTS = ROOT + "docs/screenshots/";
 let browser, server;
 before(async () => {
   browser = await launch();
-  const state = mkdtempSync(tmpdir() + "/libations-menu-");
+  const state = tempDir("libations-menu-");
   server = await startServer(["--state-dir", state, "--local-identity", "host@example.com", "--local-edit"]);
 });
 after(async () => { await browser?.close(); await server?.stop(); });

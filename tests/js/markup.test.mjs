@@ -5,7 +5,7 @@
 // Needs a built binary: $LIBATIONS_BIN, else the newer of target/{release,debug}/libations.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { startServer } from "../browser/lib/server.mjs";
+import { startServer, tempDir } from "../browser/lib/server.mjs";
 import { recipeArticle } from "../../static/js/view.js";
 import { toHTML } from "../../static/js/markup.js";
 
@@ -69,9 +69,8 @@ test("every sample recipe: view.js writes the markup of the recipe page", async 
 
 test("a recipe with markup in every field and a link in its notes is written the same", async (t) => {
   // Served from a file of our own: names and notes with characters the template escapes.
-  const { mkdtempSync, writeFileSync } = await import("node:fs");
-  const { tmpdir } = await import("node:os");
-  const dir = mkdtempSync(tmpdir() + "/libations-markup-");
+  const { writeFileSync } = await import("node:fs");
+  const dir = tempDir("libations-markup-");
   const tricky = [{
     id: 7, name: "Tom & Jerry's \"<b>Flip</b>\"", base: ["Rum & <i>Brandy</i>"], glass: ["Mug"],
     method: ["Shake", "Strain"], ice: [], garnish: ["Nutmeg's dust"],

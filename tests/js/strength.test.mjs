@@ -5,9 +5,8 @@
 // to the Rust tests (it needs the household's table). Needs a built binary, as markup.test.mjs.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { startServer } from "../browser/lib/server.mjs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { startServer, tempDir } from "../browser/lib/server.mjs";
 import { oneDecimal, percent, strengthLine, upToTwo } from "../../static/js/view.js";
 
 const root = new URL("../../", import.meta.url);
@@ -16,7 +15,7 @@ const cases = table.cases.filter((c) => !c.household);
 
 let server;
 before(async () => {
-  const dir = mkdtempSync(tmpdir() + "/libations-strength-");
+  const dir = tempDir("libations-strength-");
   writeFileSync(dir + "/cases.json", JSON.stringify(cases.map((c) => c.recipe)));
   server = await startServer(["--recipes-file", dir + "/cases.json"]);
 });

@@ -6,7 +6,7 @@ import { chromium } from "playwright-core";
 import { recordSkip } from "../../skip-log.mjs";
 import { ROOT } from "./server.mjs";
 
-export { ROOT, binary, startServer } from "./server.mjs";
+export { ROOT, binary, startServer, tempDir } from "./server.mjs";
 // For tests outside tests/browser/ (tests/browser-tailnet/), which cannot resolve the
 // packages installed here by name.
 export { chromium };

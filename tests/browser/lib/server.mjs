@@ -1,7 +1,9 @@
 // Starts the real binary for a test (the browser tests and tests/js/ share this; it needs
 // no packages, so the Node tests run before `npm ci`).
 import { spawn } from "node:child_process";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -15,6 +17,17 @@ export function binary() {
     .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
   if (candidates.length === 0) throw new Error("no libations binary: run `cargo build --release` first");
   return candidates[0];
+}
+
+/**
+ * A new folder in the system's temporary directory, named `prefix` and a random part,
+ * removed when this test file's process exits (a failed test too): the browser and
+ * JavaScript test files each run in a process of their own.
+ */
+export function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 /**
