@@ -91,8 +91,12 @@ pub struct Harness {
 impl Harness {
     pub fn start(extra: &[&str]) -> Harness {
         let dir = tempfile::tempdir().unwrap();
+        // The nodes' state in `dir` too: the harness is stopped by SIGKILL (Drop), so
+        // a folder it made itself would be left behind.
         let mut child = Command::new(harness_binary())
             .arg("-pebble")
+            .arg("-state-dir")
+            .arg(dir.path().join("state"))
             .arg("-files-dir")
             .arg(dir.path().join("files"))
             .arg("-auth-key-file")
