@@ -142,6 +142,10 @@ func (c *control) Close() {
 func (c *control) URL() string  { return c.url }
 func (c *control) DERP() string { return c.derp }
 
+// controlClient asks control's API, on 127.0.0.1; one client, so its connections are
+// kept between requests.
+var controlClient = &http.Client{Timeout: 30 * time.Second}
+
 // call makes one request of control's API and returns its body; a status other than
 // 200 is an error that carries the body.
 func (c *control) call(method, path string, body []byte) ([]byte, int, error) {
@@ -149,8 +153,7 @@ func (c *control) call(method, path string, body []byte) ([]byte, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	client := &http.Client{Timeout: 30 * time.Second}
-	resp, err := client.Do(req)
+	resp, err := controlClient.Do(req)
 	if err != nil {
 		return nil, 0, fmt.Errorf("control %s %s: %w", method, path, err)
 	}
