@@ -260,19 +260,12 @@ pub(crate) fn parse_pair(domain: &str, pem: &[u8], provider: &CryptoProvider) ->
 pub(crate) fn validity(
     leaf: &CertificateDer<'_>,
 ) -> std::result::Result<(SystemTime, SystemTime), String> {
-    let (_, cert) =
-        x509_parser::parse_x509_certificate(leaf.as_ref()).map_err(|e| e.to_string())?;
-    let at = |t: x509_parser::time::ASN1Time| {
-        let secs = t.timestamp();
-        if secs >= 0 {
-            UNIX_EPOCH + Duration::from_secs(secs as u64)
-        } else {
-            UNIX_EPOCH
-        }
-    };
+    use x509_cert::der::Decode;
+    let cert = x509_cert::Certificate::from_der(leaf.as_ref()).map_err(|e| e.to_string())?;
+    let window = cert.tbs_certificate().validity();
     Ok((
-        at(cert.validity().not_before),
-        at(cert.validity().not_after),
+        UNIX_EPOCH + window.not_before.to_unix_duration(),
+        UNIX_EPOCH + window.not_after.to_unix_duration(),
     ))
 }
 
