@@ -14,6 +14,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The largest id a phone's JavaScript can hold exactly: the id the probe planted.
@@ -231,7 +233,7 @@ async fn a_merge_is_linear_and_reads_never_wait_behind_it() {
 }
 
 /// Row 5: while another process holds the household's database for writing (the CLI
-/// merging a backup beside the app), reads answer at once and a write is a 503 saying
+/// merging a backup beside the app), reads answer while it holds it and a write is a 503 saying
 /// "busy" with Retry-After, never a 500 "database is locked"; afterwards writes work.
 #[tokio::test]
 async fn a_database_held_by_another_writer_is_busy_not_broken() {
@@ -240,22 +242,28 @@ async fn a_database_held_by_another_writer_is_busy_not_broken() {
     let (status, _) = write(&server, "PUT", "/api/me/favourites/1", None).await;
     assert_eq!(status, StatusCode::OK);
     let db = house.db();
-    let holder = std::thread::spawn(move || {
-        let db = rusqlite::Connection::open(db).unwrap();
-        db.execute_batch("BEGIN IMMEDIATE; UPDATE people SET seen = seen;")
-            .unwrap();
-        std::thread::sleep(Duration::from_secs(8));
-        db.execute_batch("COMMIT").unwrap();
+    // Set just before the holder lets go: a read that waited for the lock ends after it.
+    let released = Arc::new(AtomicBool::new(false));
+    let (held, holding) = std::sync::mpsc::channel();
+    let holder = std::thread::spawn({
+        let released = released.clone();
+        move || {
+            let db = rusqlite::Connection::open(db).unwrap();
+            db.execute_batch("BEGIN IMMEDIATE; UPDATE people SET seen = seen;")
+                .unwrap();
+            held.send(()).unwrap();
+            std::thread::sleep(Duration::from_secs(8));
+            released.store(true, Ordering::SeqCst);
+            db.execute_batch("COMMIT").unwrap();
+        }
     });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    holding.recv().unwrap();
     for path in ["/menu", "/api/me", "/api/bar"] {
-        let t = Instant::now();
         let r = client().get(server.url(path)).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::OK, "{path}");
         assert!(
-            t.elapsed() < Duration::from_secs(2),
-            "{path} waited {:?}",
-            t.elapsed()
+            !released.load(Ordering::SeqCst),
+            "{path} waited for the other writer"
         );
     }
     let r = client()
