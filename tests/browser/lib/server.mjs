@@ -19,6 +19,11 @@ export function binary() {
   return candidates[0];
 }
 
+// The folders `tempDir` made, removed by one handler when the process exits (a listener
+// per folder passed Node's limit of 10 and printed a leak warning).
+const made = [];
+process.once("exit", () => { for (const dir of made) rmSync(dir, { recursive: true, force: true }); });
+
 /**
  * A new folder in the system's temporary directory, named `prefix` and a random part,
  * removed when this test file's process exits (a failed test too): the browser and
@@ -26,7 +31,7 @@ export function binary() {
  */
 export function tempDir(prefix) {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  made.push(dir);
   return dir;
 }
 
