@@ -1,6 +1,12 @@
 // Search as you type: after each query is typed, the rows on screen are exactly the
 // server's answer (/api/recipes?q=), in order. With 5,000 recipes on a 4× slowed CPU the
 // time from each keystroke to the next painted frame is measured and printed (not asserted).
+//
+// The slowed CPU is for that measurement only, which means something only when this file
+// runs alone. Chromium's throttling keeps a core busy while it holds the page back: the
+// 5,000 took 111 s of CPU slowed and 34 s not, for the same answers checked. So the whole
+// suite (scripts/test), where the times printed are only indicative, sets
+// LIBATIONS_TYPING_THROTTLE=1; alone, the file slows the CPU 4× unless told otherwise.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { statSync } from "node:fs";
@@ -112,16 +118,20 @@ test("the sample: typed queries show the server's answer, in order", async () =>
   }
 });
 
-test("5,000 recipes under 4× CPU throttling: same answers; time per keystroke reported", async (t) => {
+const THROTTLE = Number(process.env.LIBATIONS_TYPING_THROTTLE || 4);
+const SLOWED = THROTTLE === 1 ? "unthrottled" : `${THROTTLE}× CPU throttling`;
+
+test(`5,000 recipes, ${SLOWED}: same answers; time per keystroke reported`, async (t) => {
+  assert.ok(THROTTLE >= 1, `LIBATIONS_TYPING_THROTTLE must be a number from 1 up, not "${process.env.LIBATIONS_TYPING_THROTTLE}"`);
   const path = sharedData("scale-5000.json", t);
   if (!path) return;
   const server = await startServer(["--recipes-file", path]);
   try {
     const page = await fetch(server.url("/"), { headers: { "Accept-Encoding": "identity" } });
     const bytes = (await page.arrayBuffer()).byteLength;
-    const r = await typeQueries(server, { throttle: 4 });
+    const r = await typeQueries(server, { throttle: THROTTLE });
     console.log(
-      `scale-5000 (${(statSync(path).size / 1e6).toFixed(1)} MB of JSON, list page ${(bytes / 1e6).toFixed(2)} MB), 4× CPU throttling: ` +
+      `scale-5000 (${(statSync(path).size / 1e6).toFixed(1)} MB of JSON, list page ${(bytes / 1e6).toFixed(2)} MB), ${SLOWED}: ` +
       `ready to search in ${r.ready} ms; ${r.keys} keystrokes: median ${r.median.toFixed(1)} ms, ` +
       `mean ${r.mean.toFixed(1)} ms, p90 ${r.p90.toFixed(1)} ms, max ${r.max.toFixed(1)} ms (keydown to next frame; aim ≤ 50 ms)`,
     );
