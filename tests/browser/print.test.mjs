@@ -1,15 +1,18 @@
 // Printing a recipe: one page (A5, A4 or Letter), a clean card with the name, glass,
 // ingredients in the chosen units and servings, method, garnish and notes; no search box,
-// buttons or list. Every sample recipe, in ml and in oz ×4, is measured on each paper under
-// print media (a PDF of every card took 2 minutes); the tallest card of each paper and unit
-// is printed to a real PDF and read back, and on each paper a card moved down to just
-// inside, then just past, the bottom margin shows that measuring agrees with printing.
+// buttons or list. Every sample recipe, in ml and in oz ×4, is opened in the laptop's pane
+// by a click on its row and measured on each paper under print media (a PDF of every card
+// took 2 minutes; a page load for each, 40 s); the tallest card of each paper and unit is
+// printed from its own page to a real PDF and read back, and on each paper a card moved
+// down to just inside, then just past, the bottom margin shows that measuring agrees with
+// printing.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, SIZES, launch, phone, startServer, watch, wideContext } from "./lib/browser.mjs";
+import { loaded } from "./lib/checks.mjs";
 import { readPdf } from "./lib/pdf.mjs";
 
 const FORMATS = ["A5", "A4", "Letter"];
@@ -85,11 +88,35 @@ async function measured(page, format, padTo = null) {
   }, [MARGIN, padTo]);
 }
 
-/** Opens a recipe as a laptop shows it (screen media, 1280×800); the card it should print. */
-async function open(page, r, { units, serves }) {
+/** The laptop's screen (screen media, 1280×800), as the page is shown before printing. */
+async function onScreen(page) {
   await page.emulateMedia({ media: null });
   await page.setViewportSize({ width: SIZES[1].width, height: SIZES[1].height });
+}
+
+/** Loads a recipe's own page as a laptop shows it; the card it should print. */
+async function open(page, r, { units, serves }) {
+  await onScreen(page);
   await page.goto(server.url(`/recipes/${r.id}?units=${units}&serves=${serves}`));
+  return card(page, "#pane .single");
+}
+
+/**
+ * Opens a recipe in the laptop's pane by a click on its row, on a page loaded in the
+ * units and servings `shown` (which the pane keeps from recipe to recipe); the card it
+ * should print.
+ */
+async function openInPane(page, r, { units, serves }) {
+  await onScreen(page);
+  await page.locator(`#recipes > li[data-id="${r.id}"] > a.row`).click();
+  await page.waitForFunction((id) => document.querySelector("#pane .recipe")?.dataset.id === id, String(r.id));
+  if ((r.ingredients || []).length) {
+    const chosen = await page.locator("#pane .recipe").evaluate((recipe) => ({
+      units: recipe.querySelector(".seg.units [aria-current=true]")?.dataset.units,
+      serves: recipe.querySelector(".seg.serves [aria-current=true]")?.dataset.serves,
+    }));
+    assert.deepEqual(chosen, { units, serves: String(serves) }, `${r.name}: shown in ${units} ×${serves}`);
+  }
   return card(page, "#pane .single");
 }
 
@@ -100,9 +127,11 @@ test("every sample recipe prints on one page, in ml and in oz ×4, on A5, A4 and
   const page = await context.newPage();
   let cards = 0;
   const tallest = new Map(); // "A5 ml" → the tallest card on that paper in those units
-  for (const r of recipes) {
-    for (const shown of SHOWN) {
-      const want = await open(page, r, shown);
+  for (const shown of SHOWN) {
+    await open(page, recipes[0], shown);
+    await loaded(page);
+    for (const r of recipes) {
+      const want = await openInPane(page, r, shown);
       assert.equal(want.lines.length, (r.ingredients || []).length);
       if (shown.serves !== 1 && want.lines.length) {
         assert.ok(want.lines.some((l) => / oz /.test(l)) || !r.ingredients.some((i) => /^(ml|cl|oz)$/i.test((i.unit || "").trim())), `${r.name}: in oz`);
