@@ -436,28 +436,50 @@ test("820×1180: the list is at least 360 px wide and no recipe's name breaks in
   }
 });
 
+/**
+ * In the page: for each recipe of `ids`, opened in the pane by a click on its row (`open`)
+ * or already there, how its Garnish is laid out: its lines, its width and the facts'
+ * column's width.
+ */
+function garnishEveryPane({ ids, open }) {
+  const click = (el) => el.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true, view: window, detail: 1, button: 0 }));
+  return ids.map((id) => {
+    if (open) click(document.querySelector(`#recipes > li[data-id="${id}"] > a.row`));
+    const facts = document.querySelector(`#pane .recipe[data-id="${id}"] .facts`);
+    const div = Array.from(facts?.children ?? []).find((d) => d.querySelector("dt")?.textContent === "Garnish");
+    if (!div) return { id, lines: 0 };
+    const dd = div.querySelector("dd");
+    const lines = Math.round(dd.getBoundingClientRect().height / parseFloat(getComputedStyle(dd).lineHeight || "0") || 1);
+    return { id, lines, width: div.getBoundingClientRect().width, column: facts.getBoundingClientRect().width };
+  });
+}
+
 test("1280×800: Garnish is not squeezed into half of the facts' column", async () => {
   const server = await startServer();
   const context = await wideContext(browser, SIZES[1]);
+  const watcher = await watch(context);
   const page = await context.newPage();
   try {
     const recipes = await (await fetch(server.url("/api/recipes"))).json();
     const garnished = recipes.filter((r) => (r.garnish ?? []).length > 0);
     assert.ok(garnished.length >= 5);
+    // The first on its own page, the rest opened in the pane as a click opens them.
+    const ids = garnished.map((r) => String(r.id));
+    await page.goto(server.url(`/recipes/${ids[0]}`));
+    await loaded(page);
+    const seen = [
+      ...await page.evaluate(garnishEveryPane, { ids: ids.slice(0, 1), open: false }),
+      ...await page.evaluate(garnishEveryPane, { ids: ids.slice(1), open: true }),
+    ];
     const squeezed = [];
-    for (const r of garnished) {
-      await page.goto(server.url(`/recipes/${r.id}`));
-      const m = await page.evaluate(() => {
-        const facts = document.querySelector("#pane .facts");
-        const div = Array.from(facts.children).find((d) => d.querySelector("dt")?.textContent === "Garnish");
-        const dd = div.querySelector("dd");
-        const lines = Math.round(dd.getBoundingClientRect().height / parseFloat(getComputedStyle(dd).lineHeight || "0") || 1);
-        return { lines, width: div.getBoundingClientRect().width, column: facts.getBoundingClientRect().width };
-      });
+    for (const [i, m] of seen.entries()) {
+      const r = garnished[i];
+      assert.ok(m.lines > 0, `${r.name}: its Garnish is shown in the pane`);
       // One line, or the whole width of the facts' column: never wrapped in half of it.
       if (m.lines > 1 && m.width < m.column - 1) squeezed.push(`${r.name}: ${m.lines} lines in ${Math.round(m.width)} of ${Math.round(m.column)} px`);
     }
     assert.deepEqual(squeezed, []);
+    assert.deepEqual(await watcher.problems(), []);
   } finally {
     await context.close();
     await server.stop();
