@@ -6,10 +6,25 @@ use crate::common;
 
 use common::{BIN, Server, client, metrics_base};
 use reqwest::StatusCode;
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 const PROFILE: &str = "/debug/pprof/profile";
+
+/// Go's pprof: the one `tests/tailnet-harness/build` makes beside control, if it is there
+/// (scripts/test builds it first), else `go tool pprof`. `go tool` would build pprof as a
+/// plain program, compiling the standard library once more in that mode (80 s of CPU on a
+/// cold cache); built as the harness and the app's Go are (`-buildmode=pie`), 20 s.
+fn pprof() -> Command {
+    let built = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pprof");
+    if built.is_file() {
+        return Command::new(built);
+    }
+    let mut go = Command::new("go");
+    go.args(["tool", "pprof"]);
+    go
+}
 
 /// Keeps `clients` connections busy with searches until `until`.
 async fn search_load(server: &Server, clients: usize, until: Instant) -> usize {
@@ -60,8 +75,8 @@ async fn profile_under_load_is_read_by_go_pprof_and_names_our_functions() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("cpu.pb.gz");
     std::fs::write(&file, &body).unwrap();
-    let out = Command::new("go")
-        .args(["tool", "pprof", "-top", "-nodefraction=0"])
+    let out = pprof()
+        .args(["-top", "-nodefraction=0"])
         .arg(BIN)
         .arg(&file)
         .env("PPROF_TMPDIR", dir.path())
