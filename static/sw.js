@@ -1,10 +1,15 @@
 // Libations service worker: the recipes stay readable when the phone drops off the network.
-// Network first for everything, so nothing stale is shown while the server answers; the
-// cache only when it does not. The server puts VERSION and PRECACHE before this text
-// (crates/web/src/site/pwa.rs); new recipes or assets change them, and so install a fresh worker.
+// Network first, so nothing stale is shown while the server answers; the cache only when it
+// does not. Except for files named by their content (the stylesheet, icons, every module):
+// one address never holds another text, so they come from the cache when it has them,
+// without asking the network (a page load asked for some forty of them each time, most of
+// what it cost the phone). The server puts VERSION, PRECACHE and NAMED_BY_CONTENT before
+// this text (crates/web/src/site/pwa.rs); new recipes or assets change them, and so install
+// a fresh worker.
 "use strict";
-/* global VERSION, PRECACHE */
+/* global VERSION, PRECACHE, NAMED_BY_CONTENT */
 const CACHE = "libations-" + VERSION;
+const LASTING = new Set(NAMED_BY_CONTENT);
 
 self.addEventListener("install", (event) => {
   event.waitUntil(
@@ -67,9 +72,17 @@ async function networkFirst(event, request, url) {
   }
 }
 
+// A file named by its content: the cached copy, else the network's (kept).
+async function cacheFirst(event, request, url) {
+  const cache = await caches.open(CACHE);
+  const hit = await cache.match(request, { ignoreVary: true });
+  return hit ?? networkFirst(event, request, url);
+}
+
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   const url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== self.location.origin) return;
-  event.respondWith(networkFirst(event, request, url));
+  const lasting = !url.search && LASTING.has(url.pathname);
+  event.respondWith(lasting ? cacheFirst(event, request, url) : networkFirst(event, request, url));
 });

@@ -135,6 +135,53 @@ test("offline: a reload with the network gone shows every recipe and search work
 });
 
 // Records every wake lock the page takes, to see it held and released.
+/** The requests the server has answered, by route, from its metrics listener. */
+async function answered(metrics) {
+  const text = await (await fetch(metrics)).text();
+  const counts = {};
+  for (const m of text.matchAll(/^libations_http_requests_total\{route="([^"]+)",status="\d+"\} (\d+)$/gm)) {
+    counts[m[1]] = (counts[m[1]] ?? 0) + Number(m[2]);
+  }
+  return counts;
+}
+
+test("with the worker in control, a reload asks the server for the page but not for the files named by their content", async () => {
+  const server = await startServer(["--metrics-addr", "127.0.0.1:0"]);
+  const metrics = /metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(server.log())?.[1];
+  const context = await phone(browser);
+  const watcher = await watch(context);
+  try {
+    assert.ok(metrics, `the metrics address is logged:\n${server.log()}`);
+    const page = await context.newPage();
+    await page.goto(server.url("/"));
+    await loaded(page);
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+      if (!navigator.serviceWorker.controller) {
+        await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+      }
+    });
+    const worker = await (await fetch(server.url("/sw.js"))).text();
+    const named = JSON.parse(/^const NAMED_BY_CONTENT = (.*);$/m.exec(worker)[1]);
+    const html = await (await fetch(server.url("/"))).text();
+    for (const file of [/<link rel="stylesheet" href="([^"]+)">/.exec(html)[1], /<script type="module" src="([^"]+)">/.exec(html)[1]]) {
+      assert.ok(named.includes(file), `${file} is among the files named by their content`);
+    }
+    const before = await answered(metrics);
+    await page.reload();
+    await loaded(page);
+    const after = await answered(metrics);
+    const asked = (route) => (after[route] ?? 0) - (before[route] ?? 0);
+    assert.ok(asked("/") >= 1, "the page itself is asked for (network first)");
+    assert.equal(asked("/static/{*file}"), 0, "the stylesheet, icons and modules come from the worker's cache");
+    assert.equal(await page.locator("#recipes > li").count(), 28, "the page runs as before");
+    assert.deepEqual(await watcher.problems(), []);
+  } finally {
+    await context.close();
+    await server.stop();
+  }
+});
+
 const SPY = () => {
   window.__locks = [];
   if (!("wakeLock" in navigator)) return;

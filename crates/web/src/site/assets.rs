@@ -3,7 +3,10 @@
 //! `app.css` is served as `/static/app.<hash>.css` with a year-long immutable cache: a
 //! new build changes the name, so phones never keep a stale file. Debug builds read
 //! `static/` from disk on every request (rust-embed's debug behaviour) and send it with
-//! `no-cache`, so CSS and JS edits show on reload in `--local` mode.
+//! `no-cache`, so CSS and JS edits show on reload in `--local` mode until the service
+//! worker is in control: it serves every content-named file from its cache
+//! (`static/sw.js`), so from then on an edit shows once the binary is started again,
+//! which names the files anew.
 //!
 //! The JavaScript is a set of ES modules in `static/js/` that import each other by
 //! relative URL (`import … from "./model.js"`). A hash in each file's own name would

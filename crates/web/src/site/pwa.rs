@@ -44,20 +44,18 @@ pub(super) fn manifest(assets: &Assets) -> Result<Vec<u8>, SiteError> {
     Ok(serde_json::to_vec_pretty(&manifest)?)
 }
 
-/// `static/sw.js` preceded by what it must cache and a version that changes whenever the
-/// recipes, the list page, the manifest or an asset does: browsers compare `/sw.js` byte for
-/// byte, so a new version installs a new worker, which fetches everything afresh.
+/// `static/sw.js` preceded by what it must cache, which of that is named by its content, and
+/// a version that changes whenever the recipes, the list page, the manifest or an asset
+/// does: browsers compare `/sw.js` byte for byte, so a new version installs a new worker,
+/// which fetches everything afresh.
 pub(super) fn service_worker(
     assets: &Assets,
     urls: &Urls,
     bodies: &[&FixedBody],
 ) -> Result<Vec<u8>, SiteError> {
-    let mut precache = vec![
-        "/".to_owned(),
-        "/api/recipes".to_owned(),
-        "/shelf".to_owned(),
-        "/api/ingredients".to_owned(),
-        "/manifest.webmanifest".to_owned(),
+    // Addresses that change with their content (`Assets`): the worker serves them from
+    // its cache without asking the network, where every page load asked for each again.
+    let mut named = vec![
         urls.css.clone(),
         urls.menu_css.clone(),
         urls.glasses.clone(),
@@ -66,7 +64,15 @@ pub(super) fn service_worker(
         assets.url("icon-192.png"),
     ];
     // Every module, not just the entry: offline, the page needs all it imports.
-    precache.extend(assets.module_urls());
+    named.extend(assets.module_urls());
+    let mut precache = vec![
+        "/".to_owned(),
+        "/api/recipes".to_owned(),
+        "/shelf".to_owned(),
+        "/api/ingredients".to_owned(),
+        "/manifest.webmanifest".to_owned(),
+    ];
+    precache.extend(named.iter().cloned());
     let source = assets.source("sw.js").unwrap_or_default();
     let mut fingerprint = precache.join("\n");
     for body in bodies {
@@ -74,9 +80,10 @@ pub(super) fn service_worker(
     }
     fingerprint.push_str(&content_hash(&source));
     let header = format!(
-        "const VERSION = {};\nconst PRECACHE = {};\n",
+        "const VERSION = {};\nconst PRECACHE = {};\nconst NAMED_BY_CONTENT = {};\n",
         serde_json::to_string(&content_hash(fingerprint.as_bytes()))?,
-        serde_json::to_string(&precache)?
+        serde_json::to_string(&precache)?,
+        serde_json::to_string(&named)?
     );
     let mut out = header.into_bytes();
     out.extend_from_slice(&source);
