@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launch, phone, startServer, watch } from "./lib/browser.mjs";
-import { loaded, shelfBox, until } from "./lib/checks.mjs";
+import { loaded, shelfBox, until, workerInControl } from "./lib/checks.mjs";
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -68,12 +68,7 @@ async function setup(mode) {
   await page.goto(server.url("/"));
   await loaded(page);
   if (mode === "offline") {
-    await page.evaluate(async () => {
-      await navigator.serviceWorker.ready;
-      if (!navigator.serviceWorker.controller) {
-        await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
-      }
-    });
+    await workerInControl(page);
     await server.stop();
     await context.setOffline(true);
     await page.reload();

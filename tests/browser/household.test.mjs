@@ -10,7 +10,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { SIZES, launch, phone, startServer, tempDir, watch, wideContext } from "./lib/browser.mjs";
-import { axe, until } from "./lib/checks.mjs";
+import { axe, until, workerInControl } from "./lib/checks.mjs";
 
 const LAPTOP = SIZES.find((s) => s.name === "laptop");
 const SCREENS = [
@@ -241,12 +241,7 @@ for (const screen of SCREENS) {
     try {
       const page = await context.newPage();
       await openRecipe(page, server, 4);
-      await page.evaluate(async () => {
-        await navigator.serviceWorker.ready;
-        if (!navigator.serviceWorker.controller) {
-          await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
-        }
-      });
+      await workerInControl(page);
       let recipe = await openRecipe(page, server, 4);
       await recipe.locator(".star").click();
       await until(async () => (await me(server)).favourites, [4]);

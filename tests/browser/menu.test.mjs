@@ -9,7 +9,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { ROOT, SIZES, launch, phone, startServer, tempDir, watch, wideContext } from "./lib/browser.mjs";
-import { axe } from "./lib/checks.mjs";
+import { axe, workerInControl } from "./lib/checks.mjs";
 import { readPdf } from "./lib/pdf.mjs";
 
 const TABLET = SIZES.find((s) => s.name === "tablet");
@@ -273,12 +273,7 @@ test("offline, the tablet keeps showing the last menu (the service worker's copy
   const page = await context.newPage();
   // The host opened the app on this tablet once: its service worker is there.
   await page.goto(server.url("/"));
-  await page.evaluate(async () => {
-    await navigator.serviceWorker.ready;
-    if (!navigator.serviceWorker.controller) {
-      await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
-    }
-  });
+  await workerInControl(page);
   await page.goto(server.url("/menu"));
   const names = () => page.locator(".menu-drinks h2 span").allTextContents();
   assert.deepEqual(await names(), ["Mojito", "Daiquiri"]);

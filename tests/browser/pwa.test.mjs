@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { FULL_CHROMIUM, LAUNCH_ARGS, PHONE, ROOT, launch, launchFull, phone, startServer, watch } from "./lib/browser.mjs";
-import { loaded } from "./lib/checks.mjs";
+import { loaded, workerInControl } from "./lib/checks.mjs";
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -74,12 +74,7 @@ test("offline: a reload with the network gone shows every recipe and search work
     const page = await context.newPage();
     await page.goto(server.url("/"));
     await loaded(page);
-    await page.evaluate(async () => {
-      await navigator.serviceWorker.ready;
-      if (!navigator.serviceWorker.controller) {
-        await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
-      }
-    });
+    await workerInControl(page);
     assert.equal(await page.isVisible("#offline"), false, "no offline hint while online");
 
     // The network is gone: the phone is offline and the server is down.
@@ -155,12 +150,7 @@ test("with the worker in control, a reload asks the server for the page but not 
     const page = await context.newPage();
     await page.goto(server.url("/"));
     await loaded(page);
-    await page.evaluate(async () => {
-      await navigator.serviceWorker.ready;
-      if (!navigator.serviceWorker.controller) {
-        await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
-      }
-    });
+    await workerInControl(page);
     const worker = await (await fetch(server.url("/sw.js"))).text();
     const named = JSON.parse(/^const NAMED_BY_CONTENT = (.*);$/m.exec(worker)[1]);
     const html = await (await fetch(server.url("/"))).text();

@@ -39,6 +39,15 @@ export async function axe(page) {
 export const loaded = (page, options = {}) =>
   page.waitForSelector("#recipes a.row[aria-expanded]", { state: "attached", ...options });
 
+/** Resolves once the service worker has installed and controls `page`. */
+export const workerInControl = (page) =>
+  page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) {
+      await new Promise((r) => navigator.serviceWorker.addEventListener("controllerchange", r, { once: true }));
+    }
+  });
+
 /** Whether nothing on the page is wider than the screen (no sideways scrolling). */
 export const fitsWidth = (page) => page.evaluate(() => document.documentElement.scrollWidth <= innerWidth);
 
