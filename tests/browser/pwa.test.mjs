@@ -129,7 +129,6 @@ test("offline: a reload with the network gone shows every recipe and search work
   }
 });
 
-// Records every wake lock the page takes, to see it held and released.
 /** The requests the server has answered, by route, from its metrics listener. */
 async function answered(metrics) {
   const text = await (await fetch(metrics)).text();
@@ -172,6 +171,7 @@ test("with the worker in control, a reload asks the server for the page but not 
   }
 });
 
+// Records every wake lock the page takes, to see it held and released.
 const SPY = () => {
   window.__locks = [];
   if (!("wakeLock" in navigator)) return;

@@ -437,14 +437,13 @@ test("820×1180: the list is at least 360 px wide and no recipe's name breaks in
 });
 
 /**
- * In the page: for each recipe of `ids`, opened in the pane by a click on its row (`open`)
- * or already there, how its Garnish is laid out: its lines, its width and the facts'
- * column's width.
+ * In the page: for each recipe of `ids`, in the pane already or opened there by a click on
+ * its row, how its Garnish is laid out: its lines, its width and the facts' column's width.
  */
-function garnishEveryPane({ ids, open }) {
+function garnishEveryPane(ids) {
   const click = (el) => el.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true, view: window, detail: 1, button: 0 }));
   return ids.map((id) => {
-    if (open) click(document.querySelector(`#recipes > li[data-id="${id}"] > a.row`));
+    if (document.querySelector("#pane .recipe")?.dataset.id !== id) click(document.querySelector(`#recipes > li[data-id="${id}"] > a.row`));
     const facts = document.querySelector(`#pane .recipe[data-id="${id}"] .facts`);
     const div = Array.from(facts?.children ?? []).find((d) => d.querySelector("dt")?.textContent === "Garnish");
     if (!div) return { id, lines: 0 };
@@ -467,10 +466,7 @@ test("1280×800: Garnish is not squeezed into half of the facts' column", async 
     const ids = garnished.map((r) => String(r.id));
     await page.goto(server.url(`/recipes/${ids[0]}`));
     await loaded(page);
-    const seen = [
-      ...await page.evaluate(garnishEveryPane, { ids: ids.slice(0, 1), open: false }),
-      ...await page.evaluate(garnishEveryPane, { ids: ids.slice(1), open: true }),
-    ];
+    const seen = await page.evaluate(garnishEveryPane, ids);
     const squeezed = [];
     for (const [i, m] of seen.entries()) {
       const r = garnished[i];
