@@ -1,12 +1,14 @@
 //! Static assets, embedded with rust-embed and served under content-hashed names.
 //!
 //! `app.css` is served as `/static/app.<hash>.css` with a year-long immutable cache: a
-//! new build changes the name, so phones never keep a stale file. Debug builds read
-//! `static/` from disk on every request (rust-embed's debug behaviour) and send it with
-//! `no-cache`, so CSS and JS edits show on reload in `--local` mode until the service
-//! worker is in control: it serves every content-named file from its cache
-//! (`static/sw.js`), so from then on an edit shows once the binary is started again,
-//! which names the files anew.
+//! new build changes the name, so phones never keep a stale file. A debug build reads
+//! `static/` from the source tree at start (rust-embed's debug behaviour) and then serves
+//! it as a release build does, from memory and immutable: a CSS or JS edit shows once
+//! the binary is started again, which names the files anew. (Served `no-cache` and read
+//! afresh at each request, as debug builds did, an edit showed on reload only until the
+//! service worker was in control, which serves content-named files from its cache; and
+//! the browser asked again for every file each time, even the glasses' sprite at each
+//! recipe opened in the pane, which cost the browser tests a sixth of their CPU.)
 //!
 //! The JavaScript is a set of ES modules in `static/js/` that import each other by
 //! relative URL (`import … from "./model.js"`). A hash in each file's own name would
@@ -103,20 +105,18 @@ impl Assets {
     /// the few dozen KB of text: run it off the start-up path). Until then, assets are sent
     /// as they are.
     ///
-    /// A debug build serves `static/`'s files as they are now in the source tree
-    /// ([`Assets::respond`]), so their variants made here would never be sent: it
-    /// compresses only what is not read from there (the vocabulary), and at the
-    /// per-request effort, as [`Site::compress`](super::Site::compress) does. Every test
-    /// starts a debug binary, and these compressions were most of a start's CPU (the
-    /// vocabulary alone at quality 11: 47 % of the sample's start).
+    /// A debug build compresses none here: [`Assets::respond`] compresses each file the
+    /// first time it is asked for, at the per-request effort, as
+    /// [`Site::compress`](super::Site::compress) does. Every test starts a debug binary,
+    /// most ask for few of its files, and these compressions were most of a start's CPU
+    /// (the vocabulary alone at quality 11: 47 % of the sample's start).
     pub fn compress(&self) {
+        if cfg!(debug_assertions) {
+            return;
+        }
         // The plain copies share their variants with the hashed ones.
-        for (name, cached) in self.hashed.values() {
-            if !cfg!(debug_assertions) {
-                cached.compress(Effort::Best);
-            } else if name == VOCABULARY {
-                cached.compress(Effort::Fast);
-            }
+        for (_, cached) in self.hashed.values() {
+            cached.compress(Effort::Best);
         }
     }
 
@@ -170,25 +170,16 @@ impl Assets {
     /// `None` when there is no such asset. Only names found at start are looked up, so no
     /// path from a request reaches the file system.
     pub(crate) fn respond(&self, file: &str, request: &HeaderMap) -> Option<Response<Body>> {
+        let body = match self.hashed.get(file) {
+            Some((_, cached)) => cached,
+            None => self.plain.get(file)?,
+        };
         if cfg!(debug_assertions) {
-            let name = match self.hashed.get(file) {
-                Some((name, _)) => name.as_str(),
-                None if self.plain.contains_key(file) => file,
-                None => return None,
-            };
-            // Not a file of `static/` (the vocabulary): as loaded, `no-cache` like the rest.
-            let Some(fresh) = Static::get(name) else {
-                return self.plain.get(name).map(|c| c.respond(request));
-            };
-            let mime = text_charset(fresh.metadata.mimetype());
-            let cached = FixedBody::new(fresh.data.into_owned(), &mime, REVALIDATE);
-            cached.compress(Effort::Fast);
-            return Some(cached.respond(request));
+            // Once for each file (its variants are kept), where a release build compressed
+            // them all at start (`Assets::compress`).
+            body.compress(Effort::Fast);
         }
-        if let Some((_, cached)) = self.hashed.get(file) {
-            return Some(cached.respond(request));
-        }
-        self.plain.get(file).map(|c| c.respond(request))
+        Some(body.respond(request))
     }
 }
 
@@ -266,7 +257,6 @@ mod tests {
         let assets = Assets::load();
         let mut accept = HeaderMap::new();
         accept.insert(axum::http::header::ACCEPT_ENCODING, "br".parse().unwrap());
-        // Compressed at start in every build (not a file of `static/`).
         let plain = &assets.plain[VOCABULARY];
         assert!(
             plain
@@ -275,7 +265,14 @@ mod tests {
                 .get("content-encoding")
                 .is_none()
         );
+        // At start in a release build; in a debug build, when first asked for.
         assets.compress();
+        let hashed = assets.url(VOCABULARY);
+        let hashed = hashed.trim_start_matches("/static/");
+        assert_eq!(
+            assets.respond(hashed, &accept).expect("served").headers()["content-encoding"],
+            "br"
+        );
         assert_eq!(plain.respond(&accept).headers()["content-encoding"], "br");
     }
 
