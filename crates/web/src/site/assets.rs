@@ -8,7 +8,7 @@
 //! afresh at each request, as debug builds did, an edit showed on reload only until the
 //! service worker was in control, which serves content-named files from its cache; and
 //! the browser asked again for every file each time, even the glasses' sprite at each
-//! recipe opened in the pane, which cost the browser tests a sixth of their CPU.)
+//! recipe opened in the pane: a tenth of the browser tests' CPU, docs/PERFORMANCE.md.)
 //!
 //! The JavaScript is a set of ES modules in `static/js/` that import each other by
 //! relative URL (`import … from "./model.js"`). A hash in each file's own name would
