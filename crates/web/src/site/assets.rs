@@ -4,11 +4,10 @@
 //! new build changes the name, so phones never keep a stale file. A debug build reads
 //! `static/` from the source tree at start (rust-embed's debug behaviour) and then serves
 //! it as a release build does, from memory and immutable: a CSS or JS edit shows once
-//! the binary is started again, which names the files anew. (Served `no-cache` and read
-//! afresh at each request, as debug builds did, an edit showed on reload only until the
-//! service worker was in control, which serves content-named files from its cache; and
-//! the browser asked again for every file each time, even the glasses' sprite at each
-//! recipe opened in the pane: a tenth of the browser tests' CPU, docs/PERFORMANCE.md.)
+//! the binary is started again, which names the files anew (the service worker keeps
+//! content-named files, so a reload alone would not show it anyway). Sent `no-cache`, every
+//! file was asked for again, even the glasses' sprite at each recipe opened in the pane:
+//! a tenth of the browser tests' CPU (docs/PERFORMANCE.md).
 //!
 //! The JavaScript is a set of ES modules in `static/js/` that import each other by
 //! relative URL (`import … from "./model.js"`). A hash in each file's own name would
